@@ -1,0 +1,121 @@
+// Command rpcload load-tests JSON-RPC 2.0 servers and checks every reply.
+//
+//	rpcload                         demo: load-test the embedded reference server
+//	rpcload run TARGET [flags]      load-test a server
+//	rpcload serve [flags]           run the embedded reference server
+//
+// Exit codes: 0 ok; 1 the run completed but saw violations, leaks or
+// timeouts; 2 usage or configuration error; 3 target unreachable;
+// 130 interrupted.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes; the README documents them in one table.
+const (
+	exitOK          = 0
+	exitFindings    = 1
+	exitUsage       = 2
+	exitUnreachable = 3
+	exitInterrupted = 130
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// usageError marks errors that are the user's to fix (exit 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+func main() {
+	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func realMain(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signalContext()
+	defer stop()
+	cmd, rest := "demo", args
+	if len(args) > 0 {
+		cmd, rest = args[0], args[1:]
+	}
+	var code int
+	var err error
+	switch cmd {
+	case "demo":
+		code, err = demo(ctx, rest, stdout, stderr)
+	case "run":
+		code, err = runCmd(ctx, rest, stdout, stderr)
+	case "serve":
+		code, err = serveCmd(ctx, rest, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintf(stdout, "rpcload %s\n", version)
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, topUsage)
+		return exitOK
+	default:
+		if len(cmd) > 0 && cmd[0] == '-' {
+			// Flags with no subcommand: the demo with those flags.
+			code, err = demo(ctx, args, stdout, stderr)
+		} else {
+			err = usagef("unknown command %q\n\n%s", cmd, topUsage)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rpcload: %v\n", err)
+		var ue usageError
+		switch {
+		case errors.As(err, &ue):
+			return exitUsage
+		case code != 0:
+			return code
+		default:
+			return exitUsage
+		}
+	}
+	return code
+}
+
+const topUsage = `rpcload: load-test JSON-RPC 2.0 servers and check every reply
+
+usage:
+  rpcload                      load-test the embedded reference server for 10 s (a demo)
+  rpcload run TARGET [flags]   load-test TARGET (http://, https://, tcp://host:port)
+  rpcload serve [flags]        run the embedded reference server
+  rpcload version
+
+Run "rpcload run --help" or "rpcload serve --help" for their flags.
+`
+
+// signalContext is cancelled by the first SIGINT or SIGTERM, so the run
+// stops sending, drains briefly and still reports; a second one exits at once.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		n := 0
+		for range ch {
+			n++
+			if n == 1 {
+				fmt.Fprintln(os.Stderr, "rpcload: interrupted; draining and writing results (interrupt again to quit at once)")
+				cancel()
+				continue
+			}
+			os.Exit(exitInterrupted)
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}

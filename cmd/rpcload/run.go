@@ -1,0 +1,254 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rpcload/rpcload/internal/engine"
+	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+// runFlags holds the flags of "rpcload run" (and of the demo).
+type runFlags struct {
+	rate            float64
+	concurrency     int
+	conns           int
+	duration        time.Duration
+	timeout         time.Duration
+	drain           time.Duration
+	maxInFlight     int
+	method          string
+	params          string
+	idFormat        string
+	notifyEvery     int
+	headers         []string
+	maxFrame        string
+	insecure        bool
+	output          string
+	allowViolations bool
+	interval        time.Duration
+	quiet           bool
+}
+
+func (f *runFlags) register(fs *pflag.FlagSet) {
+	fs.Float64Var(&f.rate, "rate", 0, "open loop: requests per second (default 1000 unless --concurrency is given)")
+	fs.IntVar(&f.concurrency, "concurrency", 0, "closed loop: keep N requests in flight (excludes --rate)")
+	fs.IntVar(&f.conns, "conns", 0, "connections (default: tcp 4; http 64, or --concurrency in closed loop)")
+	fs.DurationVar(&f.duration, "duration", 10*time.Second, "length of the sending phase")
+	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout; a reply after it is counted late")
+	fs.DurationVar(&f.drain, "drain", -1, "wait this long for replies after sending stops (default: --timeout)")
+	fs.IntVar(&f.maxInFlight, "max-inflight", 100000, "most requests scheduled and not yet resolved; open-loop ticks past it are dropped")
+	fs.StringVar(&f.method, "method", "", "JSON-RPC method to call (required)")
+	fs.StringVar(&f.params, "params", "", "params as a JSON array or object, e.g. '[1,\"a\"]'")
+	fs.StringVar(&f.idFormat, "id-format", "int", "request ids: int (42) or string (\"42\")")
+	fs.IntVar(&f.notifyEvery, "notify-every", 0, "send every Nth call as a notification (no id, no reply expected)")
+	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra HTTP header 'Name: value' (repeatable)")
+	fs.StringVar(&f.maxFrame, "max-frame", "16MiB", "largest reply frame or body accepted (e.g. 16MiB, 512KiB, 1000000)")
+	fs.BoolVar(&f.insecure, "insecure", false, "https: do not verify the server's certificate")
+	fs.StringVarP(&f.output, "output", "o", "", "write the result as JSON to this file (atomically)")
+	fs.BoolVar(&f.allowViolations, "allow-violations", false, "exit 0 even when violations, leaks or timeouts were seen")
+	fs.DurationVar(&f.interval, "interval", time.Second, "time-series and progress interval")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines on stderr")
+}
+
+// config validates the flags against the target and builds the engine's
+// Config. Every error names the flag at fault.
+func (f *runFlags) config(fs *pflag.FlagSet, target string) (engine.Config, error) {
+	t, err := transport.ParseTarget(target)
+	if err != nil {
+		return engine.Config{}, usagef("%v", err)
+	}
+	c := engine.Config{
+		Target: t, Rate: f.rate, Concurrency: f.concurrency, Conns: f.conns, Duration: f.duration,
+		Timeout: f.timeout, Drain: f.drain, MaxInFlight: f.maxInFlight, Method: f.method,
+		NotifyEvery: f.notifyEvery, Insecure: f.insecure, Interval: f.interval,
+	}
+	if c.Rate == 0 && c.Concurrency == 0 && !fs.Changed("rate") {
+		c.Rate = 1000
+	}
+	if c.Conns == 0 && !fs.Changed("conns") {
+		switch {
+		case t.IsStream():
+			c.Conns = 4
+		case c.Concurrency > 0:
+			c.Conns = c.Concurrency
+		default:
+			c.Conns = 64
+		}
+	}
+	if c.Drain < 0 && !fs.Changed("drain") {
+		c.Drain = c.Timeout
+	}
+	if f.params != "" {
+		c.Params = []byte(f.params)
+	}
+	switch f.idFormat {
+	case "int":
+		c.IDFormat = wire.IDInt
+	case "string":
+		c.IDFormat = wire.IDQuoted
+	default:
+		return c, usagef("--id-format must be int or string (got %q)", f.idFormat)
+	}
+	if c.MaxFrame, err = parseSize(f.maxFrame); err != nil {
+		return c, usagef("--max-frame: %v", err)
+	}
+	if len(f.headers) > 0 {
+		if t.IsStream() {
+			return c, usagef("--header applies to http(s) targets only, not %s", t.Scheme)
+		}
+		if c.Header, err = parseHeaders(f.headers); err != nil {
+			return c, usagef("--header: %v", err)
+		}
+	}
+	if f.interval <= 0 {
+		return c, usagef("--interval must be positive (got %s)", f.interval)
+	}
+	if err := c.Validate(); err != nil {
+		return c, usageError{err}
+	}
+	return c, nil
+}
+
+// parseHeaders reads curl-style "Name: value" headers.
+func parseHeaders(hs []string) (http.Header, error) {
+	h := http.Header{}
+	for _, s := range hs {
+		name, value, ok := strings.Cut(s, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") {
+			return nil, fmt.Errorf("%q is not 'Name: value'", s)
+		}
+		if strings.ContainsAny(value, "\r\n") {
+			return nil, fmt.Errorf("header %q: value contains a line break", name)
+		}
+		h.Add(name, strings.TrimSpace(value))
+	}
+	return h, nil
+}
+
+// parseSize reads a byte count with an optional KiB/MiB/GiB (or KB/MB/GB) suffix.
+func parseSize(s string) (int, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+	num, mult := strings.TrimSpace(s), int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(num, u.suffix) {
+			num, mult = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%q is not a positive size like 16MiB", s)
+	}
+	if n > (1<<40)/mult {
+		return 0, fmt.Errorf("%q is too large (1 TiB at most)", s)
+	}
+	return int(n * mult), nil
+}
+
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	var f runFlags
+	f.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: rpcload run TARGET --method NAME [flags]\n\nTARGET is http://host:port/path, https://..., or tcp://host:port (newline-delimited JSON).\n\nflags:\n%s", fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK, nil
+		}
+		return exitUsage, usageError{err}
+	}
+	if fs.NArg() != 1 {
+		return exitUsage, usagef("run takes exactly one TARGET (got %d); see rpcload run --help", fs.NArg())
+	}
+	if f.method == "" {
+		return exitUsage, usagef("--method is required")
+	}
+	cfg, err := f.config(fs, fs.Arg(0))
+	if err != nil {
+		return exitUsage, err
+	}
+	return execute(ctx, cfg, &f, stdout, stderr)
+}
+
+// execute runs the load, prints the report, writes the result file and
+// decides the exit code.
+func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr io.Writer) (int, error) {
+	if !f.quiet {
+		cfg.OnInterval = func(iv engine.Interval) {
+			fmt.Fprintf(stderr, "%6.1fs  sent %7d/s  answered %7d/s  errors %5d  in flight %6d  p99 %s\n",
+				iv.Elapsed.Seconds(), iv.Sent, iv.Answered, iv.Errors, iv.InFlight, (time.Duration(iv.P99us) * time.Microsecond).String())
+		}
+	}
+	res, err := engine.Run(ctx, cfg)
+	if err != nil {
+		if errors.Is(err, engine.ErrUnreachable) {
+			return exitUnreachable, err
+		}
+		return exitUsage, err
+	}
+	res.Settings = settings(cfg)
+	werr := stats.WriteText(stdout, res)
+	if f.output != "" {
+		if err := stats.WriteJSONFile(f.output, res); err != nil {
+			return exitUsage, err
+		}
+	}
+	if werr != nil {
+		return exitUsage, fmt.Errorf("writing the report: %w", werr)
+	}
+	switch {
+	case res.Interrupted:
+		return exitInterrupted, nil
+	case !f.allowViolations && findings(res):
+		return exitFindings, nil
+	}
+	return exitOK, nil
+}
+
+// findings reports whether the run saw anything that fails it by default.
+func findings(r *stats.Result) bool {
+	return len(r.Violations) > 0 || r.Requests.Leaked > 0 || r.Requests.Timeouts > 0
+}
+
+func settings(c engine.Config) map[string]any {
+	idf := "int"
+	if c.IDFormat == wire.IDQuoted {
+		idf = "string"
+	}
+	s := map[string]any{
+		"rate": c.Rate, "concurrency": c.Concurrency, "conns": c.Conns, "duration": c.Duration.String(),
+		"timeout": c.Timeout.String(), "drain": c.Drain.String(), "max_inflight": c.MaxInFlight,
+		"method": c.Method, "id_format": idf, "notify_every": c.NotifyEvery, "max_frame": c.MaxFrame,
+		"insecure": c.Insecure,
+	}
+	if c.Params != nil {
+		s["params"] = string(c.Params)
+	}
+	if len(c.Header) > 0 {
+		// Header names only: values are often secrets.
+		var names []string
+		for k := range c.Header {
+			names = append(names, k)
+		}
+		s["header_names"] = names
+	}
+	return s
+}

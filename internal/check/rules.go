@@ -1,0 +1,91 @@
+// Package check names the rules a reply (or its absence) can break and judges
+// a scanned reply envelope against them. The rule ids are part of the output
+// contract of rpcload and rpcfuzz: reports, result files and CI thresholds
+// refer to them by name.
+package check
+
+import "github.com/rpcload/rpcload/internal/wire"
+
+// Rule identifies one protocol rule.
+type Rule uint8
+
+// The rules. Keep ruleNames in the same order.
+const (
+	UnknownID           Rule = iota // a reply whose id was never sent on its connection
+	DuplicateReply                  // a further reply for an id already answered
+	IDTypeChanged                   // the reply's id is the request's id as another JSON type (7 sent, "7" back)
+	BothResultAndError              // a response carrying both result and error
+	NoResultOrError                 // a response carrying neither result nor error
+	BadJSONRPCVersion               // "jsonrpc" missing or not exactly "2.0"
+	InvalidJSON                     // the frame is not JSON
+	InvalidEnvelope                 // valid JSON, but not a JSON-RPC response (wrong shape, bad id type, extra or duplicate members)
+	BadErrorObject                  // error is not {code:int, message:string, data?}
+	UnexpectedNullID                // id null although every request sent had a readable id
+	ReplyToNotification             // an answer to a notification
+	FrameTooLarge                   // a frame or body longer than --max-frame; the connection is closed
+	NumRules                        // the number of rules, not a rule
+)
+
+var ruleNames = [NumRules]string{
+	"unknown_id", "duplicate_reply", "id_type_changed", "both_result_and_error",
+	"no_result_or_error", "bad_jsonrpc_version", "invalid_json", "invalid_envelope",
+	"bad_error_object", "unexpected_null_id", "reply_to_notification", "frame_too_large",
+}
+
+// String returns the rule id used in reports.
+func (r Rule) String() string {
+	if r < NumRules {
+		return ruleNames[r]
+	}
+	return "rule(?)"
+}
+
+// ParseRule returns the rule with the given id.
+func ParseRule(name string) (Rule, bool) {
+	for i, n := range ruleNames {
+		if n == name {
+			return Rule(i), true
+		}
+	}
+	return 0, false
+}
+
+// Set is a set of rules.
+type Set uint32
+
+// Add returns s with r added.
+func (s Set) Add(r Rule) Set { return s | 1<<r }
+
+// Has reports whether r is in s.
+func (s Set) Has(r Rule) bool { return s&(1<<r) != 0 }
+
+// Envelope judges the shape of one scanned reply. It does not look at the id's
+// value (matching ids is the pending table's job), only at the envelope. A
+// frame that is not JSON breaks InvalidJSON alone, because nothing else about
+// it can be judged. Requests and notifications from the server are legal
+// JSON-RPC (the protocol is symmetric) and are not judged here.
+func Envelope(m *wire.Message) Set {
+	p := m.Problems
+	var s Set
+	if p.Has(wire.ProblemInvalidJSON) {
+		return s.Add(InvalidJSON)
+	}
+	if p.Has(wire.ProblemBothResultAndError) {
+		s = s.Add(BothResultAndError)
+	}
+	if p.Has(wire.ProblemNoResultOrError) {
+		s = s.Add(NoResultOrError)
+	}
+	if p.Has(wire.ProblemBadVersion) {
+		s = s.Add(BadJSONRPCVersion)
+	}
+	if p.Has(wire.ProblemBadErrorObject) {
+		s = s.Add(BadErrorObject)
+	}
+	const shape = wire.ProblemNotObject | wire.ProblemDuplicateKey | wire.ProblemMissingID |
+		wire.ProblemBadID | wire.ProblemExtraMember | wire.ProblemMixedMembers
+	if p&shape != 0 {
+		s = s.Add(InvalidEnvelope)
+	}
+	return s
+}

@@ -1,0 +1,109 @@
+// Package engine is the run loop of rpcload: a dispatcher turns the schedule
+// into ticks carrying their intended send times, connection writers send
+// them, readers match replies through the pending table and judge them, and a
+// sweeper times out what was never answered. Everything measured flows into
+// internal/stats through per-goroutine recorders.
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+// ErrUnreachable wraps the failure to reach the target at all.
+var ErrUnreachable = errors.New("target unreachable")
+
+// Config is a validated description of one run.
+type Config struct {
+	Target      transport.Target
+	Rate        float64       // open loop: requests per second; 0 = closed loop
+	Concurrency int           // closed loop: requests kept in flight
+	Conns       int           // connections
+	Duration    time.Duration // length of the sending phase
+	Timeout     time.Duration // per request
+	Drain       time.Duration // how long to wait for replies after sending stops
+	MaxInFlight int           // cap on requests scheduled and not yet resolved
+	Method      string
+	Params      []byte // raw JSON array or object, or nil
+	IDFormat    wire.IDFormat
+	NotifyEvery int // every Nth call is sent as a notification; 0 = never
+	Header      http.Header
+	MaxFrame    int
+	Insecure    bool
+	Interval    time.Duration // time-series interval
+	// OnInterval, if set, is called after each interval with the new point
+	// and the totals so far (for a progress line).
+	OnInterval func(p Interval)
+	// InterruptDrain bounds the drain after the context is cancelled.
+	InterruptDrain time.Duration
+}
+
+// Validate checks c and fills in defaults.
+func (c *Config) Validate() error {
+	switch {
+	case c.Rate < 0:
+		return fmt.Errorf("--rate must not be negative (got %g)", c.Rate)
+	case c.Rate > 0 && c.Concurrency > 0:
+		return errors.New("--rate (open loop) and --concurrency (closed loop) exclude each other")
+	case c.Rate == 0 && c.Concurrency <= 0:
+		return errors.New("give --rate R (open loop) or --concurrency N (closed loop)")
+	case c.Rate > 10_000_000:
+		return fmt.Errorf("--rate %g is above the supported 10,000,000 req/s", c.Rate)
+	case c.Conns < 1:
+		return fmt.Errorf("--conns must be at least 1 (got %d)", c.Conns)
+	case c.Duration <= 0:
+		return fmt.Errorf("--duration must be positive (got %s)", c.Duration)
+	case c.Timeout <= 0:
+		return fmt.Errorf("--timeout must be positive (got %s)", c.Timeout)
+	case c.Drain < 0:
+		return fmt.Errorf("--drain must not be negative (got %s)", c.Drain)
+	case c.MaxInFlight < 1:
+		return fmt.Errorf("--max-inflight must be at least 1 (got %d)", c.MaxInFlight)
+	case c.Method == "":
+		return errors.New("--method must not be empty")
+	case c.NotifyEvery < 0:
+		return fmt.Errorf("--notify-every must not be negative (got %d)", c.NotifyEvery)
+	case c.MaxFrame < 64:
+		return fmt.Errorf("--max-frame must be at least 64 bytes (got %d)", c.MaxFrame)
+	}
+	if c.Params != nil {
+		var m wire.Message
+		wire.Scan(c.Params, &m)
+		t := firstByte(c.Params)
+		if m.Problems.Has(wire.ProblemInvalidJSON) || (t != '[' && t != '{') {
+			return fmt.Errorf("--params must be a JSON array or object (got %.40q)", c.Params)
+		}
+	}
+	if c.Interval <= 0 {
+		c.Interval = time.Second
+	}
+	if c.InterruptDrain <= 0 {
+		c.InterruptDrain = time.Second
+	}
+	return nil
+}
+
+func firstByte(b []byte) byte {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return c
+		}
+	}
+	return 0
+}
+
+// Interval is what OnInterval receives.
+type Interval struct {
+	Elapsed   time.Duration
+	Sent      uint64 // this interval
+	Answered  uint64 // this interval
+	Errors    uint64 // rpc errors + transport errors + timeouts, this interval
+	InFlight  int64
+	P99us     int64
+	TotalSent uint64
+}

@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/pending"
+	"github.com/rpcload/rpcload/internal/stats"
+)
+
+// sweepEvery is how often the sweeper looks for timed-out entries; a timeout
+// is therefore detected at most this late (or Timeout/20 for short timeouts).
+const sweepEvery = 20 * time.Millisecond
+
+func (r *run) sweepInterval() time.Duration {
+	return max(time.Millisecond, min(sweepEvery, r.cfg.Timeout/20))
+}
+
+// sweeper times out entries whose deadline has passed, in every table.
+func (r *run) sweeper(stop <-chan struct{}) {
+	rec := r.agg.NewRecorder()
+	t := time.NewTicker(r.sweepInterval())
+	defer t.Stop()
+	var buf []pending.Entry
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		buf = r.sweepAll(rec, buf)
+	}
+}
+
+func (r *run) sweepAll(rec *stats.Recorder, buf []pending.Entry) []pending.Entry {
+	now := r.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for tb := range r.tables {
+		buf = tb.Sweep(now, buf[:0])
+		for i := range buf {
+			rec.Record(stats.Sample{Kind: stats.Timeout, Method: buf[i].Method})
+			r.done()
+		}
+	}
+	return buf
+}
+
+// finalSweep ends the run's bookkeeping: entries past their deadline are
+// timeouts, the rest were never answered within the drain and are leaked.
+func (r *run) finalSweep() {
+	rec := r.agg.NewRecorder()
+	buf := r.sweepAll(rec, nil)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for tb := range r.tables {
+		buf = tb.Leak(buf[:0])
+		for i := range buf {
+			rec.Record(stats.Sample{Kind: stats.Leaked, Method: buf[i].Method})
+			r.done()
+		}
+	}
+}
+
+// waitDrain waits until nothing is in flight and every request that timed
+// out has had its late reply, or until the drain time is up.
+func (r *run) waitDrain(d time.Duration) {
+	deadline := time.Now().Add(d)
+	t := time.NewTicker(2 * time.Millisecond)
+	defer t.Stop()
+	for (r.inflight.Load() > 0 || r.awaitingLate()) && time.Now().Before(deadline) {
+		<-t.C
+	}
+}
+
+func (r *run) awaitingLate() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for tb := range r.tables {
+		if tb.TimedOut() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// intervals closes one time-series interval per cfg.Interval.
+func (r *run) intervals(stop <-chan struct{}) {
+	t := time.NewTicker(r.cfg.Interval)
+	defer t.Stop()
+	var total uint64
+	for {
+		select {
+		case <-stop:
+			p := r.agg.Tick(time.Duration(r.now()).Seconds(), r.inflight.Load())
+			r.report(p, &total)
+			return
+		case <-t.C:
+			p := r.agg.Tick(time.Duration(r.now()).Seconds(), r.inflight.Load())
+			r.report(p, &total)
+		}
+	}
+}
+
+func (r *run) report(p stats.Point, total *uint64) {
+	*total += p.Sent
+	if r.cfg.OnInterval != nil {
+		r.cfg.OnInterval(Interval{
+			Elapsed: time.Duration(p.T * float64(time.Second)), Sent: p.Sent, Answered: p.Answered,
+			Errors: p.RPCErrors + p.TransportErrors + p.Timeouts, InFlight: p.InFlight, P99us: p.P99us, TotalSent: *total,
+		})
+	}
+}
+
+// warnings says plainly when the numbers need a second look.
+func warnings(res *stats.Result) []string {
+	w := []string{}
+	if lag := res.Latency.Lag.P99us; lag > 1000 {
+		w = append(w, fmt.Sprintf("the generator fell behind its schedule: lag p99 is %s (over 1 ms); corrected latency includes that wait, service time does not", fmtUs(lag)))
+	}
+	if d := res.Requests.Dropped; d > 0 {
+		w = append(w, fmt.Sprintf("%d scheduled requests were dropped because --max-inflight was reached; the server could not keep up with --rate or --max-inflight is too low", d))
+	}
+	if res.Rate.Target > 0 && res.Rate.Achieved < 0.99*res.Rate.Target && !res.Interrupted {
+		w = append(w, fmt.Sprintf("achieved rate %.1f req/s is below 99%% of the target %.1f req/s", res.Rate.Achieved, res.Rate.Target))
+	}
+	if res.ClampedValues > 0 {
+		w = append(w, fmt.Sprintf("%d latency values above one hour were recorded as one hour", res.ClampedValues))
+	}
+	if res.Interrupted {
+		w = append(w, "the run was interrupted; figures cover the time until the interrupt")
+	}
+	return w
+}
+
+func fmtUs(us int64) string { return (time.Duration(us) * time.Microsecond).String() }

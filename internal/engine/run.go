@@ -1,0 +1,277 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/rpcload/rpcload/internal/pending"
+	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+// tick is one scheduled call: its sequence number and when the schedule
+// wanted it sent (nanoseconds on the run clock).
+type tick struct {
+	seq      uint64
+	intended int64
+}
+
+// run is the state shared by the goroutines of one run.
+type run struct {
+	cfg      *Config
+	epoch    time.Time
+	agg      *stats.Aggregator
+	ticks    chan tick
+	tokens   chan struct{} // closed loop: one token per request allowed in flight
+	inflight atomic.Int64
+	maxSeen  atomic.Int64
+	method   []byte // the method as a JSON string
+	fp       uint64 // fingerprint of the params
+	stopping atomic.Bool // sending has ended; failures from closing are expected
+
+	mu     sync.Mutex // guards tables
+	tables map[*pending.Table]struct{}
+
+	errMu     sync.Mutex // guards errSamples
+	errSample []string
+}
+
+// now is the run clock: monotonic nanoseconds since the run began.
+func (r *run) now() int64 { return int64(time.Since(r.epoch)) }
+
+// done releases one in-flight slot (and, in closed loop, one token).
+func (r *run) done() {
+	r.inflight.Add(-1)
+	if r.tokens != nil {
+		select {
+		case r.tokens <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (r *run) addTable(t *pending.Table)    { r.mu.Lock(); r.tables[t] = struct{}{}; r.mu.Unlock() }
+func (r *run) removeTable(t *pending.Table) { r.mu.Lock(); delete(r.tables, t); r.mu.Unlock() }
+
+// noteTransportError keeps a few distinct transport error messages for the report.
+func (r *run) noteTransportError(err error) {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	msg := err.Error()
+	if len(r.errSample) >= 5 {
+		return
+	}
+	for _, s := range r.errSample {
+		if s == msg {
+			return
+		}
+	}
+	r.errSample = append(r.errSample, msg)
+}
+
+// driver sends ticks over one kind of transport until ticks is closed.
+type driver interface {
+	// start connects; an error here means the target is unreachable.
+	start(ctx context.Context) error
+	// serve consumes ticks until the channel is closed and returns.
+	serve()
+	// close tears down connections after the drain.
+	close()
+}
+
+// Run executes one load run and returns what it measured. Cancelling ctx
+// stops sending early; the result is still complete and marked interrupted.
+// The error is non-nil only when the run could not start (ErrUnreachable).
+func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	r := &run{
+		cfg:    &cfg,
+		agg:    stats.NewAggregator([]string{cfg.Method}),
+		tables: map[*pending.Table]struct{}{},
+		method: wire.AppendString(nil, cfg.Method),
+		fp:     maphash.Bytes(fpSeed, cfg.Params),
+	}
+	r.ticks = make(chan tick, min(cfg.MaxInFlight, 1<<16))
+	if cfg.Rate == 0 {
+		n := min(cfg.Concurrency, cfg.MaxInFlight)
+		r.tokens = make(chan struct{}, n)
+		for range n {
+			r.tokens <- struct{}{}
+		}
+	}
+	var d driver
+	if cfg.Target.IsStream() {
+		d = &streamDriver{r: r}
+	} else {
+		d = newHTTPDriver(r)
+	}
+	startedAt := time.Now()
+	r.epoch = startedAt
+	if err := d.start(ctx); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, cfg.Target.URL, err)
+	}
+	served := make(chan struct{})
+	go func() { d.serve(); close(served) }()
+	sweepDone := make(chan struct{})
+	sweepStop := make(chan struct{})
+	go func() { r.sweeper(sweepStop); close(sweepDone) }()
+	tickerStop := make(chan struct{})
+	tickerDone := make(chan struct{})
+	go func() { r.intervals(tickerStop); close(tickerDone) }()
+
+	if cfg.Rate > 0 {
+		// The schedule itself ends the open loop: every tick intended
+		// before the duration is sent or dropped, however late.
+		r.dispatchOpen(ctx, r.agg.NewRecorder())
+	} else {
+		sendCtx, cancel := context.WithTimeout(ctx, cfg.Duration)
+		r.dispatchClosed(sendCtx)
+		cancel()
+	}
+	close(r.ticks)
+	<-served
+	sendingEnded := r.now()
+	interrupted := ctx.Err() != nil
+
+	drain := cfg.Drain
+	if interrupted {
+		drain = min(drain, cfg.InterruptDrain)
+	}
+	r.waitDrain(drain)
+	drainEnded := r.now()
+	// Stop the readers before the final sweep, so no reply can race the
+	// verdicts it hands out.
+	r.stopping.Store(true)
+	close(sweepStop)
+	<-sweepDone
+	d.close()
+	r.finalSweep()
+	close(tickerStop)
+	<-tickerDone
+
+	res := &stats.Result{
+		Tool: "rpcload", Target: cfg.Target.URL, StartedAt: startedAt.UTC().Format(time.RFC3339Nano),
+		DurationS: time.Duration(sendingEnded).Seconds(), DrainS: time.Duration(drainEnded - sendingEnded).Seconds(),
+		InFlightMax: r.maxSeen.Load(), Interrupted: interrupted,
+	}
+	if err := r.agg.Fill(res); err != nil {
+		return nil, err
+	}
+	res.Rate.Target = cfg.Rate
+	if res.DurationS > 0 {
+		res.Rate.Achieved = float64(res.Requests.Sent+res.Requests.Notifications) / res.DurationS
+	}
+	r.errMu.Lock()
+	res.TransportErrorSamples = append([]string{}, r.errSample...)
+	r.errMu.Unlock()
+	res.Warnings = warnings(res)
+	return res, nil
+}
+
+var fpSeed = maphash.MakeSeed()
+
+// dispatchOpen turns rate.Limiter reservations into ticks. The limiter is
+// driven by a virtual clock (the previous tick's intended time), so it yields
+// the exact schedule start, start+1/R, start+2/R, ... however late the
+// dispatcher wakes up; ticks that are already due are released at once and
+// keep their intended time, so lateness shows up as lag, never as a slower
+// schedule.
+func (r *run) dispatchOpen(ctx context.Context, rec *stats.Recorder) {
+	lockDispatcherThread()
+	defer runtime.UnlockOSThread()
+	lim := rate.NewLimiter(rate.Limit(r.cfg.Rate), 1)
+	virt := r.epoch
+	end := r.cfg.Duration.Nanoseconds()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	maxIn := int64(r.cfg.MaxInFlight)
+	var seq uint64
+	for {
+		res := lim.ReserveN(virt, 1)
+		virt = virt.Add(res.DelayFrom(virt))
+		intended := int64(virt.Sub(r.epoch))
+		if intended >= end {
+			return
+		}
+		if !r.waitUntil(ctx, timer, intended) {
+			return
+		}
+		seq++
+		if r.inflight.Load() >= maxIn {
+			rec.Record(stats.Sample{Kind: stats.Dropped})
+			continue
+		}
+		r.admit()
+		select {
+		case r.ticks <- tick{seq: seq, intended: intended}:
+		case <-ctx.Done():
+			r.inflight.Add(-1)
+			return
+		}
+	}
+}
+
+// timerSlack is how late Go timers can fire on Linux (the runtime's poller
+// sleeps in whole milliseconds): the last part of every wait is slept with a
+// precise OS sleep instead (see preciseSleep).
+const timerSlack = 1500 * time.Microsecond
+
+// waitUntil returns at the intended time (run clock), or false if ctx ends
+// first. A Go timer alone wakes up to a millisecond late, which would show
+// up as schedule lag at any rate above a few hundred requests per second;
+// spinning instead would starve the goroutines that send and receive.
+func (r *run) waitUntil(ctx context.Context, timer *time.Timer, intended int64) bool {
+	wait := intended - r.now()
+	if wait > int64(timerSlack) {
+		timer.Reset(time.Duration(wait - int64(timerSlack)))
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			return false
+		}
+		wait = intended - r.now()
+	}
+	if wait > 0 {
+		preciseSleep(time.Duration(wait))
+	}
+	return ctx.Err() == nil
+}
+
+// admit counts one more request in flight and tracks the maximum. Only the
+// dispatcher calls it, so a plain compare-and-store suffices for the max.
+func (r *run) admit() {
+	if n := r.inflight.Add(1); n > r.maxSeen.Load() {
+		r.maxSeen.Store(n)
+	}
+}
+
+// dispatchClosed keeps Concurrency requests in flight: each resolution hands
+// a token back, and each token becomes a tick whose intended time is the
+// moment the token came back.
+func (r *run) dispatchClosed(ctx context.Context) {
+	var seq uint64
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.tokens:
+		}
+		seq++
+		r.admit()
+		select {
+		case r.ticks <- tick{seq: seq, intended: r.now()}:
+		case <-ctx.Done():
+			r.inflight.Add(-1)
+			return
+		}
+	}
+}

@@ -1,0 +1,216 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/check"
+	"github.com/rpcload/rpcload/internal/pending"
+	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+// writeCoalesce is how many bytes of frames a writer gathers into one write
+// when ticks are already waiting.
+const writeCoalesce = 64 << 10
+
+// redialBackoff is how long a connection that could not be re-established
+// fails its ticks at once before dialing again.
+const redialBackoff = 100 * time.Millisecond
+
+// streamDriver runs Conns connections, each with one writer and one reader
+// goroutine and its own pending table; many requests are in flight on each.
+type streamDriver struct {
+	r     *run
+	slots []*streamConn
+}
+
+// streamConn is one connection's lifetime. A connection that breaks is
+// replaced by a new streamConn (new table, new ids) the next time its writer
+// has a tick to send.
+type streamConn struct {
+	conn       net.Conn
+	tb         *pending.Table
+	broken     atomic.Bool
+	notified   atomic.Uint64
+	readerDone chan struct{}
+}
+
+func (d *streamDriver) dial(ctx context.Context) (*streamConn, error) {
+	dl := net.Dialer{Timeout: 5 * time.Second}
+	c, err := dl.DialContext(ctx, "tcp", d.r.cfg.Target.Addr)
+	if err != nil {
+		return nil, err
+	}
+	sc := &streamConn{conn: c, tb: pending.New(d.r.cfg.MaxInFlight), readerDone: make(chan struct{})}
+	d.r.addTable(sc.tb)
+	go d.read(sc)
+	return sc, nil
+}
+
+func (d *streamDriver) start(ctx context.Context) error {
+	for range d.r.cfg.Conns {
+		sc, err := d.dial(ctx)
+		if err != nil {
+			d.close()
+			return err
+		}
+		d.slots = append(d.slots, sc)
+	}
+	return nil
+}
+
+func (d *streamDriver) serve() {
+	var wg sync.WaitGroup
+	for i := range d.slots {
+		wg.Add(1)
+		go func() { defer wg.Done(); d.write(i) }()
+	}
+	wg.Wait()
+}
+
+// close stops every reader (the run is stopping, so they fail nothing) and
+// waits for them.
+func (d *streamDriver) close() {
+	for _, sc := range d.slots {
+		if sc != nil {
+			sc.conn.Close()
+			<-sc.readerDone
+		}
+	}
+}
+
+// write is the writer of slot i: it takes ticks, registers and encodes them,
+// and writes them, several frames per write when ticks are waiting.
+func (d *streamDriver) write(i int) {
+	r := d.r
+	rec := r.agg.NewRecorder()
+	buf := make([]byte, 0, writeCoalesce+4096)
+	ids := make([]uint64, 0, 256)
+	var nextDial time.Time
+	for t := range r.ticks {
+		sc := d.slots[i]
+		if sc.broken.Load() {
+			<-sc.readerDone
+			if time.Now().Before(nextDial) {
+				d.fail(rec, t, errors.New("connection lost and not yet re-established"))
+				continue
+			}
+			fresh, err := d.dial(context.Background())
+			if err != nil {
+				nextDial = time.Now().Add(redialBackoff)
+				r.noteTransportError(err)
+				d.fail(rec, t, nil)
+				continue
+			}
+			d.slots[i], sc = fresh, fresh
+		}
+		buf, ids = buf[:0], ids[:0]
+		buf, ids = d.encode(sc, rec, buf, ids, t)
+	gather:
+		for len(buf) < writeCoalesce {
+			select {
+			case t, ok := <-r.ticks:
+				if !ok {
+					break gather
+				}
+				buf, ids = d.encode(sc, rec, buf, ids, t)
+			default:
+				break gather
+			}
+		}
+		sc.conn.SetWriteDeadline(time.Now().Add(r.cfg.Timeout))
+		if _, err := sc.conn.Write(buf); err != nil {
+			if !r.stopping.Load() {
+				r.noteTransportError(err)
+			}
+			sc.broken.Store(true)
+			sc.conn.Close()
+			for _, id := range ids {
+				if e, ok := sc.tb.Forget(id); ok {
+					rec.Record(stats.Sample{Kind: stats.TransportError, Method: e.Method})
+					r.done()
+				}
+			}
+		}
+	}
+}
+
+// fail records a tick that could not be sent at all.
+func (d *streamDriver) fail(rec *stats.Recorder, t tick, err error) {
+	if err != nil {
+		d.r.noteTransportError(err)
+	}
+	rec.Record(stats.Sample{Kind: stats.TransportError, Method: 0})
+	d.r.done()
+}
+
+// encode registers tick t (unless it is a notification) and appends its frame.
+func (d *streamDriver) encode(sc *streamConn, rec *stats.Recorder, buf []byte, ids []uint64, t tick) ([]byte, []uint64) {
+	r := d.r
+	now := r.now()
+	if r.isNotification(t.seq) {
+		sc.notified.Add(1)
+		buf = wire.AppendNotification(buf, r.method, r.cfg.Params)
+		rec.Record(stats.Sample{Kind: stats.NotifySent, A: now - t.intended})
+		r.done()
+		return append(buf, '\n'), ids
+	}
+	id, err := sc.tb.Add(pending.Entry{
+		Format: r.cfg.IDFormat, Intended: t.intended, Sent: now, Deadline: now + int64(r.cfg.Timeout), Fingerprint: r.fp,
+	})
+	if err != nil {
+		// The table is as large as the in-flight cap, so this means the
+		// cap was raced past; count it like a dropped tick.
+		rec.Record(stats.Sample{Kind: stats.Dropped})
+		r.done()
+		return buf, ids
+	}
+	buf = wire.AppendRequest(buf, id, r.cfg.IDFormat, r.method, r.cfg.Params)
+	rec.Record(stats.Sample{Kind: stats.Sent, A: now - t.intended})
+	return append(buf, '\n'), append(ids, id)
+}
+
+func (r *run) isNotification(seq uint64) bool {
+	return r.cfg.NotifyEvery > 0 && seq%uint64(r.cfg.NotifyEvery) == 0
+}
+
+// read is the reader of one connection: it judges every frame until the
+// connection ends. If that happens before the run is stopping, every request
+// still pending on it failed with a transport error.
+func (d *streamDriver) read(sc *streamConn) {
+	r := d.r
+	defer close(sc.readerDone)
+	j := judge{r: r, rec: r.agg.NewRecorder(), notified: &sc.notified}
+	lr := transport.NewLineReader(sc.conn, r.cfg.MaxFrame)
+	var err error
+	for {
+		var frame []byte
+		frame, err = lr.Next()
+		now := r.now()
+		if errors.Is(err, transport.ErrFrameTooLarge) {
+			j.violations(check.Set(0).Add(check.FrameTooLarge), unmatched, nil)
+			continue
+		}
+		if err != nil {
+			break
+		}
+		j.frame(sc.tb, frame, now)
+	}
+	if r.stopping.Load() {
+		return
+	}
+	r.noteTransportError(err)
+	sc.broken.Store(true)
+	sc.conn.Close()
+	r.removeTable(sc.tb)
+	for _, e := range sc.tb.Leak(nil) {
+		j.rec.Record(stats.Sample{Kind: stats.TransportError, Method: e.Method})
+		r.done()
+	}
+}

@@ -1,0 +1,234 @@
+package pending
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+// ErrFull is returned by Add when the table already holds its capacity.
+var ErrFull = errors.New("pending: table full")
+
+// Verdict is how one request (or one reply that matched no request) ended.
+type Verdict uint8
+
+// The verdicts; their String names are part of the output contract.
+const (
+	Answered       Verdict = iota + 1 // the first reply for a pending id
+	DuplicateReply                    // a further reply for an id already answered
+	UnknownID                         // a reply whose id this table never sent
+	Late                              // the first reply for an id that had timed out
+	Timeout                           // no reply before the deadline; the entry left the table
+	Leaked                            // still pending when the run ended
+)
+
+var verdictNames = [...]string{"", "answered", "duplicate_reply", "unknown_id", "late", "timeout", "leaked"}
+
+// String returns the verdict's snake_case name.
+func (v Verdict) String() string {
+	if int(v) < len(verdictNames) {
+		return verdictNames[v]
+	}
+	return "verdict(?)"
+}
+
+// MaxClasses is the number of timeout classes a table keeps apart.
+const MaxClasses = 8
+
+// Entry is what the table remembers about one request in flight.
+// Times are nanoseconds on the run's clock.
+type Entry struct {
+	ID          uint64
+	Format      wire.IDFormat
+	Class       uint8 // timeout class; all entries of one class share a timeout
+	Method      uint16
+	Intended    int64 // when the schedule wanted the request sent
+	Sent        int64 // when the writer took it for the wire
+	Deadline    int64 // when it times out
+	Fingerprint uint64
+}
+
+type slot struct {
+	Entry
+	prev, next int32 // neighbours in the entry's class list; -1 = none
+}
+
+type list struct{ head, tail int32 }
+
+// Table is the registry of one connection. The zero value is not usable; call New.
+type Table struct {
+	mu       sync.Mutex // guards every field below
+	capacity int
+	next     uint64 // the next id to hand out
+	slots    []slot
+	free     []int32
+	index    index
+	classes  [MaxClasses]list
+	timedOut bitmap // ids that timed out and have had no reply since
+}
+
+// New returns a table that holds at most capacity entries. Memory grows with
+// use (doubling) up to that bound and is then reused.
+func New(capacity int) *Table {
+	if capacity < 1 {
+		capacity = 1
+	}
+	t := &Table{capacity: capacity, next: 1, timedOut: bitmap{pages: map[uint64]*page{}}}
+	for i := range t.classes {
+		t.classes[i] = list{-1, -1}
+	}
+	t.grow(min(capacity, 64))
+	return t
+}
+
+func (t *Table) grow(n int) {
+	old := len(t.slots)
+	t.slots = append(t.slots, make([]slot, n-old)...)
+	for i := n - 1; i >= old; i-- {
+		t.free = append(t.free, int32(i))
+	}
+	t.index.rebuild(2*n, t.slots)
+}
+
+// Add registers e under a fresh id, which it returns; e.ID is ignored.
+func (t *Table) Add(e Entry) (uint64, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.free) == 0 {
+		if len(t.slots) >= t.capacity {
+			return 0, ErrFull
+		}
+		t.grow(min(2*len(t.slots), t.capacity))
+	}
+	s := t.free[len(t.free)-1]
+	t.free = t.free[:len(t.free)-1]
+	e.ID = t.next
+	e.Class %= MaxClasses
+	t.next++
+	t.slots[s] = slot{Entry: e, prev: -1, next: -1}
+	t.link(s)
+	t.index.put(e.ID, s)
+	return e.ID, nil
+}
+
+// Resolve judges one reply id (raw JSON). For Answered and Late it returns the
+// request's entry; typeChanged reports that the reply carried the id as the
+// other JSON type than it was sent with (7 for "7"): the reply still answers
+// the request, and the caller reports the change as its own violation.
+func (t *Table) Resolve(rawID []byte) (e Entry, v Verdict, typeChanged bool) {
+	n, format, ok := wire.ParseCounterID(rawID)
+	if !ok || n == 0 {
+		return Entry{}, UnknownID, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s, found := t.index.get(n); found {
+		e = t.slots[s].Entry
+		t.remove(s)
+		return e, Answered, e.Format != format
+	}
+	if n >= t.next {
+		return Entry{}, UnknownID, false
+	}
+	if t.timedOut.clear(n) {
+		return Entry{ID: n, Format: format}, Late, false
+	}
+	return Entry{ID: n, Format: format}, DuplicateReply, false
+}
+
+// Forget removes a pending entry without a reply verdict, for requests the
+// caller knows will never be answered (a write that failed). It reports
+// whether the id was pending.
+func (t *Table) Forget(id uint64) (Entry, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, found := t.index.get(id)
+	if !found {
+		return Entry{}, false
+	}
+	e := t.slots[s].Entry
+	t.remove(s)
+	return e, true
+}
+
+// Sweep removes every entry whose deadline is at or before now, remembers
+// their ids as timed out (so a reply that comes later is Late), and appends
+// them to dst.
+func (t *Table) Sweep(now int64, dst []Entry) []Entry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for c := range t.classes {
+		for {
+			s := t.classes[c].head
+			if s < 0 || t.slots[s].Deadline > now {
+				break
+			}
+			dst = append(dst, t.slots[s].Entry)
+			t.timedOut.set(t.slots[s].ID)
+			t.remove(s)
+		}
+	}
+	return dst
+}
+
+// Leak removes every remaining entry and appends it to dst: the run is over
+// and these will never be answered.
+func (t *Table) Leak(dst []Entry) []Entry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for c := range t.classes {
+		for t.classes[c].head >= 0 {
+			s := t.classes[c].head
+			dst = append(dst, t.slots[s].Entry)
+			t.remove(s)
+		}
+	}
+	return dst
+}
+
+// TimedOut returns how many ids timed out and have had no reply since.
+func (t *Table) TimedOut() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.timedOut.count
+}
+
+// Len returns the number of entries pending.
+func (t *Table) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.slots) - len(t.free)
+}
+
+// link appends slot s to the tail of its class list; within a class entries
+// are added in send order and share one timeout, so the list is in deadline
+// order and Sweep only ever looks at heads.
+func (t *Table) link(s int32) {
+	l := &t.classes[t.slots[s].Class]
+	t.slots[s].prev = l.tail
+	if l.tail >= 0 {
+		t.slots[l.tail].next = s
+	} else {
+		l.head = s
+	}
+	l.tail = s
+}
+
+func (t *Table) remove(s int32) {
+	sl := &t.slots[s]
+	l := &t.classes[sl.Class]
+	if sl.prev >= 0 {
+		t.slots[sl.prev].next = sl.next
+	} else {
+		l.head = sl.next
+	}
+	if sl.next >= 0 {
+		t.slots[sl.next].prev = sl.prev
+	} else {
+		l.tail = sl.prev
+	}
+	t.index.del(sl.ID)
+	sl.ID = 0
+	t.free = append(t.free, s)
+}

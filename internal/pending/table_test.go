@@ -1,0 +1,232 @@
+package pending
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+func TestResolveVerdicts(t *testing.T) {
+	type step struct {
+		op      string // add, reply, sweep, leak
+		id      string // raw reply id
+		at      int64
+		want    Verdict
+		changed bool
+		n       int // entries expected from sweep/leak
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"answered", []step{{op: "add"}, {op: "reply", id: "1", want: Answered}}},
+		{"duplicate", []step{{op: "add"}, {op: "reply", id: "1", want: Answered}, {op: "reply", id: "1", want: DuplicateReply}}},
+		{"unknown never sent", []step{{op: "add"}, {op: "reply", id: "2", want: UnknownID}}},
+		{"unknown zero", []step{{op: "add"}, {op: "reply", id: "0", want: UnknownID}}},
+		{"unknown string garbage", []step{{op: "add"}, {op: "reply", id: `"x"`, want: UnknownID}}},
+		{"unknown null", []step{{op: "add"}, {op: "reply", id: `null`, want: UnknownID}}},
+		{"type changed", []step{{op: "add"}, {op: "reply", id: `"1"`, want: Answered, changed: true}}},
+		{"timeout then late then duplicate", []step{
+			{op: "add"}, {op: "sweep", at: 9, n: 0}, {op: "sweep", at: 10, n: 1},
+			{op: "reply", id: "1", want: Late}, {op: "reply", id: "1", want: DuplicateReply}}},
+		{"leak", []step{{op: "add"}, {op: "add"}, {op: "reply", id: "2", want: Answered}, {op: "leak", n: 1}, {op: "reply", id: "1", want: DuplicateReply}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tb := New(4)
+			var buf []Entry
+			for i, s := range tc.steps {
+				switch s.op {
+				case "add":
+					if _, err := tb.Add(Entry{Deadline: 10}); err != nil {
+						t.Fatalf("step %d: %v", i, err)
+					}
+				case "reply":
+					_, v, changed := tb.Resolve([]byte(s.id))
+					if v != s.want || changed != s.changed {
+						t.Fatalf("step %d: reply %s = %v changed=%v, want %v changed=%v", i, s.id, v, changed, s.want, s.changed)
+					}
+				case "sweep":
+					if buf = tb.Sweep(s.at, buf[:0]); len(buf) != s.n {
+						t.Fatalf("step %d: sweep(%d) removed %d, want %d", i, s.at, len(buf), s.n)
+					}
+				case "leak":
+					if buf = tb.Leak(buf[:0]); len(buf) != s.n {
+						t.Fatalf("step %d: leak removed %d, want %d", i, len(buf), s.n)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestCapacityBound(t *testing.T) {
+	tb := New(3)
+	for i := 0; i < 3; i++ {
+		if _, err := tb.Add(Entry{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tb.Add(Entry{}); err != ErrFull {
+		t.Fatalf("4th add: err=%v, want ErrFull", err)
+	}
+	if _, v, _ := tb.Resolve([]byte("2")); v != Answered {
+		t.Fatalf("resolve 2 = %v", v)
+	}
+	id, err := tb.Add(Entry{})
+	if err != nil || id != 4 {
+		t.Fatalf("add after free: id=%d err=%v, want 4 <nil>", id, err)
+	}
+}
+
+func TestSweepClassesIndependent(t *testing.T) {
+	tb := New(8)
+	tb.Add(Entry{Class: 0, Deadline: 100}) // id 1
+	tb.Add(Entry{Class: 1, Deadline: 10})  // id 2, shorter timeout class added later
+	got := tb.Sweep(50, nil)
+	if len(got) != 1 || got[0].ID != 2 {
+		t.Fatalf("sweep(50) = %+v, want only id 2", got)
+	}
+}
+
+// TestModel drives the table with random operations and compares every
+// verdict with a plain map-based model of the same rules.
+func TestModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	tb := New(64)
+	type state int
+	const (
+		pending state = iota + 1
+		answered
+		timedOut
+	)
+	model := map[uint64]state{}
+	deadline := map[uint64]int64{}
+	var next uint64 = 1
+	inflight, now := 0, int64(0)
+	for i := 0; i < 50000; i++ {
+		now += int64(r.IntN(3))
+		switch op := r.IntN(10); {
+		case op < 4:
+			id, err := tb.Add(Entry{Deadline: now + 50, Format: wire.IDInt})
+			if inflight >= 64 {
+				if err != ErrFull {
+					t.Fatalf("op %d: add with %d pending: err=%v", i, inflight, err)
+				}
+				continue
+			}
+			if err != nil || id != next {
+				t.Fatalf("op %d: add = %d, %v; want %d", i, id, err, next)
+			}
+			model[id], deadline[id] = pending, now+50
+			inflight++
+			next++
+		case op < 9:
+			id := uint64(r.IntN(int(next) + 3))
+			_, v, _ := tb.Resolve(strconv.AppendUint(nil, id, 10))
+			var want Verdict
+			switch model[id] {
+			case pending:
+				want, model[id] = Answered, answered
+				inflight--
+			case timedOut:
+				want, model[id] = Late, answered
+			case answered:
+				want = DuplicateReply
+			default:
+				want = UnknownID
+			}
+			if v != want {
+				t.Fatalf("op %d: resolve %d = %v, want %v", i, id, v, want)
+			}
+		default:
+			got := tb.Sweep(now, nil)
+			want := 0
+			for id, s := range model {
+				if s == pending && deadline[id] <= now {
+					model[id] = timedOut
+					inflight--
+					want++
+				}
+			}
+			if len(got) != want {
+				t.Fatalf("op %d: sweep removed %d, want %d", i, len(got), want)
+			}
+		}
+	}
+}
+
+func TestIndexBackwardShift(t *testing.T) {
+	var x index
+	x.rebuild(16, nil)
+	r := rand.New(rand.NewPCG(3, 4))
+	ref := map[uint64]int32{}
+	for i := 0; i < 100000; i++ {
+		k := uint64(r.IntN(12) + 1)
+		if _, ok := ref[k]; ok && r.IntN(2) == 0 {
+			x.del(k)
+			delete(ref, k)
+		} else if !ok {
+			x.put(k, int32(i))
+			ref[k] = int32(i)
+		}
+		for k := uint64(1); k <= 12; k++ {
+			v, ok := x.get(k)
+			if rv, rok := ref[k]; ok != rok || (ok && v != rv) {
+				t.Fatalf("iteration %d: get(%d) = %d,%v want %d,%v", i, k, v, ok, rv, rok)
+			}
+		}
+	}
+}
+
+func TestAddResolveAllocs(t *testing.T) {
+	tb := New(1024)
+	id := make([]byte, 0, 24)
+	allocs := testing.AllocsPerRun(1000, func() {
+		n, _ := tb.Add(Entry{Deadline: 1})
+		id = strconv.AppendUint(id[:0], n, 10)
+		tb.Resolve(id)
+	})
+	if allocs != 0 {
+		t.Fatalf("add+resolve allocates %v per request, want 0", allocs)
+	}
+}
+
+func BenchmarkAddResolve(b *testing.B) {
+	tb := New(4096)
+	id := make([]byte, 0, 24)
+	// Keep 1000 in flight so lookups probe a populated table.
+	for i := 0; i < 1000; i++ {
+		tb.Add(Entry{})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		n, _ := tb.Add(Entry{})
+		id = strconv.AppendUint(id[:0], n-1000, 10)
+		tb.Resolve(id)
+	}
+}
+
+// BenchmarkInflightMemory reports the live heap held per pending entry with
+// 100,000 requests in flight (measured with runtime.ReadMemStats after GC).
+func BenchmarkInflightMemory(b *testing.B) {
+	const inflight = 100000
+	var perEntry float64
+	for b.Loop() {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		tb := New(inflight)
+		for i := 0; i < inflight; i++ {
+			tb.Add(Entry{})
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perEntry = float64(after.HeapAlloc-before.HeapAlloc) / inflight
+		runtime.KeepAlive(tb)
+	}
+	b.ReportMetric(perEntry, "bytes/inflight")
+}

@@ -1,0 +1,223 @@
+package stats
+
+import (
+	"sync"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rpcload/rpcload/internal/check"
+)
+
+// Histogram bounds: microsecond resolution, three significant digits, up to
+// one hour. Longer values are clamped to the top and counted in Clamped.
+const (
+	histLowest  = 1
+	histHighest = 3_600_000_000
+	histDigits  = 3
+)
+
+func newHist() *hdr.Histogram { return hdr.New(histLowest, histHighest, histDigits) }
+
+// MaxSamplesPerRule is how many example frames are kept per rule and method.
+const MaxSamplesPerRule = 5
+
+// Violation samples keep at most this many bytes of a frame.
+const maxSampleBytes = 2048
+
+// FrameSample is one example of a broken rule.
+type FrameSample struct {
+	Method string `json:"method"`
+	Frame  string `json:"frame"`
+	Note   string `json:"note,omitempty"`
+}
+
+type methodStats struct {
+	corrected, service, lag *hdr.Histogram
+	counts                  [numKinds]uint64
+	rules                   [check.NumRules]uint64
+	codes                   map[int64]uint64
+}
+
+func newMethodStats() *methodStats {
+	return &methodStats{corrected: newHist(), service: newHist(), lag: newHist(), codes: map[int64]uint64{}}
+}
+
+// Point is one interval of the time series.
+type Point struct {
+	T               float64 `json:"t_s"` // end of the interval, seconds since the run started
+	Sent            uint64  `json:"sent"`
+	Answered        uint64  `json:"answered"`
+	OK              uint64  `json:"ok"`
+	RPCErrors       uint64  `json:"rpc_errors"`
+	TransportErrors uint64  `json:"transport_errors"`
+	Timeouts        uint64  `json:"timeouts"`
+	Dropped         uint64  `json:"dropped"`
+	Violations      uint64  `json:"violations"`
+	InFlight        int64   `json:"inflight"`
+	P50us           int64   `json:"p50_us"`
+	P99us           int64   `json:"p99_us"`
+}
+
+// Aggregator merges every Recorder of a run.
+type Aggregator struct {
+	flushMu sync.Mutex // serialises Flush callers (one swap at a time per recorder)
+
+	mu        sync.Mutex // guards everything below
+	methods   []string
+	per       []*methodStats // one per method, plus one for "no method known"
+	total     *methodStats
+	clamped   uint64
+	interval  [numKinds]uint64
+	ivRules   uint64
+	ivHist    *hdr.Histogram
+	series    []Point
+	recs      []*Recorder
+	spares    []*batch
+	samples   map[check.Rule][]FrameSample
+	perMethod map[[2]int]int // samples kept per (rule, method)
+}
+
+// NewAggregator returns an Aggregator for a run that calls these methods.
+func NewAggregator(methods []string) *Aggregator {
+	a := &Aggregator{
+		methods:   append([]string(nil), methods...),
+		total:     newMethodStats(),
+		ivHist:    newHist(),
+		samples:   map[check.Rule][]FrameSample{},
+		perMethod: map[[2]int]int{},
+	}
+	for range len(methods) + 1 {
+		a.per = append(a.per, newMethodStats())
+	}
+	return a
+}
+
+// NewRecorder returns a Recorder for one goroutine.
+func (a *Aggregator) NewRecorder() *Recorder {
+	r := &Recorder{agg: a}
+	r.cur.Store(new(batch))
+	a.mu.Lock()
+	a.recs = append(a.recs, r)
+	a.spares = append(a.spares, new(batch))
+	a.mu.Unlock()
+	return r
+}
+
+// KeepSample stores frame as an example of rule for the method, if fewer
+// than MaxSamplesPerRule are kept already. It is the slow path: call it only
+// when a rule is broken. It copies frame.
+func (a *Aggregator) KeepSample(rule check.Rule, method int, frame []byte, note string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	key := [2]int{int(rule), method}
+	if a.perMethod[key] >= MaxSamplesPerRule {
+		return
+	}
+	a.perMethod[key]++
+	f := frame
+	if len(f) > maxSampleBytes {
+		f = f[:maxSampleBytes]
+		note += " (frame cut to 2048 bytes)"
+	}
+	a.samples[rule] = append(a.samples[rule], FrameSample{Method: a.methodName(method), Frame: string(f), Note: note})
+}
+
+func (a *Aggregator) methodName(i int) string {
+	if i >= 0 && i < len(a.methods) {
+		return a.methods[i]
+	}
+	return "(unmatched)"
+}
+
+// Flush merges every recorder's pending samples. Call it before reading
+// results, and from the interval ticker.
+func (a *Aggregator) Flush() {
+	a.flushMu.Lock()
+	defer a.flushMu.Unlock()
+	a.mu.Lock()
+	recs := a.recs[:len(a.recs):len(a.recs)]
+	spares := a.spares
+	a.mu.Unlock()
+	// Swap without holding mu: an owner mid-merge needs it to finish.
+	olds := make([]*batch, len(recs))
+	for i, r := range recs {
+		olds[i] = r.swap(spares[i])
+	}
+	a.mu.Lock()
+	for i, b := range olds {
+		a.mergeLocked(b)
+		b.n = 0
+		a.spares[i] = b
+	}
+	a.mu.Unlock()
+}
+
+func (a *Aggregator) mergeLocked(b *batch) {
+	for i := range b.n {
+		s := &b.s[i]
+		m := int(s.Method)
+		if m >= len(a.per) {
+			m = len(a.per) - 1
+		}
+		a.add(a.per[m], s)
+		a.add(a.total, s)
+		a.interval[s.Kind]++
+		switch s.Kind {
+		case OK, RPCError, InvalidReply:
+			a.record(a.ivHist, s.A)
+		case Violation:
+			a.ivRules++
+		}
+	}
+}
+
+func (a *Aggregator) add(ms *methodStats, s *Sample) {
+	ms.counts[s.Kind]++
+	switch s.Kind {
+	case Sent:
+		a.record(ms.lag, s.A)
+	case OK, RPCError, InvalidReply:
+		a.record(ms.corrected, s.A)
+		a.record(ms.service, s.B)
+		if s.Kind == RPCError {
+			ms.codes[s.Code]++
+		}
+	case Violation:
+		ms.rules[s.Rule]++
+	}
+}
+
+// record stores a duration in nanoseconds as whole microseconds (rounded to
+// nearest); negative durations (a clock step) count as zero.
+func (a *Aggregator) record(h *hdr.Histogram, ns int64) {
+	us := (ns + 500) / 1000
+	if us < 0 {
+		us = 0
+	}
+	if us > histHighest {
+		us = histHighest
+		a.clamped++
+	}
+	_ = h.RecordValue(us)
+}
+
+// Tick closes the current interval at t seconds since the run's start with
+// the given in-flight gauge, and appends it to the time series.
+func (a *Aggregator) Tick(t float64, inflight int64) Point {
+	a.Flush()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	iv := &a.interval
+	p := Point{
+		T: t, Sent: iv[Sent] + iv[NotifySent], Answered: iv[OK] + iv[RPCError] + iv[InvalidReply], OK: iv[OK], RPCErrors: iv[RPCError],
+		TransportErrors: iv[TransportError], Timeouts: iv[Timeout], Dropped: iv[Dropped],
+		Violations: a.ivRules, InFlight: inflight,
+		P50us: a.ivHist.ValueAtQuantile(50), P99us: a.ivHist.ValueAtQuantile(99),
+	}
+	a.series = append(a.series, p)
+	*iv = [numKinds]uint64{}
+	a.ivRules = 0
+	a.ivHist.Reset()
+	return p
+}
+

@@ -1,0 +1,180 @@
+package stats
+
+import (
+	"sort"
+	"strconv"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rpcload/rpcload/internal/check"
+)
+
+// Schema is the version tag of the result file format.
+const Schema = "rpcload.result/v1"
+
+// Requests counts how requests ended. Answered = OK + RPCErrors + InvalidReplies.
+type Requests struct {
+	Sent            uint64 `json:"sent"`
+	Notifications   uint64 `json:"notifications"`
+	Answered        uint64 `json:"answered"`
+	OK              uint64 `json:"ok"`
+	RPCErrors       uint64 `json:"rpc_errors"`
+	InvalidReplies  uint64 `json:"invalid_replies"`
+	TransportErrors uint64 `json:"transport_errors"`
+	Timeouts        uint64 `json:"timeouts"`
+	Late            uint64 `json:"late"`
+	Leaked          uint64 `json:"leaked"`
+	Dropped         uint64 `json:"dropped"`
+	ServerMessages  uint64 `json:"server_messages"`
+}
+
+// Latency summarises one histogram (microseconds) and carries the histogram
+// itself in HdrHistogram's compressed base64 form, so results merge exactly.
+type Latency struct {
+	Count  int64   `json:"count"`
+	MinUs  int64   `json:"min_us"`
+	MeanUs float64 `json:"mean_us"`
+	P50us  int64   `json:"p50_us"`
+	P90us  int64   `json:"p90_us"`
+	P99us  int64   `json:"p99_us"`
+	P999us int64   `json:"p999_us"`
+	MaxUs  int64   `json:"max_us"`
+	HDR    string  `json:"hdr"`
+}
+
+// LatencySet is the three histograms kept per method and overall.
+type LatencySet struct {
+	Corrected Latency `json:"corrected"` // reply time - intended send time
+	Service   Latency `json:"service"`   // reply time - actual write
+	Lag       Latency `json:"lag"`       // actual write - intended send time
+}
+
+// MethodResult is the part of a result that is kept per method.
+type MethodResult struct {
+	Requests   Requests          `json:"requests"`
+	Violations map[string]uint64 `json:"violations"`
+	ErrorCodes map[string]uint64 `json:"error_codes"`
+	Latency    LatencySet        `json:"latency"`
+}
+
+// Rate compares the schedule with what was sent.
+type Rate struct {
+	Target   float64 `json:"target"`   // requests per second asked for (0 in closed loop)
+	Achieved float64 `json:"achieved"` // requests and notifications written per second of the sending phase
+}
+
+// Result is everything a run measured. Renderers print it; the JSON form is
+// the result file.
+type Result struct {
+	Schema                string                   `json:"schema"`
+	Tool                  string                   `json:"tool"`
+	Target                string                   `json:"target"`
+	StartedAt             string                   `json:"started_at"`
+	DurationS             float64                  `json:"duration_s"` // length of the sending phase
+	DrainS                float64                  `json:"drain_s"`    // time spent waiting for replies after sending stopped
+	Settings              map[string]any           `json:"settings"`
+	Rate                  Rate                     `json:"rate"`
+	InFlightMax           int64                    `json:"inflight_max"`
+	Requests              Requests                 `json:"requests"`
+	Violations            map[string]uint64        `json:"violations"`
+	ViolationSamples      map[string][]FrameSample `json:"violation_samples"`
+	ErrorCodes            map[string]uint64        `json:"error_codes"`
+	Latency               LatencySet               `json:"latency"`
+	ClampedValues         uint64                   `json:"clamped_values"`
+	Methods               map[string]MethodResult  `json:"methods"`
+	Series                []Point                  `json:"series"`
+	Warnings              []string                 `json:"warnings"`
+	Interrupted           bool                     `json:"interrupted"`
+	TransportErrorSamples []string                 `json:"transport_error_samples"`
+}
+
+// Fill writes the aggregated figures into r (counts, latencies, per method,
+// series); the caller fills in the run's identity and settings.
+func (a *Aggregator) Fill(r *Result) error {
+	a.Flush()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var err error
+	r.Schema = Schema
+	r.Requests, r.Violations, r.ErrorCodes = counts(a.total)
+	if r.Latency, err = latencySet(a.total); err != nil {
+		return err
+	}
+	r.Methods = map[string]MethodResult{}
+	for i, ms := range a.per {
+		if ms.counts == ([numKinds]uint64{}) {
+			continue
+		}
+		var mr MethodResult
+		mr.Requests, mr.Violations, mr.ErrorCodes = counts(ms)
+		if mr.Latency, err = latencySet(ms); err != nil {
+			return err
+		}
+		r.Methods[a.methodName(i)] = mr
+	}
+	r.ViolationSamples = map[string][]FrameSample{}
+	for rule, s := range a.samples {
+		r.ViolationSamples[rule.String()] = append([]FrameSample(nil), s...)
+	}
+	r.Series = append([]Point(nil), a.series...)
+	r.ClampedValues = a.clamped
+	return nil
+}
+
+func counts(ms *methodStats) (Requests, map[string]uint64, map[string]uint64) {
+	c := &ms.counts
+	q := Requests{
+		Sent: c[Sent], Notifications: c[NotifySent], Answered: c[OK] + c[RPCError] + c[InvalidReply], OK: c[OK], RPCErrors: c[RPCError], InvalidReplies: c[InvalidReply],
+		TransportErrors: c[TransportError], Timeouts: c[Timeout], Late: c[Late], Leaked: c[Leaked],
+		Dropped: c[Dropped], ServerMessages: c[ServerMessage],
+	}
+	v := map[string]uint64{}
+	for i, n := range ms.rules {
+		if n > 0 {
+			v[check.Rule(i).String()] = n
+		}
+	}
+	codes := map[string]uint64{}
+	for code, n := range ms.codes {
+		codes[strconv.FormatInt(code, 10)] = n
+	}
+	return q, v, codes
+}
+
+func latencySet(ms *methodStats) (LatencySet, error) {
+	var s LatencySet
+	var err error
+	if s.Corrected, err = summarize(ms.corrected); err != nil {
+		return s, err
+	}
+	if s.Service, err = summarize(ms.service); err != nil {
+		return s, err
+	}
+	s.Lag, err = summarize(ms.lag)
+	return s, err
+}
+
+// summarize reads percentiles off h. Each reported value is the highest
+// value equivalent to the recorded one at three significant digits, the
+// HdrHistogram convention, so a percentile never understates.
+func summarize(h *hdr.Histogram) (Latency, error) {
+	enc, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return Latency{}, err
+	}
+	return Latency{
+		Count: h.TotalCount(), MinUs: h.Min(), MeanUs: h.Mean(),
+		P50us: h.ValueAtQuantile(50), P90us: h.ValueAtQuantile(90), P99us: h.ValueAtQuantile(99),
+		P999us: h.ValueAtQuantile(99.9), MaxUs: h.Max(), HDR: string(enc),
+	}, nil
+}
+
+// SortedKeys returns m's keys in order, for stable printing.
+func SortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,121 @@
+package stats
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteText renders r as the human-readable report. It returns the first
+// write error.
+func WriteText(w io.Writer, r *Result) error {
+	ew := &errWriter{w: w}
+	p := func(format string, a ...any) { fmt.Fprintf(ew, format, a...) }
+	p("target      %s\n", r.Target)
+	mode := "closed loop"
+	if r.Rate.Target > 0 {
+		mode = "open loop"
+	}
+	p("mode        %s, sending %.2fs, drain %.2fs%s\n", mode, r.DurationS, r.DrainS, map[bool]string{true: " (interrupted)"}[r.Interrupted])
+	if r.Rate.Target > 0 {
+		p("rate        target %.1f req/s, achieved %.1f req/s (%.2f%%)\n", r.Rate.Target, r.Rate.Achieved, 100*r.Rate.Achieved/r.Rate.Target)
+	} else {
+		p("rate        achieved %.1f req/s\n", r.Rate.Achieved)
+	}
+	p("in flight   max %d\n", r.InFlightMax)
+	q := r.Requests
+	p("\nrequests    sent %d", q.Sent)
+	if q.Notifications > 0 {
+		p(" (+%d notifications)", q.Notifications)
+	}
+	p("\n  answered %d: ok %d, rpc errors %d, invalid replies %d\n", q.Answered, q.OK, q.RPCErrors, q.InvalidReplies)
+	p("  transport errors %d, timeouts %d, late %d, leaked %d, dropped %d\n", q.TransportErrors, q.Timeouts, q.Late, q.Leaked, q.Dropped)
+	if q.ServerMessages > 0 {
+		p("  messages sent by the server %d\n", q.ServerMessages)
+	}
+	if len(r.ErrorCodes) > 0 {
+		p("\nerror codes\n")
+		for _, c := range SortedKeys(r.ErrorCodes) {
+			p("  %-8s %d\n", c, r.ErrorCodes[c])
+		}
+	}
+	if len(r.Violations) == 0 {
+		p("\nviolations  none\n")
+	} else {
+		p("\nviolations\n")
+		for _, rule := range SortedKeys(r.Violations) {
+			p("  %-24s %d\n", rule, r.Violations[rule])
+			if s := r.ViolationSamples[rule]; len(s) > 0 && s[0].Frame != "" {
+				p("    e.g. %s\n", oneLine(s[0].Frame, 160))
+			}
+		}
+	}
+	if len(r.TransportErrorSamples) > 0 {
+		p("\ntransport errors seen\n")
+		for _, e := range r.TransportErrorSamples {
+			p("  %s\n", oneLine(e, 160))
+		}
+	}
+	p("\nlatency     (corrected: reply - intended send time; service: reply - actual write)\n")
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "\tcount\tp50\tp90\tp99\tp99.9\tmax\t\n")
+	row := func(name string, l Latency) {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", name, l.Count, us(l.P50us), us(l.P90us), us(l.P99us), us(l.P999us), us(l.MaxUs))
+	}
+	row("corrected", r.Latency.Corrected)
+	row("service", r.Latency.Service)
+	row("lag", r.Latency.Lag)
+	tw.Flush()
+	if len(r.Methods) > 1 {
+		p("\nper method (corrected latency)\n")
+		for _, name := range SortedKeys(r.Methods) {
+			m := r.Methods[name]
+			p("  %-24s answered %d, p50 %s, p99 %s\n", name, m.Requests.Answered, us(m.Latency.Corrected.P50us), us(m.Latency.Corrected.P99us))
+		}
+	}
+	for _, w := range r.Warnings {
+		p("\nWARNING: %s\n", w)
+	}
+	return ew.err
+}
+
+func us(v int64) string {
+	d := time.Duration(v) * time.Microsecond
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", v)
+	case d < time.Second:
+		return fmt.Sprintf("%.2fms", float64(v)/1e3)
+	default:
+		return fmt.Sprintf("%.3fs", float64(v)/1e6)
+	}
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '·'
+		}
+		return r
+	}, s)
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}

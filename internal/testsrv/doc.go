@@ -1,0 +1,76 @@
+// Package testsrv is the reference JSON-RPC 2.0 server: the target rpcload
+// load-tests when none is given, and the server the test-suite uses to prove
+// every check of the load tester. A fault-free Server is correct (a run shows
+// no protocol violations) and fast (it answers on the TCP path without
+// allocating), and it can misbehave on purpose, in counted and reproducible
+// ways, so that each check can be shown to fire.
+//
+// # Methods
+//
+// Params are accepted by name (object) or by position (array); all listed
+// params are required, and missing, extra, unknown or repeated ones are
+// -32602 with a data string saying what is wrong.
+//
+//	lookup_weather {city}       {"city":city,"temp_c":11} after 300 ms
+//	convert {value, factor}     value*factor after 100 ms
+//	get_time                    "HH:MM", UTC, from Config.Now
+//	echo                        params exactly as sent (null without params)
+//	add [a,b] | {a,b}           a+b
+//	sleep {ms} | [ms]           true after ms milliseconds (0..600000), from a timer
+//	spin {us} | [us]            true after busy-waiting us microseconds (0..1e6)
+//	eth_blockNumber             "0x…", 1 at start, +1 per second of Config.Now
+//	eth_chainId                 "0x539"
+//
+// Integer arithmetic is exact while it fits int64; otherwise float64, printed
+// like encoding/json. Unknown methods (rpc.* included) are -32601 with the name
+// as data. Invalid requests follow the JSON-RPC 2.0 rules: -32700 with id null
+// for text that is not JSON (or not UTF-8); -32600 for valid JSON that is not
+// a valid request, with the request's id when it is a string or number and
+// null otherwise; `[]` is one -32600; a batch is answered with an array without
+// the notifications' entries, and not at all when it held only notifications.
+// Members other than the five of a request are ignored.
+//
+// # Transports
+//
+// ServeTCP speaks newline-delimited JSON: one frame per line, replies one per
+// line in completion order, any number of requests in flight; slow methods are
+// answered from a per-connection timer heap by the connection's writer
+// goroutine, never by a blocked goroutine per request. When the client closes
+// its side, pending replies are still delivered before the server closes.
+// Handler serves HTTP POST, one frame per body.
+//
+// A frame over Config.MaxFrame is answered with -32600 "request too large" and
+// id null, after which the TCP connection is closed (its framing is lost); on
+// HTTP it is a 413 with that error as body.
+//
+// # Faults
+//
+// Config.Faults are tried in order for every frame; the first that applies to
+// the frame and wins its coin flip is injected, so a frame gets at most one.
+// Decisions come from a PCG seeded with Seed plus the connection index, so a
+// single connection replays exactly. Injected counts a fault when it takes
+// effect: when the reply is written (or handed to the socket writer), when the
+// request is dropped, or when the connection is closed.
+//
+// Faults that change one reply (unknown_id, id_type, both, neither,
+// bad_version, bad_error, null_id) change the first eligible element of a
+// batch; unknown_id and null_id need a string or number id, id_type needs a
+// number or a string that spells one ("7" -> 7). notify_reply applies only to
+// frames with valid notifications and answers each with "id":null (computed
+// as if it were a request). Per transport:
+//
+//	fault             TCP                                  HTTP
+//	drop              no reply line                        request held until the client gives up or Close (then aborted)
+//	duplicate         the reply line twice                 body = reply "\n" reply (Content-Length covers both)
+//	garbage           a line that is not JSON              a body that is not JSON (status 200)
+//	invalid_envelope  {"hello":"world"}                    same, as the body
+//	notify_reply      a reply line for the notification    200 with a JSON body instead of 204
+//	close             connection closed when the reply     connection hijacked and closed, no response
+//	                  was due (earlier replies flushed)
+//	delay             reply FaultDelay later               same
+//
+// # Stall
+//
+// Config.Stall stops all delivery for a window measured from New by
+// Config.Now: replies due inside it are held and written when it ends.
+package testsrv

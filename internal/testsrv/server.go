@@ -1,0 +1,270 @@
+package testsrv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults for zero Config fields.
+const (
+	DefaultFaultDelay = 50 * time.Millisecond
+	DefaultMaxFrame   = 16 << 20
+)
+
+// Stall is a full stop of the server: from At after the server started, for
+// For, no reply is written. Requests that arrive or complete inside the window
+// are computed normally and delivered right after it ends. For == 0 is off.
+type Stall struct{ At, For time.Duration }
+
+// Config configures a Server. The zero value is a correct, fault-free server.
+type Config struct {
+	Faults     []FaultSpec      // faults to inject, tried in this order per frame
+	Seed       uint64           // fault decisions on connection n use PCG(Seed+n), so one connection replays exactly
+	FaultDelay time.Duration    // extra delay of FaultDelay; default DefaultFaultDelay
+	MaxFrame   int              // largest accepted request frame/body in bytes; default DefaultMaxFrame
+	Stall      Stall            // optional full stop, relative to New
+	Now        func() time.Time // clock for get_time, eth_blockNumber and the stall window; default time.Now
+}
+
+// ErrConfig is wrapped by New's errors for invalid Config values.
+var ErrConfig = errors.New("testsrv: invalid config")
+
+// Server is the reference JSON-RPC 2.0 server. Create it with New, serve it
+// with ServeTCP and/or Handler (or ListenAndServe), stop it with Close.
+type Server struct {
+	cfg         Config
+	specs       []fspec
+	now         func() time.Time
+	start       time.Time // Config.Now at New: origin of Stall and eth_blockNumber
+	stallOn     bool
+	notifyFault bool // notify_reply is configured, so notifications are computed
+
+	requests   atomic.Uint64
+	injected   [numFIDs]atomic.Uint64
+	unknownSeq atomic.Uint64 // numbers the ids invented by unknown_id
+	connSeq    atomic.Uint64 // connection index for per-connection PRNG seeds
+
+	sharedMu  sync.Mutex // guards sharedRng
+	sharedRng *rand.Rand // decisions for HTTP requests without ConnContext state
+
+	done      chan struct{} // closed by Close; everything that waits selects on it
+	closeOnce sync.Once
+
+	// mu guards the fields below. wg.Add is only called under mu while
+	// !closed, so no Add can race with Close's Wait.
+	mu        sync.RWMutex
+	closed    bool
+	listeners map[net.Listener]struct{}
+	conns     map[*tcpConn]struct{}
+	httpSrvs  []*http.Server
+	stops     []func() bool // context.AfterFunc registrations of ListenAndServe
+	wg        sync.WaitGroup
+}
+
+// New validates cfg and returns a server that is not yet serving.
+func New(cfg Config) (*Server, error) {
+	specs, err := compileFaults(cfg.Faults)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case cfg.FaultDelay < 0:
+		return nil, fmt.Errorf("%w: negative FaultDelay %v", ErrConfig, cfg.FaultDelay)
+	case cfg.MaxFrame < 0:
+		return nil, fmt.Errorf("%w: negative MaxFrame %d", ErrConfig, cfg.MaxFrame)
+	case cfg.Stall.At < 0 || cfg.Stall.For < 0:
+		return nil, fmt.Errorf("%w: negative Stall %+v", ErrConfig, cfg.Stall)
+	}
+	if cfg.FaultDelay == 0 {
+		cfg.FaultDelay = DefaultFaultDelay
+	}
+	if cfg.MaxFrame == 0 {
+		cfg.MaxFrame = DefaultMaxFrame
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Server{
+		cfg:       cfg,
+		specs:     specs,
+		now:       cfg.Now,
+		start:     cfg.Now(),
+		stallOn:   cfg.Stall.For > 0,
+		sharedRng: newRand(cfg.Seed),
+		done:      make(chan struct{}),
+		listeners: map[net.Listener]struct{}{},
+		conns:     map[*tcpConn]struct{}{},
+	}
+	for _, sp := range specs {
+		s.notifyFault = s.notifyFault || sp.id == fNotifyReply
+	}
+	return s, nil
+}
+
+// newRand is the PRNG of one connection (or of the shared HTTP fallback).
+func newRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+}
+
+// nextRand returns the PRNG of the next connection: Seed + its index.
+func (s *Server) nextRand() *rand.Rand {
+	return newRand(s.cfg.Seed + s.connSeq.Add(1) - 1)
+}
+
+// Injected returns how many times each fault was actually put on the wire
+// (dropped, sent, closed), keyed by every fault name; tests compare a load
+// tester's counts with these exactly.
+func (s *Server) Injected() map[Fault]uint64 {
+	m := make(map[Fault]uint64, len(allFaults))
+	for i, f := range allFaults {
+		m[f] = s.injected[i+1].Load()
+	}
+	return m
+}
+
+func (s *Server) count(f fid) {
+	if f != fNone {
+		s.injected[f].Add(1)
+	}
+}
+
+// Requests returns the number of frames handled (requests, notifications and
+// batches each count once; invalid frames count too).
+func (s *Server) Requests() uint64 { return s.requests.Load() }
+
+// Start returns the server's start time by Config.Now: the origin of Stall
+// and of eth_blockNumber.
+func (s *Server) Start() time.Time { return s.start }
+
+// deliverAfter returns how long to hold a reply whose method needs d more
+// before it may be written, taking the stall window into account.
+func (s *Server) deliverAfter(d time.Duration) time.Duration {
+	if !s.stallOn {
+		return d
+	}
+	return stallWait(s.start, s.cfg.Stall, s.now(), d)
+}
+
+// stallWait is the stall arithmetic: a reply due at now+d inside the window
+// [start+At, start+At+For) is held until the window ends.
+func stallWait(start time.Time, st Stall, now time.Time, d time.Duration) time.Duration {
+	if st.For <= 0 {
+		return d
+	}
+	from := start.Add(st.At)
+	to := from.Add(st.For)
+	if due := now.Add(d); !due.Before(from) && due.Before(to) {
+		return to.Sub(now)
+	}
+	return d
+}
+
+// enter registers one unit of work (a connection, an HTTP request) unless the
+// server is closed; the caller must call s.wg.Done when it finishes.
+func (s *Server) enter() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return false
+	}
+	s.wg.Add(1)
+	return true
+}
+
+// Close stops the listeners and HTTP servers it serves, closes active TCP
+// connections, stops pending timers, unblocks held HTTP requests and waits for
+// every goroutine the server started. It is idempotent and always returns nil
+// (the error is for io.Closer).
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		close(s.done)
+		lns := s.listeners
+		conns := s.conns
+		srvs := s.httpSrvs
+		stops := s.stops
+		s.listeners, s.conns, s.httpSrvs, s.stops = nil, nil, nil, nil
+		s.mu.Unlock()
+		for _, stop := range stops {
+			stop()
+		}
+		for _, srv := range srvs {
+			_ = srv.Close() // its listener is closed below as well; errors are moot
+		}
+		for ln := range lns {
+			_ = ln.Close()
+		}
+		for c := range conns {
+			c.teardown()
+		}
+		s.wg.Wait()
+	})
+	return nil
+}
+
+// ListenAndServe listens on httpAddr and/or tcpAddr (either may be "", not
+// both) and serves them in background goroutines until ctx is done or Close
+// is called. It returns the bound addresses so ":0" ports can be used.
+func (s *Server) ListenAndServe(ctx context.Context, httpAddr, tcpAddr string) (httpBound, tcpBound net.Addr, err error) {
+	if httpAddr == "" && tcpAddr == "" {
+		return nil, nil, fmt.Errorf("%w: no address to listen on", ErrConfig)
+	}
+	var lc net.ListenConfig
+	var hln, tln net.Listener
+	if httpAddr != "" {
+		if hln, err = lc.Listen(ctx, "tcp", httpAddr); err != nil {
+			return nil, nil, fmt.Errorf("testsrv: listen http: %w", err)
+		}
+	}
+	if tcpAddr != "" {
+		if tln, err = lc.Listen(ctx, "tcp", tcpAddr); err != nil {
+			if hln != nil {
+				_ = hln.Close()
+			}
+			return nil, nil, fmt.Errorf("testsrv: listen tcp: %w", err)
+		}
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		for _, ln := range []net.Listener{hln, tln} {
+			if ln != nil {
+				_ = ln.Close()
+			}
+		}
+		return nil, nil, fmt.Errorf("testsrv: listen: %w", http.ErrServerClosed)
+	}
+	if hln != nil {
+		srv := &http.Server{
+			Handler:           s.Handler(),
+			ConnContext:       s.ConnContext,
+			ReadHeaderTimeout: 30 * time.Second,
+		}
+		s.httpSrvs = append(s.httpSrvs, srv)
+		httpBound = hln.Addr()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			_ = srv.Serve(hln) // returns http.ErrServerClosed after Close
+		}()
+	}
+	if tln != nil {
+		tcpBound = tln.Addr()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			_ = s.ServeTCP(tln) // nil after Close; an accept error ends TCP serving only
+		}()
+	}
+	s.stops = append(s.stops, context.AfterFunc(ctx, func() { _ = s.Close() }))
+	s.mu.Unlock()
+	return httpBound, tcpBound, nil
+}

@@ -1,0 +1,87 @@
+package transport
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// ErrFrameTooLarge reports a frame longer than the reader's limit. The
+// reader has skipped it; the stream can go on.
+var ErrFrameTooLarge = errors.New("transport: frame larger than --max-frame")
+
+// LineReader splits a byte stream into newline-delimited frames without
+// allocating once its buffer has grown to the largest frame seen. A frame
+// longer than max is skipped up to its newline and reported once as
+// ErrFrameTooLarge, so a 100 MB line costs at most max bytes of memory.
+type LineReader struct {
+	r          io.Reader
+	buf        []byte
+	start, end int
+	max        int
+	skipping   bool
+}
+
+// NewLineReader reads frames of at most max bytes from r.
+func NewLineReader(r io.Reader, max int) *LineReader {
+	return &LineReader{r: r, buf: make([]byte, min(64<<10, max+1)), max: max}
+}
+
+// Next returns the next frame, without its newline (and without a carriage
+// return before it). Empty lines are skipped. The frame is valid until the
+// next call. At the end of the stream it returns io.EOF, or
+// io.ErrUnexpectedEOF when a partial frame was cut off.
+func (l *LineReader) Next() ([]byte, error) {
+	scanned := l.start
+	for {
+		if i := bytes.IndexByte(l.buf[scanned:l.end], '\n'); i >= 0 {
+			nl := scanned + i
+			frame := l.buf[l.start:nl]
+			l.start = nl + 1
+			if l.skipping {
+				l.skipping = false
+				scanned = l.start
+				continue
+			}
+			if len(frame) > 0 && frame[len(frame)-1] == '\r' {
+				frame = frame[:len(frame)-1]
+			}
+			if len(bytes.TrimSpace(frame)) == 0 {
+				scanned = l.start
+				continue
+			}
+			if len(frame) > l.max {
+				return nil, ErrFrameTooLarge
+			}
+			return frame, nil
+		}
+		scanned = l.end
+		if l.end-l.start > l.max {
+			// Too long: forget what we have and skip to the next newline.
+			wasSkipping := l.skipping
+			l.start, l.end, scanned = 0, 0, 0
+			l.skipping = true
+			if !wasSkipping {
+				return nil, ErrFrameTooLarge
+			}
+		}
+		if l.start > 0 && l.end == len(l.buf) {
+			n := copy(l.buf, l.buf[l.start:l.end])
+			scanned -= l.start
+			l.start, l.end = 0, n
+		}
+		if l.end == len(l.buf) {
+			l.buf = append(l.buf, make([]byte, min(len(l.buf), l.max+1-len(l.buf)+1))...)
+			l.buf = l.buf[:cap(l.buf)]
+		}
+		n, err := l.r.Read(l.buf[l.end:])
+		l.end += n
+		if err != nil && n == 0 {
+			if err == io.EOF && l.end > l.start && !l.skipping {
+				return nil, fmt.Errorf("transport: stream ended inside a frame: %w", io.ErrUnexpectedEOF)
+			}
+			return nil, err
+		}
+	}
+}
