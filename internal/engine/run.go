@@ -32,8 +32,8 @@ type run struct {
 	tokens   chan struct{} // closed loop: one token per request allowed in flight
 	inflight atomic.Int64
 	maxSeen  atomic.Int64
-	method   []byte // the method as a JSON string
-	fp       uint64 // fingerprint of the params
+	method   []byte      // the method as a JSON string
+	fp       uint64      // fingerprint of the params
 	stopping atomic.Bool // sending has ended; failures from closing are expected
 
 	mu     sync.Mutex // guards tables

@@ -220,4 +220,3 @@ func (a *Aggregator) Tick(t float64, inflight int64) Point {
 	a.ivHist.Reset()
 	return p
 }
-
