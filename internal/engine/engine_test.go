@@ -27,7 +27,7 @@ func startServer(t *testing.T, cfg testsrv.Config) (*testsrv.Server, string, str
 	return srv, "http://" + h.String() + "/", "tcp://" + tc.String()
 }
 
-func target(t *testing.T, url string) transport.Target {
+func target(t testing.TB, url string) transport.Target {
 	t.Helper()
 	tg, err := transport.ParseTarget(url)
 	if err != nil {
@@ -220,3 +220,5 @@ func TestInterruptKeepsResults(t *testing.T) {
 		t.Fatalf("interrupted=%v requests=%+v", res.Interrupted, res.Requests)
 	}
 }
+
+func mustTarget(t testing.TB, url string) transport.Target { return target(t, url) }

@@ -4,8 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net"
-	"net/url"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,34 +16,25 @@ import (
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
-// httpDriver runs Conns workers over one keep-alive pool of Conns
-// connections. HTTP/1.1 has no multiplexing: each POST's body is its reply,
+// httpDriver runs Conns workers, each owning one HTTP/1.1 keep-alive
+// connection. HTTP/1.1 has no multiplexing: each POST's body is its reply,
 // so each worker is also its request's reader; its pending table still
 // checks the reply's id.
 type httpDriver struct {
-	r      *run
-	client *transport.HTTPClient
+	r    *run
+	opts transport.H1Options
 }
 
 func newHTTPDriver(r *run) *httpDriver {
-	return &httpDriver{r: r, client: transport.NewHTTP(transport.HTTPOptions{
-		URL: r.cfg.Target.URL, Conns: r.cfg.Conns, Header: r.cfg.Header, MaxBody: r.cfg.MaxFrame, Insecure: r.cfg.Insecure,
-	})}
+	return &httpDriver{r: r, opts: transport.H1Options{
+		URL: r.cfg.Target.URL, Header: r.cfg.Header, MaxBody: r.cfg.MaxFrame, Insecure: r.cfg.Insecure,
+	}}
 }
 
-// start checks that the target accepts TCP connections at all, without
-// sending a request that would count in the results.
+// start checks that the target accepts connections (and, for https, that
+// the TLS handshake succeeds), without sending a request that would count.
 func (d *httpDriver) start(ctx context.Context) error {
-	u, err := url.Parse(d.r.cfg.Target.URL)
-	if err != nil {
-		return err
-	}
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	dl := net.Dialer{Timeout: 5 * time.Second}
-	c, err := dl.DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
+	c, err := transport.DialH1(ctx, d.opts)
 	if err != nil {
 		return err
 	}
@@ -60,7 +50,7 @@ func (d *httpDriver) serve() {
 	wg.Wait()
 }
 
-func (d *httpDriver) close() { d.client.CloseIdle() }
+func (d *httpDriver) close() {}
 
 func (d *httpDriver) work() {
 	r := d.r
@@ -71,6 +61,30 @@ func (d *httpDriver) work() {
 	rec := j.rec
 	body := make([]byte, 0, 1024)
 	reply := make([]byte, 0, 4096)
+	var conn *transport.H1Conn
+	defer func() {
+		if conn != nil {
+			conn.Close()
+		}
+	}()
+	post := func(body, reply []byte) ([]byte, error) {
+		if conn == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), r.cfg.Timeout)
+			c, err := transport.DialH1(ctx, d.opts)
+			cancel()
+			if err != nil {
+				return reply[:0], err
+			}
+			conn = c
+		}
+		reply, _, err := conn.Post(body, reply, time.Now().Add(r.cfg.Timeout))
+		var se *transport.StatusError
+		if (err != nil && !errors.As(err, &se)) || !conn.Reusable() {
+			conn.Close()
+			conn = nil
+		}
+		return reply, err
+	}
 	for t := range r.ticks {
 		now := r.now()
 		if r.isNotification(t.seq) {
@@ -78,7 +92,7 @@ func (d *httpDriver) work() {
 			body = wire.AppendNotification(body[:0], r.method, r.cfg.Params)
 			rec.Record(stats.Sample{Kind: stats.NotifySent, A: now - t.intended})
 			var err error
-			reply, err = d.post(body, reply)
+			reply, err = post(body, reply)
 			switch {
 			case err != nil:
 				rec.Record(stats.Sample{Kind: stats.TransportError})
@@ -99,7 +113,7 @@ func (d *httpDriver) work() {
 		}
 		body = wire.AppendRequest(body[:0], id, r.cfg.IDFormat, r.method, r.cfg.Params)
 		rec.Record(stats.Sample{Kind: stats.Sent, A: now - t.intended})
-		reply, err = d.post(body, reply)
+		reply, err = post(body, reply)
 		now = r.now()
 		if err == nil && len(bytes.TrimSpace(reply)) == 0 {
 			err = errors.New("transport: empty reply body to a request")
@@ -109,7 +123,7 @@ func (d *httpDriver) work() {
 			// one that removes it counts it.
 			if e, ok := tb.Forget(id); ok {
 				kind := stats.TransportError
-				if errors.Is(err, context.DeadlineExceeded) {
+				if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
 					kind = stats.Timeout
 				} else {
 					r.noteTransportError(err)
@@ -123,13 +137,6 @@ func (d *httpDriver) work() {
 		// A body whose id matched nothing leaves the entry pending; no other
 		// reply can come for it, and the sweeper times it out.
 	}
-}
-
-func (d *httpDriver) post(body, reply []byte) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), d.r.cfg.Timeout)
-	defer cancel()
-	reply, _, err := d.client.Post(ctx, body, reply)
-	return reply, err
 }
 
 // judgeBody judges a reply body. A body holding several JSON values on

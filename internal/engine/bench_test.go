@@ -1,0 +1,176 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/pending"
+	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/testsrv"
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+// requestPath runs everything rpcload does per request on one goroutine:
+// register, encode, scan the reply, resolve, judge, record.
+type requestPath struct {
+	r     *run
+	tb    *pending.Table
+	j     judge
+	wrec  *stats.Recorder
+	buf   []byte
+	reply []byte
+}
+
+func newRequestPath() *requestPath {
+	r := &run{cfg: &Config{IDFormat: wire.IDInt, Timeout: time.Second}, agg: stats.NewAggregator([]string{"echo"}), method: []byte(`"echo"`)}
+	p := &requestPath{r: r, tb: pending.New(1024), wrec: r.agg.NewRecorder(), buf: make([]byte, 0, 256), reply: make([]byte, 0, 256)}
+	p.j = judge{r: r, rec: r.agg.NewRecorder()}
+	return p
+}
+
+func (p *requestPath) once(now int64) {
+	id, _ := p.tb.Add(pending.Entry{Intended: now, Sent: now, Deadline: now + 1e9})
+	p.buf = wire.AppendRequest(p.buf[:0], id, wire.IDInt, p.r.method, []byte(`[1,"a"]`))
+	p.wrec.Record(stats.Sample{Kind: stats.Sent})
+	// The reply a server would send back.
+	p.reply = append(p.reply[:0], `{"jsonrpc":"2.0","id":`...)
+	p.reply = wire.AppendID(p.reply, id, wire.IDInt)
+	p.reply = append(p.reply, `,"result":[1,"a"]}`...)
+	p.r.inflight.Add(1)
+	p.j.frame(p.tb, p.reply, now+1000)
+}
+
+// TestRequestPathAllocatesNothing proves the per-request hot path (encode,
+// pending add and resolve, frame scan, judging, histogram record via the
+// recorder) allocates nothing once warm.
+func TestRequestPathAllocatesNothing(t *testing.T) {
+	p := newRequestPath()
+	for i := range 2000 { // warm up: buffers and histograms exist
+		p.once(int64(i))
+	}
+	allocs := testing.AllocsPerRun(5000, func() { p.once(1) })
+	if allocs != 0 {
+		t.Fatalf("request path allocates %v per request, want 0", allocs)
+	}
+	res := &stats.Result{}
+	if err := p.r.agg.Fill(res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests.OK != 7001 || len(res.Violations) != 0 { // AllocsPerRun runs once more to warm up
+		t.Fatalf("ok=%d violations=%v, want 7001 and none", res.Requests.OK, res.Violations)
+	}
+}
+
+func BenchmarkRequestPath(b *testing.B) {
+	p := newRequestPath()
+	b.ReportAllocs()
+	var now int64
+	for b.Loop() {
+		now++
+		p.once(now)
+	}
+}
+
+// BenchmarkTCPClosedLoop1024 measures end-to-end throughput over TCP to the
+// embedded server (in the same process, so both share the 2 cores) with
+// 1024 requests in flight on 4 connections.
+func BenchmarkTCPClosedLoop1024(b *testing.B) {
+	benchThroughput(b, func(cfg *Config) {})
+}
+
+// BenchmarkHTTPClosedLoop50 is the same over HTTP/1.1 with 50 connections.
+func BenchmarkHTTPClosedLoop50(b *testing.B) {
+	benchThroughput(b, func(cfg *Config) { cfg.Concurrency, cfg.Conns = 50, 50 })
+}
+
+func benchThroughput(b *testing.B, adjust func(*Config)) {
+	srv, err := testsrv.New(testsrv.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h, tc, err := srv.ListenAndServe(ctx, "127.0.0.1:0", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	url := "tcp://" + tc.String()
+	if b.Name() == "BenchmarkHTTPClosedLoop50" {
+		url = "http://" + h.String() + "/"
+	}
+	var rate float64
+	for b.Loop() {
+		cfg := Config{Target: mustTarget(b, url), Concurrency: 1024, Conns: 4, Duration: 2 * time.Second,
+			Timeout: 10 * time.Second, Drain: 10 * time.Second, MaxInFlight: 100000, Method: "get_time", MaxFrame: 1 << 20}
+		adjust(&cfg)
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Violations) != 0 || res.Requests.OK != res.Requests.Sent {
+			b.Fatalf("unclean run: %+v %v", res.Requests, res.Violations)
+		}
+		rate = res.Rate.Achieved
+	}
+	b.ReportMetric(rate, "req/s")
+}
+
+// BenchmarkInflightHeap100k measures the heap rpcload holds per request in
+// flight: a TCP server that reads and never answers holds 100,000 requests
+// open, and the heap is read (after GC) at 10,000 and at 100,000 in flight.
+// The difference divided by 90,000 is the marginal cost of one more request
+// in flight; the server runs in this process but keeps nothing per request.
+func BenchmarkInflightHeap100k(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go io.Copy(io.Discard, bufio.NewReader(c))
+		}
+	}()
+	var perReq float64
+	for b.Loop() {
+		var heapAt10k, heapAt100k uint64
+		measure := func() uint64 {
+			runtime.GC()
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			return m.HeapAlloc
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cfg := Config{Target: mustTarget(b, "tcp://"+ln.Addr().String()), Rate: 200000, Conns: 4, Duration: time.Hour,
+			Timeout: time.Hour, Drain: 0, MaxInFlight: 100000, Method: "echo", Params: []byte(`[1,"a"]`),
+			MaxFrame: 1 << 20, Interval: 10 * time.Millisecond, InterruptDrain: time.Millisecond}
+		cfg.OnInterval = func(iv Interval) {
+			switch {
+			case heapAt10k == 0 && iv.InFlight >= 10000:
+				heapAt10k = measure()
+			case heapAt100k == 0 && iv.InFlight >= 100000:
+				heapAt100k = measure()
+				cancel()
+			}
+		}
+		if _, err := Run(ctx, cfg); err != nil {
+			b.Fatal(err)
+		}
+		cancel()
+		if heapAt10k == 0 || heapAt100k == 0 {
+			b.Fatal("never reached 100,000 in flight")
+		}
+		perReq = float64(int64(heapAt100k)-int64(heapAt10k)) / 90000
+	}
+	b.ReportMetric(perReq, "heap-bytes/inflight")
+}
