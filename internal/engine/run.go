@@ -119,6 +119,9 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	if err := d.start(ctx); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, cfg.Target.URL, err)
 	}
+	// The schedule starts once connections are up, so connecting does not
+	// count as lag. Nothing reads the clock before this point.
+	r.epoch = time.Now()
 	served := make(chan struct{})
 	go func() { d.serve(); close(served) }()
 	sweepDone := make(chan struct{})

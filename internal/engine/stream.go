@@ -49,7 +49,6 @@ func (d *streamDriver) dial(ctx context.Context) (*streamConn, error) {
 	}
 	sc := &streamConn{conn: c, tb: pending.New(d.r.cfg.MaxInFlight), readerDone: make(chan struct{})}
 	d.r.addTable(sc.tb)
-	go d.read(sc)
 	return sc, nil
 }
 
@@ -57,7 +56,10 @@ func (d *streamDriver) start(ctx context.Context) error {
 	for range d.r.cfg.Conns {
 		sc, err := d.dial(ctx)
 		if err != nil {
-			d.close()
+			for _, sc := range d.slots {
+				sc.conn.Close()
+			}
+			d.slots = nil
 			return err
 		}
 		d.slots = append(d.slots, sc)
@@ -66,6 +68,11 @@ func (d *streamDriver) start(ctx context.Context) error {
 }
 
 func (d *streamDriver) serve() {
+	// Readers start here, not at dial time, so they see the run clock set
+	// after start returned.
+	for _, sc := range d.slots {
+		go d.read(sc)
+	}
 	var wg sync.WaitGroup
 	for i := range d.slots {
 		wg.Add(1)
@@ -109,6 +116,7 @@ func (d *streamDriver) write(i int) {
 				continue
 			}
 			d.slots[i], sc = fresh, fresh
+			go d.read(sc)
 		}
 		buf, ids = buf[:0], ids[:0]
 		buf, ids = d.encode(sc, rec, buf, ids, t)
