@@ -74,6 +74,8 @@ func (j *judge) one(tb *pending.Table, frame []byte, now int64) {
 			kind := stats.OK
 			var code int64
 			switch {
+			case m.Problems.Has(wire.ProblemBothResultAndError):
+				kind = stats.InvalidReply // clients disagree on whether it succeeded
 			case m.Kind == wire.KindError && m.HasCode:
 				kind, code = stats.RPCError, m.Code
 			case m.Kind != wire.KindResult:
