@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -213,7 +215,10 @@ func (d *streamDriver) read(sc *streamConn) {
 	if r.stopping.Load() {
 		return
 	}
-	r.noteTransportError(err)
+	if errors.Is(err, io.EOF) {
+		err = errors.New("connection closed by the server")
+	}
+	r.noteTransportError(fmt.Errorf("%s: %w", r.cfg.Target.Addr, err))
 	sc.broken.Store(true)
 	sc.conn.Close()
 	r.removeTable(sc.tb)
