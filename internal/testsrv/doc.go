@@ -54,10 +54,12 @@
 //
 // Faults that change one reply (unknown_id, id_type, both, neither,
 // bad_version, bad_error, null_id) change the first eligible element of a
-// batch; unknown_id and null_id need a string or number id, id_type needs a
-// number or a string that spells one ("7" -> 7). notify_reply applies only to
-// frames with valid notifications and answers each with "id":null (computed
-// as if it were a request). Per transport:
+// batch. unknown_id needs a string or number id (it invents the integer
+// 9000000000000000+n or the string "unknown-n"), null_id the same on a valid
+// request, id_type a number or a string that spells one ("7" -> 7); a frame
+// without such an id skips them in favour of the next listed fault.
+// notify_reply applies only to frames with valid notifications and answers
+// each with "id":null (computed as if it were a request). Per transport:
 //
 //	fault             TCP                                  HTTP
 //	drop              no reply line                        request held until the client gives up or Close (then aborted)
@@ -65,8 +67,10 @@
 //	garbage           a line that is not JSON              a body that is not JSON (status 200)
 //	invalid_envelope  {"hello":"world"}                    same, as the body
 //	notify_reply      a reply line for the notification    200 with a JSON body instead of 204
-//	close             connection closed when the reply     connection hijacked and closed, no response
-//	                  was due (earlier replies flushed)
+//	close             when the reply is due: earlier       connection hijacked and closed, no response
+//	                  replies flushed, then FIN; nothing
+//	                  later is answered (input is drained
+//	                  for up to 2 s so no RST eats replies)
 //	delay             reply FaultDelay later               same
 //
 // # Stall

@@ -1,10 +1,13 @@
 package testsrv
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rpcload/rpcload/internal/wire"
 )
 
 // Fault names one way the server misbehaves on purpose. The string values are
@@ -226,4 +229,98 @@ func (p *proc) applicable(f fid) (int, bool) {
 	default:
 		return -1, p.firstReply >= 0
 	}
+}
+
+// garbageBody is what FaultGarbage sends: no JSON parser accepts it, and it
+// has no newline so it stays one NDJSON line.
+const garbageBody = "<<garbage: not JSON>>"
+
+// invalidEnvelope is valid JSON that is no JSON-RPC message at all.
+const invalidEnvelope = `{"hello":"world"}`
+
+// unknownBase is far above any counter a load generator reaches in a run,
+// yet exactly representable as a float64 for clients that decode to float.
+const unknownBase = 9_000_000_000_000_000
+
+// altID writes the replacement id for unknown_id / id_type into p.idbuf.
+func (p *proc) altID(f fid, pt *part) {
+	b := p.idbuf[:0]
+	switch {
+	case f == fIDType && pt.idKind == wire.IDNumber:
+		b = append(append(append(b, '"'), pt.id...), '"')
+	case f == fIDType:
+		b = append(b, pt.id[1:len(pt.id)-1]...)
+	default:
+		n := p.s.unknownSeq.Add(1)
+		for {
+			b = b[:0]
+			if pt.idKind == wire.IDNumber {
+				b = strconv.AppendUint(b, unknownBase+n, 10)
+			} else {
+				b = strconv.AppendUint(append(b, `"unknown-`...), n, 10)
+				b = append(b, '"')
+			}
+			if !bytes.Equal(b, pt.id) {
+				break
+			}
+			n = p.s.unknownSeq.Add(1)
+		}
+	}
+	p.idbuf = b
+}
+
+// appendFaulty writes part pt broken as fault f prescribes. The broken shapes
+// are written by hand on purpose: wire's encoders only produce valid replies.
+func (p *proc) appendFaulty(dst []byte, pt *part, f fid) []byte {
+	switch f {
+	case fUnknownID, fIDType:
+		return p.appendPart(dst, pt, p.idbuf)
+	case fNullID:
+		return wire.AppendError(dst, nil, wire.CodeInvalidRequest, msgInvalidRequest, nil)
+	case fNeither:
+		return append(appendHead(dst, "2.0", pt.id), '}')
+	case fBadError:
+		return append(appendHead(dst, "2.0", pt.id), `,"error":{"code":"-32603"}}`...)
+	case fBadVersion:
+		dst = appendHead(dst, "1.0", pt.id)
+		if pt.code == 0 {
+			dst = append(dst, `,"result":`...)
+			dst = appendRaw(dst, p.value(pt))
+		} else {
+			dst = p.appendErrorMember(dst, pt)
+		}
+		return append(dst, '}')
+	case fBoth:
+		dst = appendHead(dst, "2.0", pt.id)
+		if pt.code == 0 {
+			dst = append(dst, `,"result":`...)
+			dst = appendRaw(dst, p.value(pt))
+			dst = append(dst, `,"error":{"code":-32603,"message":"Internal error"}}`...)
+		} else {
+			dst = append(dst, `,"result":null`...)
+			dst = append(p.appendErrorMember(dst, pt), '}')
+		}
+		return dst
+	}
+	return p.appendPart(dst, pt, pt.id)
+}
+
+// appendHead writes `{"jsonrpc":"<v>","id":<id>` (no trailing comma).
+func appendHead(dst []byte, version string, id []byte) []byte {
+	dst = append(dst, `{"jsonrpc":"`...)
+	dst = append(dst, version...)
+	dst = append(dst, `","id":`...)
+	return appendRaw(dst, id)
+}
+
+// appendErrorMember writes `,"error":{...}` for an error part.
+func (p *proc) appendErrorMember(dst []byte, pt *part) []byte {
+	dst = append(dst, `,"error":{"code":`...)
+	dst = strconv.AppendInt(dst, pt.code, 10)
+	dst = append(dst, `,"message":`...)
+	dst = wire.AppendString(dst, pt.msg)
+	if v := p.value(pt); len(v) > 0 {
+		dst = append(append(dst, `,"data":`...), v...)
+	}
+	return append(dst, '}')
 }

@@ -331,3 +331,40 @@ func TestFaultsReproducible(t *testing.T) {
 		t.Error("seeds 42 and 43 gave identical decisions")
 	}
 }
+
+// TestCloseFaultFlushesEarlierReplies replays the documented PRNG (the first
+// connection uses Seed+0) to know which frame closes the connection: every
+// frame before it is answered, none after it.
+func TestCloseFaultFlushesEarlierReplies(t *testing.T) {
+	const n, prob = 40, 0.3
+	seed, first := uint64(0), 0
+	for ; ; seed++ { // the first seed whose first close is not on frame 0
+		r := newRand(seed)
+		for first = 0; first < n && r.Float64() >= prob; first++ {
+		}
+		if first > 2 && first < n {
+			break
+		}
+	}
+	s := newTestServer(t, Config{Seed: seed, Faults: []FaultSpec{{FaultClose, prob}}})
+	_, addr := serve(t, s)
+	c := dial(t, addr)
+	var in, want []string
+	for i := range n {
+		in = append(in, req(strconv.Itoa(i), "eth_chainId", ""))
+		if i < first {
+			want = append(want, res(strconv.Itoa(i), `"0x539"`))
+		}
+	}
+	c.send(in...)
+	var got []string
+	for l, ok := c.line(); ok; l, ok = c.line() {
+		got = append(got, l)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("seed %d, close at frame %d:\ngot  %q\nwant %q", seed, first, got, want)
+	}
+	if got := s.Injected()[FaultClose]; got != 1 {
+		t.Errorf("Injected[close] = %d", got)
+	}
+}

@@ -175,6 +175,10 @@ func (c *tcpConn) readLoop() {
 			c.teardown()
 			return
 		}
+		if c.stopRead.Load() { // closed while this frame was on its way
+			c.drain()
+			return
+		}
 		if len(blankTrim(frame)) > 0 {
 			c.handle(frame)
 		}
@@ -186,15 +190,6 @@ func (c *tcpConn) readLoop() {
 			return
 		}
 	}
-}
-
-// drain discards input until the client closes or the linger deadline set by
-// closeGracefully passes, then tears down. Closing a socket that still holds
-// unread input makes the kernel send RST, which can destroy replies the
-// client has not read yet; draining turns the close into an orderly FIN.
-func (c *tcpConn) drain() {
-	_, _ = io.Copy(io.Discard, c.br)
-	c.teardown()
 }
 
 // blankTrim strips JSON whitespace so that blank lines can be skipped.
@@ -265,9 +260,17 @@ func (c *tcpConn) handle(frame []byte) {
 	if f == fClose {
 		// Replies completed before this one still go out, then the close.
 		c.flushLocal()
-		it := getItem()
-		it.close, it.fault = true, f
-		c.schedule(it, s.deliverAfter(delay))
+		if wait := s.deliverAfter(delay); wait > 0 {
+			it := getItem()
+			it.close, it.fault = true, f
+			c.schedule(it, wait)
+			return
+		}
+		// Closing now: no later frame of this connection is answered, which
+		// keeps what the client sees independent of goroutine timing.
+		s.count(f)
+		c.requestClose()
+		c.stopRead.Store(true)
 		return
 	}
 	wait := delay
@@ -357,62 +360,9 @@ func (c *tcpConn) flushLocal() {
 	c.signal()
 }
 
-// requestClose makes the writer close the connection after flushing.
-func (c *tcpConn) requestClose() {
-	c.mu.Lock()
-	c.closeReq = true
-	c.mu.Unlock()
-	c.signal()
-}
-
 func (c *tcpConn) signal() {
 	select {
 	case c.wake <- struct{}{}:
 	default:
 	}
-}
-
-// silence stops all further output and drops pending replies. Callers hold
-// c.mu.
-func (c *tcpConn) silence() {
-	c.quiet = true
-	for _, it := range c.heap {
-		putItem(it)
-	}
-	c.heap = nil
-	c.cond.Broadcast()
-}
-
-// teardown closes the connection now and drops everything pending.
-func (c *tcpConn) teardown() {
-	c.mu.Lock()
-	if c.torn {
-		c.mu.Unlock()
-		return
-	}
-	c.torn = true
-	c.silence()
-	c.mu.Unlock()
-	close(c.done)
-	_ = c.nc.Close()
-}
-
-// lingerTimeout bounds how long a gracefully closed connection waits for the
-// client to close its side.
-const lingerTimeout = 2 * time.Second
-
-// closeGracefully ends the connection after the writer flushed: it sends FIN
-// (so the client reads every reply, then EOF) and lets the reader drain
-// input until the client closes or lingerTimeout passes.
-func (c *tcpConn) closeGracefully() {
-	c.mu.Lock()
-	c.silence()
-	c.mu.Unlock()
-	cw, ok := c.nc.(interface{ CloseWrite() error })
-	if !ok || cw.CloseWrite() != nil {
-		c.teardown()
-		return
-	}
-	c.stopRead.Store(true)
-	_ = c.nc.SetReadDeadline(time.Now().Add(lingerTimeout))
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package testsrv
+
+const raceEnabled = false
