@@ -63,7 +63,6 @@ type Recorder struct {
 	agg   *Aggregator
 	seq   atomic.Uint64 // odd while the owner is appending
 	cur   atomic.Pointer[batch]
-	spare *batch // owned by the Aggregator (touched under its mutex only)
 }
 
 // Record adds one sample. It never allocates and never blocks, except for a

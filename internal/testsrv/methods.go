@@ -283,7 +283,7 @@ func number(raw []byte) (f float64, i int64, isInt, ok bool) {
 	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
 		return 0, 0, false, false
 	}
-	if bytes.IndexAny(raw, ".eE") < 0 {
+	if !bytes.ContainsAny(raw, ".eE") {
 		if v, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
 			return float64(v), v, true, true
 		}
