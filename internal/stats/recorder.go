@@ -60,9 +60,9 @@ type batch struct {
 // Recorder collects the samples of one goroutine. Only its owner may call
 // Record; the Aggregator reads it concurrently through the swap protocol.
 type Recorder struct {
-	agg   *Aggregator
-	seq   atomic.Uint64 // odd while the owner is appending
-	cur   atomic.Pointer[batch]
+	agg *Aggregator
+	seq atomic.Uint64 // odd while the owner is appending
+	cur atomic.Pointer[batch]
 }
 
 // Record adds one sample. It never allocates and never blocks, except for a
