@@ -9,6 +9,7 @@ import (
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/testsrv"
 	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/wire"
 )
 
 // startServer runs the reference server on loopback for one test.
@@ -222,3 +223,70 @@ func TestInterruptKeepsResults(t *testing.T) {
 }
 
 func mustTarget(t testing.TB, url string) transport.Target { return target(t, url) }
+
+// TestLeakedAndDropped covers the verdicts a server that never answers
+// produces: with the in-flight cap reached, the rest of the schedule is
+// dropped (never queued), and what was sent is leaked when the drain ends
+// before the timeout.
+func TestLeakedAndDropped(t *testing.T) {
+	srv, _, tcpURL := startServer(t, testsrv.Config{Faults: []testsrv.FaultSpec{{Fault: testsrv.FaultDrop, Prob: 1}}})
+	cfg := baseConfig(target(t, tcpURL))
+	cfg.MaxInFlight, cfg.Timeout, cfg.Drain = 100, time.Minute, 50*time.Millisecond
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := res.Requests
+	if q.Sent != 100 || q.Dropped != 900 || q.Leaked != 100 || q.Timeouts != 0 || q.Answered != 0 {
+		t.Fatalf("requests = %+v, want 100 sent and leaked, 900 dropped", q)
+	}
+	if res.InFlightMax != 100 {
+		t.Errorf("in flight max %d, want the cap 100", res.InFlightMax)
+	}
+	if n := srv.Injected()[testsrv.FaultDrop]; n != 100 {
+		t.Errorf("server dropped %d, want 100", n)
+	}
+	if len(res.Warnings) == 0 {
+		t.Error("no warning about dropped ticks")
+	}
+}
+
+// TestStringIDs runs clean with quoted ids, and an id_type fault is caught
+// in that direction too ("7" sent, 7 back).
+func TestStringIDs(t *testing.T) {
+	srv, _, tcpURL := startServer(t, testsrv.Config{Faults: []testsrv.FaultSpec{{Fault: testsrv.FaultIDType, Prob: 0.1}}, Seed: 3})
+	cfg := baseConfig(target(t, tcpURL))
+	cfg.IDFormat = wire.IDQuoted
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := srv.Injected()[testsrv.FaultIDType]
+	if n == 0 || res.Violations["id_type_changed"] != n || len(res.Violations) != 1 {
+		t.Fatalf("violations %v, want only id_type_changed=%d", res.Violations, n)
+	}
+	if res.Requests.OK != res.Requests.Sent {
+		t.Fatalf("requests %+v: a changed id type still answers its request", res.Requests)
+	}
+}
+
+// TestClosedLoopKeepsConcurrency checks that closed loop never has more
+// than --concurrency requests in flight, and uses all of them.
+func TestClosedLoopKeepsConcurrency(t *testing.T) {
+	_, httpURL, tcpURL := startServer(t, testsrv.Config{})
+	for _, url := range []string{tcpURL, httpURL} {
+		cfg := baseConfig(target(t, url))
+		cfg.Rate, cfg.Concurrency, cfg.Conns, cfg.Method, cfg.Params = 0, 8, 8, "sleep", []byte(`[5]`)
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.InFlightMax != 8 || len(res.Violations) != 0 || res.Requests.OK != res.Requests.Sent || res.Requests.Sent < 80 {
+			t.Fatalf("%s: in flight max %d, requests %+v, violations %v", url, res.InFlightMax, res.Requests, res.Violations)
+		}
+		// Each request sleeps 5 ms on the server: service time cannot be less.
+		if res.Latency.Service.MinUs < 5000 {
+			t.Fatalf("%s: service min %dus is below the server's 5 ms", url, res.Latency.Service.MinUs)
+		}
+	}
+}
