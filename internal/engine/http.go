@@ -54,7 +54,10 @@ func (d *httpDriver) close() {}
 
 func (d *httpDriver) work() {
 	r := d.r
-	tb := pending.New(16)
+	// One request is in flight per worker, but entries whose reply carried
+	// another id stay until the sweeper times them out, so the table may
+	// hold up to the run's cap.
+	tb := pending.New(r.cfg.MaxInFlight)
 	r.addTable(tb)
 	var notified atomic.Uint64
 	j := judge{r: r, rec: r.agg.NewRecorder(), notified: &notified}

@@ -107,14 +107,14 @@ func (d *streamDriver) write(i int) {
 		if sc.broken.Load() {
 			<-sc.readerDone
 			if time.Now().Before(nextDial) {
-				d.fail(rec, t, errors.New("connection lost and not yet re-established"))
+				d.fail(rec, errors.New("connection lost and not yet re-established"))
 				continue
 			}
 			fresh, err := d.dial(context.Background())
 			if err != nil {
 				nextDial = time.Now().Add(redialBackoff)
 				r.noteTransportError(err)
-				d.fail(rec, t, nil)
+				d.fail(rec, nil)
 				continue
 			}
 			d.slots[i], sc = fresh, fresh
@@ -152,7 +152,7 @@ func (d *streamDriver) write(i int) {
 }
 
 // fail records a tick that could not be sent at all.
-func (d *streamDriver) fail(rec *stats.Recorder, t tick, err error) {
+func (d *streamDriver) fail(rec *stats.Recorder, err error) {
 	if err != nil {
 		d.r.noteTransportError(err)
 	}
