@@ -4,8 +4,8 @@
 //	rpcload run TARGET [flags]      load-test a server
 //	rpcload serve [flags]           run the embedded reference server
 //
-// Exit codes: 0 ok; 1 the run completed but saw violations, leaks or
-// timeouts; 2 usage or configuration error; 3 target unreachable;
+// Exit codes: 0 ok; 1 the run completed but saw violations, leaks,
+// timeouts or transport errors; 2 usage or configuration error; 3 target unreachable;
 // 130 interrupted.
 package main
 
@@ -44,7 +44,7 @@ func main() {
 }
 
 func realMain(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signalContext()
+	ctx, stop := signalContext(stderr)
 	defer stop()
 	cmd, rest := "demo", args
 	if len(args) > 0 {
@@ -100,22 +100,26 @@ Run "rpcload run --help" or "rpcload serve --help" for their flags.
 `
 
 // signalContext is cancelled by the first SIGINT or SIGTERM, so the run
-// stops sending, drains briefly and still reports; a second one exits at once.
-func signalContext() (context.Context, func()) {
+// stops sending, drains briefly and still reports; a second one exits at once
+// (result files are written atomically, so none is left half-written).
+func signalContext(stderr io.Writer) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
+	done := make(chan struct{})
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		n := 0
-		for range ch {
-			n++
-			if n == 1 {
-				fmt.Fprintln(os.Stderr, "rpcload: interrupted; draining and writing results (interrupt again to quit at once)")
-				cancel()
-				continue
+		for n := 1; ; n++ {
+			select {
+			case <-done:
+				return
+			case <-ch:
 			}
-			os.Exit(exitInterrupted)
+			if n > 1 {
+				os.Exit(exitInterrupted)
+			}
+			fmt.Fprintln(stderr, "rpcload: interrupted; draining and writing results (interrupt again to quit at once)")
+			cancel()
 		}
 	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
+	return ctx, func() { signal.Stop(ch); close(done); cancel() }
 }

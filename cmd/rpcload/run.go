@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,7 +58,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.maxFrame, "max-frame", "16MiB", "largest reply frame or body accepted (e.g. 16MiB, 512KiB, 1000000)")
 	fs.BoolVar(&f.insecure, "insecure", false, "https: do not verify the server's certificate")
 	fs.StringVarP(&f.output, "output", "o", "", "write the result as JSON to this file (atomically)")
-	fs.BoolVar(&f.allowViolations, "allow-violations", false, "exit 0 even when violations, leaks or timeouts were seen")
+	fs.BoolVar(&f.allowViolations, "allow-violations", false, "exit 0 even when violations, leaks, timeouts or transport errors were seen")
 	fs.DurationVar(&f.interval, "interval", time.Second, "time-series and progress interval")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines on stderr")
 }
@@ -129,13 +131,47 @@ func parseHeaders(hs []string) (http.Header, error) {
 		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") {
 			return nil, fmt.Errorf("%q is not 'Name: value'", s)
 		}
+		if !validHeaderName(name) {
+			return nil, fmt.Errorf("header name %q has characters not allowed in an HTTP header name", name)
+		}
 		if strings.ContainsAny(value, "\r\n") {
 			return nil, fmt.Errorf("header %q: value contains a line break", name)
 		}
-		h.Add(name, strings.TrimSpace(value))
+		value = strings.TrimSpace(value)
+		if !validHeaderValue(value) {
+			return nil, fmt.Errorf("header %q: value contains a control character", name)
+		}
+		h.Add(name, value)
 	}
 	return h, nil
 }
+
+// validHeaderName reports whether name is an RFC 9110 token; net/http
+// refuses to send any other name, which would fail every request.
+func validHeaderName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderValue reports whether v has no control characters but tab,
+// as net/http requires of the values it sends.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// maxSize is the largest size parseSize accepts: 1 TiB, or less where int
+// is 32 bits wide (where a larger size would wrap around).
+const maxSize = min(1<<40, math.MaxInt)
 
 // parseSize reads a byte count with an optional KiB/MiB/GiB (or KB/MB/GB) suffix.
 func parseSize(s string) (int, error) {
@@ -154,8 +190,12 @@ func parseSize(s string) (int, error) {
 	if err != nil || n <= 0 {
 		return 0, fmt.Errorf("%q is not a positive size like 16MiB", s)
 	}
-	if n > (1<<40)/mult {
-		return 0, fmt.Errorf("%q is too large (1 TiB at most)", s)
+	if n > maxSize/mult {
+		limit := "1 TiB"
+		if maxSize < 1<<40 {
+			limit = strconv.Itoa(maxSize) + " bytes"
+		}
+		return 0, fmt.Errorf("%q is too large (%s at most)", s, limit)
 	}
 	return int(n * mult), nil
 }
@@ -223,9 +263,12 @@ func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr
 	return exitOK, nil
 }
 
-// findings reports whether the run saw anything that fails it by default.
+// findings reports whether the run saw anything that fails it by default:
+// a broken rule, a request never answered, or one that failed below
+// JSON-RPC (otherwise a run in which nothing succeeded would pass).
 func findings(r *stats.Result) bool {
-	return len(r.Violations) > 0 || r.Requests.Leaked > 0 || r.Requests.Timeouts > 0
+	q := r.Requests
+	return len(r.Violations) > 0 || q.Leaked > 0 || q.Timeouts > 0 || q.TransportErrors > 0
 }
 
 func settings(c engine.Config) map[string]any {
@@ -248,6 +291,7 @@ func settings(c engine.Config) map[string]any {
 		for k := range c.Header {
 			names = append(names, k)
 		}
+		slices.Sort(names)
 		s["header_names"] = names
 	}
 	return s

@@ -121,6 +121,9 @@ func (d *httpDriver) work() {
 		if err == nil && len(bytes.TrimSpace(reply)) == 0 {
 			err = errors.New("transport: empty reply body to a request")
 		}
+		if errors.Is(err, transport.ErrBodyTooLarge) {
+			j.violations(check.Set(0).Add(check.FrameTooLarge), 0, reply)
+		}
 		if err != nil {
 			// The sweeper may have timed the entry out already; only the
 			// one that removes it counts it.

@@ -70,14 +70,22 @@ func DialH1(ctx context.Context, o H1Options) (*H1Conn, error) {
 	return &H1Conn{conn: c, br: bufio.NewReaderSize(c, 32<<10), head: requestHead(u, o.Header), wbuf: make([]byte, 0, 4096), maxBody: o.MaxBody}, nil
 }
 
+// requestHead renders everything of a request before the length. Extra
+// headers replace the defaults of the same name, Host included (for virtual
+// hosts behind one address).
 func requestHead(u *url.URL, extra http.Header) []byte {
-	path := u.RequestURI()
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: %s\r\n", path, u.Host)
 	h := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}, "User-Agent": {"rpcload"}}
 	for k, v := range extra {
 		h[http.CanonicalHeaderKey(k)] = v
 	}
+	host := u.Host
+	if v := h.Get("Host"); v != "" {
+		host = v
+	}
+	h.Del("Host")
+	h.Del("Content-Length") // rpcload writes the real one
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: %s\r\n", u.RequestURI(), host)
 	h.Write(&b)
 	b.WriteString("Content-Length: ")
 	return b.Bytes()
@@ -263,7 +271,9 @@ func (c *H1Conn) readChunked(dst []byte) ([]byte, error) {
 				}
 			}
 		}
-		if int64(len(dst))+n > int64(c.maxBody) {
+		// Compare without adding: a chunk size near 2^63 would overflow
+		// len(dst)+n into a negative number and pass the check.
+		if n > int64(c.maxBody)-int64(len(dst)) {
 			c.closing = true
 			return dst, ErrBodyTooLarge
 		}

@@ -222,7 +222,7 @@ func (ns *nameSet) repeat(d []byte, ks, ke int) bool {
 			return true
 		}
 	}
-	if ns.n < maxExtraNames && ke <= math.MaxUint32 {
+	if ns.n < maxExtraNames && uint64(ke) <= math.MaxUint32 {
 		ns.span[ns.n] = [2]uint32{uint32(ks), uint32(ke)}
 		ns.n++
 	}

@@ -1,0 +1,328 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+// Every target in these tables is a closed loopback port, so a case that
+// wrongly passed validation would end quickly (exit 3) instead of hanging.
+const (
+	deadTCP  = "tcp://127.0.0.1:1"
+	deadHTTP = "http://127.0.0.1:1/"
+)
+
+func TestUsageErrors(t *testing.T) {
+	run := func(extra ...string) []string {
+		return append([]string{"run", deadTCP, "--method", "echo", "--duration", "100ms"}, extra...)
+	}
+	runHTTP := func(extra ...string) []string {
+		return append([]string{"run", deadHTTP, "--method", "echo", "--duration", "100ms"}, extra...)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want []string // substrings of stderr
+	}{
+		{"unknown flag", run("--bogus"), []string{"unknown flag", "--bogus"}},
+		{"unknown shorthand", run("-Z"), []string{"unknown shorthand", "Z"}},
+		{"flag without value", run("--rate"), []string{"--rate"}},
+		{"rate not a number", run("--rate", "fast"), []string{"--rate", "fast"}},
+		{"negative rate", run("--rate", "-1"), []string{"--rate", "negative"}},
+		{"zero rate alone", run("--rate", "0"), []string{"--rate", "--concurrency"}},
+		{"rate too high", run("--rate", "2e7"), []string{"--rate", "10,000,000"}},
+		{"rate and concurrency", run("--rate", "10", "--concurrency", "4"), []string{"--rate", "--concurrency", "exclude"}},
+		{"negative concurrency", run("--concurrency", "-1"), []string{"--concurrency"}},
+		{"zero conns", run("--conns", "0"), []string{"--conns", "at least 1"}},
+		{"zero duration", run("--duration", "0"), []string{"--duration", "positive"}},
+		{"negative duration", run("--duration", "-1s"), []string{"--duration", "positive"}},
+		{"bad duration", run("--duration", "soon"), []string{"--duration", "soon"}},
+		{"negative timeout", run("--timeout", "-1s"), []string{"--timeout", "positive"}},
+		{"zero timeout", run("--timeout", "0"), []string{"--timeout", "positive"}},
+		{"negative drain", run("--drain", "-1s"), []string{"--drain", "negative"}},
+		{"zero max-inflight", run("--max-inflight", "0"), []string{"--max-inflight", "at least 1"}},
+		{"negative notify-every", run("--notify-every", "-1"), []string{"--notify-every"}},
+		{"zero interval", run("--interval", "0"), []string{"--interval", "positive"}},
+		{"hex ids", run("--id-format", "hex"), []string{"--id-format", "hex"}},
+		{"scalar params", run("--params", "7"), []string{"--params", "array or object"}},
+		{"string params", run("--params", `"a"`), []string{"--params", "array or object"}},
+		{"null params", run("--params", "null"), []string{"--params", "array or object"}},
+		{"blank params", run("--params", "  "), []string{"--params", "array or object"}},
+		{"broken object params", run("--params", "{bad"), []string{"--params", "array or object"}},
+		{"unterminated array params", run("--params", "[1,"), []string{"--params", "array or object"}},
+		{"zero max-frame", run("--max-frame", "0"), []string{"--max-frame", `"0"`}},
+		{"bad unit max-frame", run("--max-frame", "12XB"), []string{"--max-frame", "12XB"}},
+		{"huge max-frame", run("--max-frame", "2000GiB"), []string{"--max-frame", "too large"}},
+		{"overflowing max-frame", run("--max-frame", "99999999999999999999"), []string{"--max-frame", "99999999999999999999"}},
+		{"tiny max-frame", run("--max-frame", "10"), []string{"--max-frame", "64"}},
+		{"header without colon", runHTTP("-H", "NoColon"), []string{"--header", "NoColon"}},
+		{"header empty name", runHTTP("-H", ": v"), []string{"--header"}},
+		{"header CRLF in value", runHTTP("-H", "X-A: a\r\nX-B: b"), []string{"--header", "line break"}},
+		{"header LF in value", runHTTP("-H", "X-A: a\nb"), []string{"--header", "line break"}},
+		{"header CR in name", runHTTP("-H", "X\rA: b"), []string{"--header"}},
+		{"header space in name", runHTTP("-H", "X A: b"), []string{"--header"}},
+		{"header separator in name", runHTTP("-H", "X(A): b"), []string{"--header", "X(A)"}},
+		{"header NUL in value", runHTTP("-H", "X-A: a\x00b"), []string{"--header", "control character"}},
+		{"header DEL in value", runHTTP("-H", "X-A: a\x7fb"), []string{"--header", "control character"}},
+		{"header on tcp target", run("-H", "X-A: b"), []string{"--header", "http", "tcp"}},
+		{"missing method", []string{"run", deadTCP}, []string{"--method", "required"}},
+		{"no target", []string{"run", "--method", "echo"}, []string{"TARGET", "got 0"}},
+		{"two targets", []string{"run", deadTCP, deadHTTP, "--method", "echo"}, []string{"TARGET", "got 2"}},
+		{"empty target", []string{"run", "", "--method", "echo"}, []string{"empty target"}},
+		{"ftp scheme", []string{"run", "ftp://127.0.0.1:21", "--method", "echo"}, []string{"scheme", "ftp"}},
+		{"no scheme", []string{"run", "127.0.0.1:9090", "--method", "echo"}, []string{"127.0.0.1:9090"}},
+		{"tcp without port", []string{"run", "tcp://127.0.0.1", "--method", "echo"}, []string{"host:port"}},
+		{"tcp bad port", []string{"run", "tcp://127.0.0.1:99999", "--method", "echo"}, []string{"port"}},
+		{"tcp with path", []string{"run", "tcp://127.0.0.1:9/x", "--method", "echo"}, []string{"only host:port"}},
+		{"http without host", []string{"run", "http:///x", "--method", "echo"}, []string{"no host"}},
+		{"unknown subcommand", []string{"frobnicate"}, []string{"unknown command", "frobnicate"}},
+		{"serve unknown fault", []string{"serve", "--fault", "nosuchfault"}, []string{"--fault", "nosuchfault"}},
+		{"serve fault prob 2", []string{"serve", "--fault", "drop=2"}, []string{"--fault", "drop=2"}},
+		{"serve fault-prob 0", []string{"serve", "--fault", "drop", "--fault-prob", "0"}, []string{"--fault-prob"}},
+		{"serve stall junk", []string{"serve", "--stall", "junk"}, []string{"--stall", "junk"}},
+		{"serve stall no for", []string{"serve", "--stall", "0s@1s"}, []string{"--stall"}},
+		{"serve stall negative at", []string{"serve", "--stall", "1s@-1s"}, []string{"--stall"}},
+		{"serve fault-delay 0", []string{"serve", "--fault-delay", "0"}, []string{"--fault-delay"}},
+		{"serve max-frame", []string{"serve", "--max-frame", "lots"}, []string{"--max-frame", "lots"}},
+		{"serve argument", []string{"serve", "extra"}, []string{"no arguments", "extra"}},
+		{"serve unknown flag", []string{"serve", "--bogus"}, []string{"unknown flag", "--bogus"}},
+		{"demo argument", []string{"--duration", "1s", "extra"}, []string{"unexpected argument", "extra"}},
+		{"demo transport", []string{"--transport", "udp"}, []string{"--transport", "udp"}},
+		{"demo unknown fault", []string{"--fault", "nosuchfault"}, []string{"--fault", "nosuchfault"}},
+		{"demo zero duration", []string{"--duration", "0"}, []string{"--duration", "positive"}},
+		{"demo unknown flag", []string{"--bogus"}, []string{"unknown flag", "--bogus"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := realMain(tt.args, &stdout, &stderr)
+			if code != exitUsage {
+				t.Fatalf("realMain(%q) = %d, want %d\nstdout:\n%s\nstderr:\n%s", tt.args, code, exitUsage, &stdout, &stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr does not mention %q:\n%s", w, &stderr)
+				}
+			}
+			if !strings.Contains(stderr.String(), "rpcload: ") {
+				t.Errorf("stderr has no rpcload: error line:\n%s", &stderr)
+			}
+		})
+	}
+}
+
+func TestInfoCommands(t *testing.T) {
+	tests := []struct {
+		args       []string
+		stdoutHas  string
+		stderrHas  string
+		wantStdout bool
+	}{
+		{[]string{"version"}, "rpcload " + version, "", true},
+		{[]string{"--version"}, "rpcload " + version, "", true},
+		{[]string{"help"}, "usage:", "", true},
+		{[]string{"-h"}, "usage:", "", true},
+		{[]string{"--help"}, "usage:", "", true},
+		{[]string{"run", "--help"}, "", "--method", false},
+		{[]string{"serve", "--help"}, "", "--fault", false},
+		{[]string{"demo", "--help"}, "", "--transport", false},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := realMain(tt.args, &stdout, &stderr); code != exitOK {
+				t.Fatalf("exit %d, want 0; stderr:\n%s", code, &stderr)
+			}
+			if !strings.Contains(stdout.String(), tt.stdoutHas) || !strings.Contains(stderr.String(), tt.stderrHas) {
+				t.Errorf("stdout %q / stderr %q: want %q / %q", &stdout, &stderr, tt.stdoutHas, tt.stderrHas)
+			}
+			if tt.wantStdout && stdout.Len() == 0 {
+				t.Error("nothing on stdout")
+			}
+		})
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int // 0: an error
+	}{
+		{"1", 1},
+		{"64", 64},
+		{"1000000", 1000000},
+		{"16MiB", 16 << 20},
+		{"512KiB", 512 << 10},
+		{"2GiB", 2 << 30},
+		{"3KB", 3000},
+		{"3MB", 3e6},
+		{"1GB", 1e9},
+		{"100B", 100},
+		{" 16 MiB ", 16 << 20},
+		{"+5", 5},
+		{"1099511627776", 1 << 40},
+		{"1024GiB", 1 << 40},
+		{"1099GB", 1099e9},
+		{"1099511627KB", 1099511627000},
+		{"", 0},
+		{"0", 0},
+		{"-1", 0},
+		{"-1MiB", 0},
+		{"0KiB", 0},
+		{"MiB", 0},
+		{"1.5MiB", 0},
+		{"12XB", 0},
+		{"16mib", 0},
+		{"16 M", 0},
+		{"0x10", 0},
+		{"1_000", 0},
+		{"1TiB", 0},
+		{"1099511627777", 0},
+		{"1025GiB", 0},
+		{"1100GB", 0},
+		{"1099511628KB", 0},
+		{"99999999999999999999", 0},
+		{"9223372036854775807", 0},
+		{"9223372036854775807KiB", 0},
+		{"1KiBKiB", 0},
+	}
+	for _, tt := range tests {
+		got, err := parseSize(tt.in)
+		switch {
+		case tt.want == 0 && err == nil:
+			t.Errorf("parseSize(%q) = %d, want an error", tt.in, got)
+		case tt.want == 0:
+			if !strings.Contains(err.Error(), tt.in) {
+				t.Errorf("parseSize(%q) error %q does not quote the input", tt.in, err)
+			}
+		case err != nil || got != tt.want:
+			t.Errorf("parseSize(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestParseHeaders(t *testing.T) {
+	tests := []struct {
+		in   []string
+		want http.Header // nil: an error
+	}{
+		{[]string{"X-A: b"}, http.Header{"X-A": {"b"}}},
+		{[]string{"x-a:b"}, http.Header{"X-A": {"b"}}},
+		{[]string{"  X-A  :   b c  "}, http.Header{"X-A": {"b c"}}},
+		{[]string{"X-A:"}, http.Header{"X-A": {""}}},
+		{[]string{"Authorization: Bearer a:b:c"}, http.Header{"Authorization": {"Bearer a:b:c"}}},
+		{[]string{"X-A: 1", "x-a: 2", "X-B: 3"}, http.Header{"X-A": {"1", "2"}, "X-B": {"3"}}},
+		{[]string{"X-A: tab\there"}, http.Header{"X-A": {"tab\there"}}},
+		{[]string{"X-A: caf\u00e9"}, http.Header{"X-A": {"caf\u00e9"}}},
+		{[]string{"!#$%&'*+-.^_`|~09az: v"}, http.Header{"!#$%&'*+-.^_`|~09az": {"v"}}},
+		{[]string{}, http.Header{}},
+		{[]string{"NoColon"}, nil},
+		{[]string{""}, nil},
+		{[]string{":v"}, nil},
+		{[]string{"   : v"}, nil},
+		{[]string{"X A: v"}, nil},
+		{[]string{"X\tA: v"}, nil},
+		{[]string{"X\rA: v"}, nil},
+		{[]string{"X\nA: v"}, nil},
+		{[]string{"X(A): v"}, nil},
+		{[]string{"X\"A: v"}, nil},
+		{[]string{"X/A: v"}, nil},
+		{[]string{"X\x00A: v"}, nil},
+		{[]string{"caf\u00e9: v"}, nil},
+		{[]string{"X-A: a\r\nX-B: b"}, nil},
+		{[]string{"X-A: a\rb"}, nil},
+		{[]string{"X-A: a\nb"}, nil},
+		{[]string{"X-A: a\x00b"}, nil},
+		{[]string{"X-A: a\x1bb"}, nil},
+		{[]string{"X-A: a\x7fb"}, nil},
+		{[]string{"X-A: ok", "Bad"}, nil},
+	}
+	for _, tt := range tests {
+		got, err := parseHeaders(tt.in)
+		if tt.want == nil {
+			if err == nil {
+				t.Errorf("parseHeaders(%q) = %v, want an error", tt.in, got)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("parseHeaders(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// TestConfigDefaults checks what runFlags.config fills in when a flag is not
+// given, per transport and loop.
+func TestConfigDefaults(t *testing.T) {
+	tests := []struct {
+		target   string
+		args     []string
+		rate     float64
+		conc     int
+		conns    int
+		drainIs  string
+		maxFrame int
+	}{
+		{deadTCP, nil, 1000, 0, 4, "10s", 16 << 20},
+		{deadHTTP, nil, 1000, 0, 64, "10s", 16 << 20},
+		{deadHTTP, []string{"--concurrency", "7"}, 0, 7, 7, "10s", 16 << 20},
+		{deadTCP, []string{"--concurrency", "7"}, 0, 7, 4, "10s", 16 << 20},
+		{deadTCP, []string{"--timeout", "2s"}, 1000, 0, 4, "2s", 16 << 20},
+		{deadTCP, []string{"--timeout", "2s", "--drain", "0"}, 1000, 0, 4, "0s", 16 << 20},
+		{deadTCP, []string{"--rate", "5", "--conns", "2", "--max-frame", "1KiB"}, 5, 0, 2, "10s", 1024},
+	}
+	for _, tt := range tests {
+		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+		var f runFlags
+		f.register(fs)
+		if err := fs.Parse(append([]string{"--method", "echo"}, tt.args...)); err != nil {
+			t.Fatal(err)
+		}
+		c, err := f.config(fs, tt.target)
+		if err != nil {
+			t.Errorf("%s %q: %v", tt.target, tt.args, err)
+			continue
+		}
+		if c.Rate != tt.rate || c.Concurrency != tt.conc || c.Conns != tt.conns || c.Drain.String() != tt.drainIs || c.MaxFrame != tt.maxFrame {
+			t.Errorf("%s %q: rate %g conc %d conns %d drain %s max-frame %d; want %g %d %d %s %d",
+				tt.target, tt.args, c.Rate, c.Concurrency, c.Conns, c.Drain, c.MaxFrame, tt.rate, tt.conc, tt.conns, tt.drainIs, tt.maxFrame)
+		}
+	}
+}
+
+// TestSettingsHeaderNamesSorted: the result file lists header names (never
+// values) in a stable order, so two runs with the same flags write the same
+// settings.
+func TestSettingsHeaderNamesSorted(t *testing.T) {
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	var f runFlags
+	f.register(fs)
+	args := []string{"--method", "echo"}
+	for _, h := range []string{"X-E: 5", "X-D: 4", "Authorization: secret", "X-C: 3", "X-B: 2", "X-A: 1"} {
+		args = append(args, "-H", h)
+	}
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.config(fs, deadHTTP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Authorization", "X-A", "X-B", "X-C", "X-D", "X-E"}
+	for range 20 { // map order is random: a missing sort shows within a few tries
+		s := settings(c)
+		if got := s["header_names"]; !reflect.DeepEqual(got, want) {
+			t.Fatalf("header_names = %v, want %v", got, want)
+		}
+		for k, v := range s {
+			if str, ok := v.(string); ok && strings.Contains(str, "secret") {
+				t.Fatalf("settings[%q] leaks a header value: %q", k, str)
+			}
+		}
+	}
+}
