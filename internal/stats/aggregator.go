@@ -122,11 +122,15 @@ func (a *Aggregator) KeepSample(rule check.Rule, method int, frame []byte, note 
 	a.samples[rule] = append(a.samples[rule], FrameSample{Method: a.methodName(method), Frame: string(f), Note: note})
 }
 
+// UnmatchedMethod is the method name under which replies that matched no
+// request (unknown ids, duplicates, late replies) are counted.
+const UnmatchedMethod = "(unmatched)"
+
 func (a *Aggregator) methodName(i int) string {
 	if i >= 0 && i < len(a.methods) {
 		return a.methods[i]
 	}
-	return "(unmatched)"
+	return UnmatchedMethod
 }
 
 // Flush merges every recorder's pending samples. Call it before reading
@@ -160,7 +164,8 @@ func (a *Aggregator) mergeLocked(b *batch) {
 			m = len(a.per) - 1
 		}
 		a.add(a.per[m], s)
-		a.add(a.total, s)
+		// A value goes into several histograms; count its clamping once.
+		a.clamped += a.add(a.total, s)
 		a.interval[s.Kind]++
 		switch s.Kind {
 		case OK, RPCError, InvalidReply:
@@ -171,34 +176,39 @@ func (a *Aggregator) mergeLocked(b *batch) {
 	}
 }
 
-func (a *Aggregator) add(ms *methodStats, s *Sample) {
+// add counts s into ms and returns how many of its values were clamped.
+func (a *Aggregator) add(ms *methodStats, s *Sample) (clamped uint64) {
 	ms.counts[s.Kind]++
 	switch s.Kind {
 	case Sent:
-		a.record(ms.lag, s.A)
+		clamped += a.record(ms.lag, s.A)
 	case OK, RPCError, InvalidReply:
-		a.record(ms.corrected, s.A)
-		a.record(ms.service, s.B)
+		clamped += a.record(ms.corrected, s.A)
+		clamped += a.record(ms.service, s.B)
 		if s.Kind == RPCError {
 			ms.codes[s.Code]++
 		}
 	case Violation:
 		ms.rules[s.Rule]++
 	}
+	return clamped
 }
 
 // record stores a duration in nanoseconds as whole microseconds (rounded to
-// nearest); negative durations (a clock step) count as zero.
-func (a *Aggregator) record(h *hdr.Histogram, ns int64) {
-	us := (ns + 500) / 1000
-	if us < 0 {
-		us = 0
+// nearest); negative durations (a clock step) count as zero. It returns 1 if
+// the value was clamped to the top, else 0.
+func (a *Aggregator) record(h *hdr.Histogram, ns int64) uint64 {
+	var us int64
+	if ns > 0 {
+		us = ns/1000 + (ns%1000+500)/1000 // not (ns+500)/1000: that overflows near MaxInt64
 	}
+	var clamped uint64
 	if us > histHighest {
 		us = histHighest
-		a.clamped++
+		clamped = 1
 	}
 	_ = h.RecordValue(us)
+	return clamped
 }
 
 // Tick closes the current interval at t seconds since the run's start with

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 )
 
 // WriteText renders r as the human-readable report. It returns the first
@@ -68,9 +69,17 @@ func WriteText(w io.Writer, r *Result) error {
 	row("service", r.Latency.Service)
 	row("lag", r.Latency.Lag)
 	tw.Flush()
-	if len(r.Methods) > 1 {
+	// Replies that matched no request are kept under their own name for
+	// their violations; they have no latency to show here.
+	var called []string
+	for _, name := range SortedKeys(r.Methods) {
+		if name != UnmatchedMethod {
+			called = append(called, name)
+		}
+	}
+	if len(called) > 1 {
 		p("\nper method (corrected latency)\n")
-		for _, name := range SortedKeys(r.Methods) {
+		for _, name := range called {
 			m := r.Methods[name]
 			p("  %-24s answered %d, p50 %s, p99 %s\n", name, m.Requests.Answered, us(m.Latency.Corrected.P50us), us(m.Latency.Corrected.P99us))
 		}
@@ -101,6 +110,9 @@ func oneLine(s string, n int) string {
 		return r
 	}, s)
 	if len(s) > n {
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n-- // cut before a character, not inside it
+		}
 		s = s[:n] + "…"
 	}
 	return s
