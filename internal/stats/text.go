@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
 	"unicode/utf8"
 )
 
@@ -90,12 +89,13 @@ func WriteText(w io.Writer, r *Result) error {
 	return ew.err
 }
 
+// us formats microseconds with a unit that keeps three to four significant
+// digits; the thresholds sit where rounding would carry into the next unit.
 func us(v int64) string {
-	d := time.Duration(v) * time.Microsecond
 	switch {
-	case d < time.Millisecond:
+	case v < 1000:
 		return fmt.Sprintf("%dµs", v)
-	case d < time.Second:
+	case v < 999_995:
 		return fmt.Sprintf("%.2fms", float64(v)/1e3)
 	default:
 		return fmt.Sprintf("%.3fs", float64(v)/1e6)

@@ -14,7 +14,8 @@ var ErrFrameTooLarge = errors.New("transport: frame larger than --max-frame")
 // LineReader splits a byte stream into newline-delimited frames without
 // allocating once its buffer has grown to the largest frame seen. A frame
 // longer than max is skipped up to its newline and reported once as
-// ErrFrameTooLarge, so a 100 MB line costs at most max bytes of memory.
+// ErrFrameTooLarge, so a 100 MB line costs at most max+2 bytes of memory.
+// A line longer than max is too large even when it is blank.
 type LineReader struct {
 	r          io.Reader
 	buf        []byte
@@ -47,18 +48,22 @@ func (l *LineReader) Next() ([]byte, error) {
 			if len(frame) > 0 && frame[len(frame)-1] == '\r' {
 				frame = frame[:len(frame)-1]
 			}
+			// Length first: a line too long to buffer is reported whatever it
+			// holds, so a blank line longer than max must be too, or the
+			// verdict would depend on how reads were chunked.
+			if len(frame) > l.max {
+				return nil, ErrFrameTooLarge
+			}
 			if len(bytes.TrimSpace(frame)) == 0 {
 				scanned = l.start
 				continue
 			}
-			if len(frame) > l.max {
-				return nil, ErrFrameTooLarge
-			}
 			return frame, nil
 		}
 		scanned = l.end
-		if l.end-l.start > l.max {
-			// Too long: forget what we have and skip to the next newline.
+		if n := l.end - l.start; n > l.max+1 || n == l.max+1 && l.buf[l.end-1] != '\r' {
+			// Too long even if a CR ends it (max bytes and a CR are a frame of
+			// max): forget what we have and skip to the next newline.
 			wasSkipping := l.skipping
 			l.start, l.end, scanned = 0, 0, 0
 			l.skipping = true
@@ -72,8 +77,11 @@ func (l *LineReader) Next() ([]byte, error) {
 			l.start, l.end = 0, n
 		}
 		if l.end == len(l.buf) {
-			l.buf = append(l.buf, make([]byte, min(len(l.buf), l.max+1-len(l.buf)+1))...)
-			l.buf = l.buf[:cap(l.buf)]
+			// start is 0 here. Grow to exactly max+2 at most (a frame, its CR
+			// and one byte more); append would round up by up to a quarter.
+			nb := make([]byte, min(2*len(l.buf), l.max+2))
+			copy(nb, l.buf[:l.end])
+			l.buf = nb
 		}
 		n, err := l.r.Read(l.buf[l.end:])
 		l.end += n

@@ -34,13 +34,18 @@ func ParseTarget(s string) (Target, error) {
 	if s == "" {
 		return Target{}, errors.New("transport: empty target URL")
 	}
+	if !strings.Contains(s, "://") {
+		// url.Parse reads "localhost:8545" as scheme "localhost" and rejects
+		// "127.0.0.1:8545" outright; both mean a missing scheme.
+		return Target{}, fmt.Errorf("transport: target %q has no scheme; use http://, https:// or tcp://", s)
+	}
 	u, err := url.Parse(s)
 	if err != nil {
 		return Target{}, fmt.Errorf("transport: target %q is not a URL: %w", s, err)
 	}
 	switch Scheme(strings.ToLower(u.Scheme)) {
 	case HTTP, HTTPS:
-		if u.Host == "" {
+		if u.Hostname() == "" {
 			return Target{}, fmt.Errorf("transport: target %q has no host", s)
 		}
 		if u.Port() != "" {
@@ -50,13 +55,13 @@ func ParseTarget(s string) (Target, error) {
 		}
 		return Target{Scheme: Scheme(strings.ToLower(u.Scheme)), URL: s}, nil
 	case TCP:
-		if u.Host == "" || u.Port() == "" {
+		if u.Hostname() == "" || u.Port() == "" {
 			return Target{}, fmt.Errorf("transport: target %q needs host:port, e.g. tcp://127.0.0.1:9090", s)
 		}
 		if err := checkPort(u.Port()); err != nil {
 			return Target{}, fmt.Errorf("transport: target %q: %w", s, err)
 		}
-		if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+		if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 			return Target{}, fmt.Errorf("transport: target %q: a tcp target takes only host:port", s)
 		}
 		return Target{Scheme: TCP, URL: s, Addr: u.Host}, nil
