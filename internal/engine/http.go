@@ -58,6 +58,7 @@ func (d *httpDriver) work() {
 	// another id stay until the sweeper times them out, so the table may
 	// hold up to the run's cap.
 	tb := pending.New(r.cfg.MaxInFlight)
+	tb.ExpectNoLateReplies()
 	r.addTable(tb)
 	var notified atomic.Uint64
 	j := judge{r: r, rec: r.agg.NewRecorder(), notified: &notified}
