@@ -233,8 +233,10 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr io.Writer) (int, error) {
 	if !f.quiet {
 		cfg.OnInterval = func(iv engine.Interval) {
-			fmt.Fprintf(stderr, "%6.1fs  sent %7d/s  answered %7d/s  errors %5d  in flight %6d  p99 %s\n",
-				iv.Elapsed.Seconds(), iv.Sent, iv.Answered, iv.Errors, iv.InFlight, (time.Duration(iv.P99us) * time.Microsecond).String())
+			per := max(iv.Length.Seconds(), 1e-9)
+			fmt.Fprintf(stderr, "%6.1fs  sent %7.0f/s  answered %7.0f/s  errors %5d  in flight %6d  p99 %s\n",
+				iv.Elapsed.Seconds(), float64(iv.Sent)/per, float64(iv.Answered)/per, iv.Errors, iv.InFlight,
+				(time.Duration(iv.P99us) * time.Microsecond).String())
 		}
 	}
 	res, err := engine.Run(ctx, cfg)

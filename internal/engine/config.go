@@ -99,7 +99,8 @@ func firstByte(b []byte) byte {
 
 // Interval is what OnInterval receives.
 type Interval struct {
-	Elapsed   time.Duration
+	Elapsed   time.Duration // since the run clock started, at the interval's end
+	Length    time.Duration // of this interval (the last one may be short)
 	Sent      uint64 // this interval
 	Answered  uint64 // this interval
 	Errors    uint64 // rpc errors + transport errors + timeouts, this interval

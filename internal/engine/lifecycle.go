@@ -89,24 +89,28 @@ func (r *run) intervals(stop <-chan struct{}) {
 	t := time.NewTicker(r.cfg.Interval)
 	defer t.Stop()
 	var total uint64
+	var prev time.Duration
 	for {
 		select {
 		case <-stop:
 			p := r.agg.Tick(time.Duration(r.now()).Seconds(), r.inflight.Load())
-			r.report(p, &total)
+			r.report(p, &total, &prev)
 			return
 		case <-t.C:
 			p := r.agg.Tick(time.Duration(r.now()).Seconds(), r.inflight.Load())
-			r.report(p, &total)
+			r.report(p, &total, &prev)
 		}
 	}
 }
 
-func (r *run) report(p stats.Point, total *uint64) {
+func (r *run) report(p stats.Point, total *uint64, prev *time.Duration) {
 	*total += p.Sent
+	elapsed := time.Duration(p.T * float64(time.Second))
+	length := elapsed - *prev
+	*prev = elapsed
 	if r.cfg.OnInterval != nil {
 		r.cfg.OnInterval(Interval{
-			Elapsed: time.Duration(p.T * float64(time.Second)), Sent: p.Sent, Answered: p.Answered,
+			Elapsed: elapsed, Length: length, Sent: p.Sent, Answered: p.Answered,
 			Errors: p.RPCErrors + p.TransportErrors + p.Timeouts, InFlight: p.InFlight, P99us: p.P99us, TotalSent: *total,
 		})
 	}
