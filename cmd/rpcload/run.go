@@ -233,6 +233,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr io.Writer) (int, error) {
 	if !f.quiet {
 		cfg.OnInterval = func(iv engine.Interval) {
+			if iv.Length < cfg.Interval/10 && iv.Sent == 0 && iv.Answered == 0 && iv.Errors == 0 {
+				return // the sliver of an interval closed at the end: nothing to show
+			}
 			per := max(iv.Length.Seconds(), 1e-9)
 			fmt.Fprintf(stderr, "%6.1fs  sent %7.0f/s  answered %7.0f/s  errors %5d  in flight %6d  p99 %s\n",
 				iv.Elapsed.Seconds(), float64(iv.Sent)/per, float64(iv.Answered)/per, iv.Errors, iv.InFlight,
