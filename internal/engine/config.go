@@ -6,6 +6,8 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -78,6 +80,13 @@ func (c *Config) Validate() error {
 		if m.Problems.Has(wire.ProblemInvalidJSON) || (t != '[' && t != '{') {
 			return fmt.Errorf("--params must be a JSON array or object (got %.40q)", c.Params)
 		}
+		// Newline framing cannot carry a line break inside a frame, so
+		// pretty-printed params are compacted once here.
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, c.Params); err != nil {
+			return fmt.Errorf("--params: %w", err)
+		}
+		c.Params = compact.Bytes()
 	}
 	if c.Interval <= 0 {
 		c.Interval = time.Second

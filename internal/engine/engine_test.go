@@ -290,3 +290,18 @@ func TestClosedLoopKeepsConcurrency(t *testing.T) {
 		}
 	}
 }
+
+// TestPrettyParamsAreCompacted: a line break inside params would split a
+// newline-framed request in two.
+func TestPrettyParamsAreCompacted(t *testing.T) {
+	_, _, tcpURL := startServer(t, testsrv.Config{})
+	cfg := baseConfig(target(t, tcpURL))
+	cfg.Params = []byte("[\n  1,\n  \"a\"\n]")
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Violations) != 0 || res.Requests.OK != res.Requests.Sent || res.Requests.Sent == 0 {
+		t.Fatalf("requests %+v violations %v", res.Requests, res.Violations)
+	}
+}
