@@ -106,8 +106,10 @@ func (f *runFlags) config(fs *pflag.FlagSet, target string) (engine.Config, erro
 		return c, usagef("--max-frame: %v", err)
 	}
 	if len(f.headers) > 0 {
-		if t.IsStream() {
-			return c, usagef("--header applies to http(s) targets only, not %s", t.Scheme)
+		switch t.Scheme {
+		case transport.HTTP, transport.HTTPS, transport.WS, transport.WSS:
+		default:
+			return c, usagef("--header applies to http(s) and ws(s) targets only, not %s", t.Scheme)
 		}
 		if c.Header, err = parseHeaders(f.headers); err != nil {
 			return c, usagef("--header: %v", err)

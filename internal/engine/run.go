@@ -13,6 +13,7 @@ import (
 
 	"github.com/rpcload/rpcload/internal/pending"
 	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
@@ -74,6 +75,11 @@ func (r *run) noteTransportError(err error) {
 		}
 	}
 	r.errSample = append(r.errSample, msg)
+}
+
+// streamOptions are the transport options of this run's streams.
+func (r *run) streamOptions() transport.StreamOptions {
+	return transport.StreamOptions{MaxFrame: r.cfg.MaxFrame, Header: r.cfg.Header, Insecure: r.cfg.Insecure}
 }
 
 // driver sends ticks over one kind of transport until ticks is closed.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,9 +16,9 @@ import (
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
-// writeCoalesce is how many bytes of frames a writer gathers into one write
-// when ticks are already waiting.
-const writeCoalesce = 64 << 10
+// writeCoalesce is how many messages a writer gathers into one flush when
+// ticks are already waiting.
+const writeCoalesce = 512
 
 // redialBackoff is how long a connection that could not be re-established
 // fails its ticks at once before dialing again.
@@ -36,7 +35,7 @@ type streamDriver struct {
 // replaced by a new streamConn (new table, new ids) the next time its writer
 // has a tick to send.
 type streamConn struct {
-	conn       net.Conn
+	st         transport.Stream
 	tb         *pending.Table
 	broken     atomic.Bool
 	notified   atomic.Uint64
@@ -44,12 +43,11 @@ type streamConn struct {
 }
 
 func (d *streamDriver) dial(ctx context.Context) (*streamConn, error) {
-	dl := net.Dialer{Timeout: 5 * time.Second}
-	c, err := dl.DialContext(ctx, "tcp", d.r.cfg.Target.Addr)
+	st, err := transport.DialStream(ctx, d.r.cfg.Target, d.r.streamOptions())
 	if err != nil {
 		return nil, err
 	}
-	sc := &streamConn{conn: c, tb: pending.New(d.r.cfg.MaxInFlight), readerDone: make(chan struct{})}
+	sc := &streamConn{st: st, tb: pending.New(d.r.cfg.MaxInFlight), readerDone: make(chan struct{})}
 	d.r.addTable(sc.tb)
 	return sc, nil
 }
@@ -59,7 +57,7 @@ func (d *streamDriver) start(ctx context.Context) error {
 		sc, err := d.dial(ctx)
 		if err != nil {
 			for _, sc := range d.slots {
-				sc.conn.Close()
+				sc.st.Close()
 			}
 			d.slots = nil
 			return err
@@ -88,7 +86,7 @@ func (d *streamDriver) serve() {
 func (d *streamDriver) close() {
 	for _, sc := range d.slots {
 		if sc != nil {
-			sc.conn.Close()
+			sc.st.Close()
 			<-sc.readerDone
 		}
 	}
@@ -99,8 +97,8 @@ func (d *streamDriver) close() {
 func (d *streamDriver) write(i int) {
 	r := d.r
 	rec := r.agg.NewRecorder()
-	buf := make([]byte, 0, writeCoalesce+4096)
-	ids := make([]uint64, 0, 256)
+	msg := make([]byte, 0, 1024)
+	ids := make([]uint64, 0, writeCoalesce)
 	var nextDial time.Time
 	for t := range r.ticks {
 		sc := d.slots[i]
@@ -120,27 +118,26 @@ func (d *streamDriver) write(i int) {
 			d.slots[i], sc = fresh, fresh
 			go d.read(sc)
 		}
-		buf, ids = buf[:0], ids[:0]
-		buf, ids = d.encode(sc, rec, buf, ids, t)
+		ids = ids[:0]
+		msg, ids = d.send(sc, rec, msg, ids, t)
 	gather:
-		for len(buf) < writeCoalesce {
+		for n := 1; n < writeCoalesce; n++ {
 			select {
 			case t, ok := <-r.ticks:
 				if !ok {
 					break gather
 				}
-				buf, ids = d.encode(sc, rec, buf, ids, t)
+				msg, ids = d.send(sc, rec, msg, ids, t)
 			default:
 				break gather
 			}
 		}
-		sc.conn.SetWriteDeadline(time.Now().Add(r.cfg.Timeout))
-		if _, err := sc.conn.Write(buf); err != nil {
+		if err := sc.st.Flush(time.Now().Add(r.cfg.Timeout)); err != nil {
 			if !r.stopping.Load() {
 				r.noteTransportError(err)
 			}
 			sc.broken.Store(true)
-			sc.conn.Close()
+			sc.st.Close()
 			for _, id := range ids {
 				if e, ok := sc.tb.Forget(id); ok {
 					rec.Record(stats.Sample{Kind: stats.TransportError, Method: e.Method})
@@ -160,16 +157,18 @@ func (d *streamDriver) fail(rec *stats.Recorder, err error) {
 	d.r.done()
 }
 
-// encode registers tick t (unless it is a notification) and appends its frame.
-func (d *streamDriver) encode(sc *streamConn, rec *stats.Recorder, buf []byte, ids []uint64, t tick) ([]byte, []uint64) {
+// send registers tick t (unless it is a notification), encodes it into msg
+// and queues it on the stream.
+func (d *streamDriver) send(sc *streamConn, rec *stats.Recorder, msg []byte, ids []uint64, t tick) ([]byte, []uint64) {
 	r := d.r
 	now := r.now()
 	if r.isNotification(t.seq) {
 		sc.notified.Add(1)
-		buf = wire.AppendNotification(buf, r.method, r.cfg.Params)
+		msg = wire.AppendNotification(msg[:0], r.method, r.cfg.Params)
 		rec.Record(stats.Sample{Kind: stats.NotifySent, A: now - t.intended})
 		r.done()
-		return append(buf, '\n'), ids
+		sc.st.Send(msg)
+		return msg, ids
 	}
 	id, err := sc.tb.Add(pending.Entry{
 		Format: r.cfg.IDFormat, Intended: t.intended, Sent: now, Deadline: now + int64(r.cfg.Timeout), Fingerprint: r.fp,
@@ -179,11 +178,12 @@ func (d *streamDriver) encode(sc *streamConn, rec *stats.Recorder, buf []byte, i
 		// cap was raced past; count it like a dropped tick.
 		rec.Record(stats.Sample{Kind: stats.Dropped})
 		r.done()
-		return buf, ids
+		return msg, ids
 	}
-	buf = wire.AppendRequest(buf, id, r.cfg.IDFormat, r.method, r.cfg.Params)
+	msg = wire.AppendRequest(msg[:0], id, r.cfg.IDFormat, r.method, r.cfg.Params)
 	rec.Record(stats.Sample{Kind: stats.Sent, A: now - t.intended})
-	return append(buf, '\n'), append(ids, id)
+	sc.st.Send(msg)
+	return msg, append(ids, id)
 }
 
 func (r *run) isNotification(seq uint64) bool {
@@ -197,11 +197,10 @@ func (d *streamDriver) read(sc *streamConn) {
 	r := d.r
 	defer close(sc.readerDone)
 	j := judge{r: r, rec: r.agg.NewRecorder(), notified: &sc.notified}
-	lr := transport.NewLineReader(sc.conn, r.cfg.MaxFrame)
 	var err error
 	for {
 		var frame []byte
-		frame, err = lr.Next()
+		frame, err = sc.st.Recv()
 		now := r.now()
 		if errors.Is(err, transport.ErrFrameTooLarge) {
 			j.violations(check.Set(0).Add(check.FrameTooLarge), unmatched, nil)
@@ -218,9 +217,9 @@ func (d *streamDriver) read(sc *streamConn) {
 	if errors.Is(err, io.EOF) {
 		err = errors.New("connection closed by the server")
 	}
-	r.noteTransportError(fmt.Errorf("%s: %w", r.cfg.Target.Addr, err))
+	r.noteTransportError(fmt.Errorf("%s: %w", r.cfg.Target.URL, err))
 	sc.broken.Store(true)
-	sc.conn.Close()
+	sc.st.Close()
 	r.removeTable(sc.tb)
 	for _, e := range sc.tb.Leak(nil) {
 		j.rec.Record(stats.Sample{Kind: stats.TransportError, Method: e.Method})

@@ -28,6 +28,11 @@ func TestParseTarget(t *testing.T) {
 		{"tcp://localhost:1", TCP, "localhost:1", "localhost", true},
 		{"tcp://[::1]:9090", TCP, "[::1]:9090", "::1", true},
 		{"tcp://127.0.0.1:65535", TCP, "127.0.0.1:65535", "127.0.0.1", true},
+		{"tcp+lsp://127.0.0.1:9090", TCPLSP, "127.0.0.1:9090", "127.0.0.1", true},
+		{"unix:///run/s.sock", Unix, "/run/s.sock", "", true},
+		{"unix+lsp:///tmp/lsp.sock", UnixLSP, "/tmp/lsp.sock", "", true},
+		{"ws://example.com", WS, "", "example.com", true},
+		{"wss://example.com:8546/rpc", WSS, "", "example.com", true},
 	}
 	for _, tc := range good {
 		t.Run(tc.in, func(t *testing.T) {
@@ -56,7 +61,12 @@ func TestParseTarget(t *testing.T) {
 		{"localhost:8545", []string{"no scheme"}},
 		{"example.com/rpc", []string{"no scheme"}},
 		{"ftp://example.com", []string{"unsupported scheme", `"ftp"`}},
-		{"ws://example.com", []string{"unsupported scheme", `"ws"`}},
+		{"gopher://example.com", []string{"unsupported scheme", `"gopher"`}},
+		{"unix://host/run/s.sock", []string{"absolute socket path"}},
+		{"unix://", []string{"absolute socket path"}},
+		{"unix+lsp:///s.sock?x=1", []string{"absolute socket path"}},
+		{"tcp+lsp://127.0.0.1", []string{"needs host:port"}},
+		{"ws://", []string{"no host"}},
 		{"tcp://127.0.0.1", []string{"needs host:port"}},
 		{"tcp://127.0.0.1:", []string{"needs host:port"}},
 		{"tcp://:9090", []string{"needs host:port"}},

@@ -1,0 +1,117 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+)
+
+// Stream is a bidirectional message stream: one goroutine sends (Send, then
+// Flush), another receives (Recv), concurrently. Messages are complete
+// JSON-RPC frames without framing; the Stream adds and removes it.
+type Stream interface {
+	// Send queues one message; it may be buffered until Flush. msg may be
+	// reused by the caller once Send returns.
+	Send(msg []byte) error
+	// Flush writes everything queued, within the deadline.
+	Flush(deadline time.Time) error
+	// Recv returns the next message, valid until the next Recv.
+	// ErrFrameTooLarge is recoverable: the message was skipped. Any other
+	// error ends the stream.
+	Recv() ([]byte, error)
+	// Close ends the stream and unblocks Recv.
+	Close() error
+}
+
+// StreamOptions configure DialStream.
+type StreamOptions struct {
+	MaxFrame int
+	Header   map[string][]string // WebSocket handshake headers
+	Insecure bool                // wss: skip certificate verification
+}
+
+// ErrNoDialer is returned for a scheme this build cannot dial.
+var ErrNoDialer = errors.New("transport: no stream dialer for this scheme")
+
+// streamDialers maps the schemes served by other files (WebSocket, child
+// processes) to their dialers; the byte-stream schemes are built in.
+var streamDialers = map[Scheme]func(ctx context.Context, t Target, o StreamOptions) (Stream, error){}
+
+// DialStream opens one stream to t.
+func DialStream(ctx context.Context, t Target, o StreamOptions) (Stream, error) {
+	switch t.Scheme {
+	case TCP, TCPLSP, Unix, UnixLSP:
+		network := "tcp"
+		if t.Scheme == Unix || t.Scheme == UnixLSP {
+			network = "unix"
+		}
+		dl := net.Dialer{Timeout: 5 * time.Second}
+		c, err := dl.DialContext(ctx, network, t.Addr)
+		if err != nil {
+			return nil, err
+		}
+		return NewByteStream(c, t.Framing, o.MaxFrame), nil
+	}
+	if d := streamDialers[t.Scheme]; d != nil {
+		return d(ctx, t, o)
+	}
+	return nil, fmt.Errorf("%w: %s", ErrNoDialer, t.Scheme)
+}
+
+// deadliner is the part of net.Conn a byteStream needs for write deadlines.
+type deadliner interface{ SetWriteDeadline(time.Time) error }
+
+// byteStream frames messages on a byte stream (a socket or a pipe pair).
+type byteStream struct {
+	rw      io.ReadWriteCloser
+	framing Framing
+	wbuf    []byte
+	lines   *LineReader
+	cl      *CLReader
+}
+
+// NewByteStream frames messages over rw with newline or Content-Length
+// framing. If rw has SetWriteDeadline, Flush honours its deadline.
+func NewByteStream(rw io.ReadWriteCloser, f Framing, maxFrame int) Stream {
+	s := &byteStream{rw: rw, framing: f, wbuf: make([]byte, 0, 64<<10)}
+	if f == ContentLength {
+		s.cl = NewCLReader(rw, maxFrame)
+	} else {
+		s.lines = NewLineReader(rw, maxFrame)
+	}
+	return s
+}
+
+func (s *byteStream) Send(msg []byte) error {
+	if s.framing == ContentLength {
+		s.wbuf = AppendCLHeader(s.wbuf, len(msg))
+		s.wbuf = append(s.wbuf, msg...)
+		return nil
+	}
+	s.wbuf = append(append(s.wbuf, msg...), '\n')
+	return nil
+}
+
+func (s *byteStream) Flush(deadline time.Time) error {
+	if len(s.wbuf) == 0 {
+		return nil
+	}
+	if d, ok := s.rw.(deadliner); ok {
+		d.SetWriteDeadline(deadline)
+	}
+	_, err := s.rw.Write(s.wbuf)
+	s.wbuf = s.wbuf[:0]
+	return err
+}
+
+func (s *byteStream) Recv() ([]byte, error) {
+	if s.cl != nil {
+		return s.cl.Next()
+	}
+	return s.lines.Next()
+}
+
+func (s *byteStream) Close() error { return s.rw.Close() }
