@@ -110,9 +110,9 @@ func firstByte(b []byte) byte {
 type Interval struct {
 	Elapsed   time.Duration // since the run clock started, at the interval's end
 	Length    time.Duration // of this interval (the last one may be short)
-	Sent      uint64 // this interval
-	Answered  uint64 // this interval
-	Errors    uint64 // rpc errors + transport errors + timeouts, this interval
+	Sent      uint64        // this interval
+	Answered  uint64        // this interval
+	Errors    uint64        // rpc errors + transport errors + timeouts, this interval
 	InFlight  int64
 	P99us     int64
 	TotalSent uint64
