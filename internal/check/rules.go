@@ -11,25 +11,30 @@ type Rule uint8
 
 // The rules. Keep ruleNames in the same order.
 const (
-	UnknownID           Rule = iota // a reply whose id was never sent on its connection
-	DuplicateReply                  // a further reply for an id already answered
-	IDTypeChanged                   // the reply's id is the request's id as another JSON type (7 sent, "7" back)
-	BothResultAndError              // a response carrying both result and error
-	NoResultOrError                 // a response carrying neither result nor error
-	BadJSONRPCVersion               // "jsonrpc" missing or not exactly "2.0"
-	InvalidJSON                     // the frame is not JSON
-	InvalidEnvelope                 // valid JSON, but not a JSON-RPC response (wrong shape, bad id type, extra or duplicate members)
-	BadErrorObject                  // error is not {code:int, message:string, data?}
-	UnexpectedNullID                // id null although every request sent had a readable id
-	ReplyToNotification             // an answer to a notification
-	FrameTooLarge                   // a frame or body longer than --max-frame; the connection is closed
-	NumRules                        // the number of rules, not a rule
+	UnknownID            Rule = iota // a reply whose id was never sent on its connection
+	DuplicateReply                   // a further reply for an id already answered
+	IDTypeChanged                    // the reply's id is the request's id as another JSON type (7 sent, "7" back)
+	BothResultAndError               // a response carrying both result and error
+	NoResultOrError                  // a response carrying neither result nor error
+	BadJSONRPCVersion                // "jsonrpc" missing or not exactly "2.0"
+	InvalidJSON                      // the frame is not JSON
+	InvalidEnvelope                  // valid JSON, but not a JSON-RPC response (wrong shape, bad id type, extra or duplicate members)
+	BadErrorObject                   // error is not {code:int, message:string, data?}
+	UnexpectedNullID                 // id null although every request sent had a readable id
+	ReplyToNotification              // an answer to a notification
+	FrameTooLarge                    // a frame or body longer than --max-frame; it was skipped
+	BatchMissingReply                // a batch reply array without an answer for one of the batch's requests
+	BatchExtraReply                  // a batch reply array with an element that answers no request of that batch
+	BatchNotArray                    // a batch was answered with something other than an array
+	EmptyBatchReplyWrong             // the reply to [] is not one -32600 error object with id null
+	NumRules                         // the number of rules, not a rule
 )
 
 var ruleNames = [NumRules]string{
 	"unknown_id", "duplicate_reply", "id_type_changed", "both_result_and_error",
 	"no_result_or_error", "bad_jsonrpc_version", "invalid_json", "invalid_envelope",
 	"bad_error_object", "unexpected_null_id", "reply_to_notification", "frame_too_large",
+	"batch_missing_reply", "batch_extra_reply", "batch_not_array", "empty_batch_reply_wrong",
 }
 
 // String returns the rule id used in reports.

@@ -34,6 +34,7 @@ type Config struct {
 	Params      []byte // raw JSON array or object, or nil
 	IDFormat    wire.IDFormat
 	NotifyEvery int // every Nth call is sent as a notification; 0 = never
+	Batch       int // send each tick as a batch array of this many calls; 0 or 1 = no batches
 	Header      http.Header
 	MaxFrame    int
 	Insecure    bool
@@ -70,6 +71,12 @@ func (c *Config) Validate() error {
 		return errors.New("--method must not be empty")
 	case c.NotifyEvery < 0:
 		return fmt.Errorf("--notify-every must not be negative (got %d)", c.NotifyEvery)
+	case c.Batch < 0 || c.Batch > 100000:
+		return fmt.Errorf("--batch must be between 0 and 100000 (got %d)", c.Batch)
+	case c.Batch > 1 && c.Concurrency > 0 && c.Concurrency < c.Batch:
+		return fmt.Errorf("--concurrency %d cannot hold one batch of %d; it counts requests in flight", c.Concurrency, c.Batch)
+	case c.Batch > 1 && c.MaxInFlight < c.Batch:
+		return fmt.Errorf("--max-inflight %d cannot hold one batch of %d", c.MaxInFlight, c.Batch)
 	case c.MaxFrame < 64:
 		return fmt.Errorf("--max-frame must be at least 64 bytes (got %d)", c.MaxFrame)
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rpcload/rpcload/internal/check"
@@ -60,11 +59,12 @@ func (d *httpDriver) work() {
 	tb := pending.New(r.cfg.MaxInFlight)
 	tb.ExpectNoLateReplies()
 	r.addTable(tb)
-	var notified atomic.Uint64
-	j := judge{r: r, rec: r.agg.NewRecorder(), notified: &notified}
+	var counters connCounters
+	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &counters}
 	rec := j.rec
 	body := make([]byte, 0, 1024)
 	reply := make([]byte, 0, 4096)
+	ids := make([]uint64, 0, max(r.cfg.Batch, 1))
 	var conn *transport.H1Conn
 	defer func() {
 		if conn != nil {
@@ -90,13 +90,16 @@ func (d *httpDriver) work() {
 		return reply, err
 	}
 	for t := range r.ticks {
+		var expectReply bool
+		body, ids, expectReply = r.encodeTick(tb, rec, &counters, body, ids[:0], t)
+		if len(body) == 0 {
+			continue
+		}
+		var err error
+		reply, err = post(body, reply)
 		now := r.now()
-		if r.isNotification(t.seq) {
-			notified.Add(1)
-			body = wire.AppendNotification(body[:0], r.method, r.cfg.Params)
-			rec.Record(stats.Sample{Kind: stats.NotifySent, A: now - t.intended})
-			var err error
-			reply, err = post(body, reply)
+		if !expectReply {
+			// Only notifications: the answer must be an empty body.
 			switch {
 			case err != nil:
 				rec.Record(stats.Sample{Kind: stats.TransportError})
@@ -104,21 +107,8 @@ func (d *httpDriver) work() {
 			case len(bytes.TrimSpace(reply)) > 0:
 				j.violations(check.Set(0).Add(check.ReplyToNotification), 0, reply)
 			}
-			r.done()
 			continue
 		}
-		id, err := tb.Add(pending.Entry{
-			Format: r.cfg.IDFormat, Intended: t.intended, Sent: now, Deadline: now + int64(r.cfg.Timeout), Fingerprint: r.fp,
-		})
-		if err != nil {
-			rec.Record(stats.Sample{Kind: stats.Dropped})
-			r.done()
-			continue
-		}
-		body = wire.AppendRequest(body[:0], id, r.cfg.IDFormat, r.method, r.cfg.Params)
-		rec.Record(stats.Sample{Kind: stats.Sent, A: now - t.intended})
-		reply, err = post(body, reply)
-		now = r.now()
 		if err == nil && len(bytes.TrimSpace(reply)) == 0 {
 			err = errors.New("transport: empty reply body to a request")
 		}
@@ -126,23 +116,25 @@ func (d *httpDriver) work() {
 			j.violations(check.Set(0).Add(check.FrameTooLarge), 0, reply)
 		}
 		if err != nil {
-			// The sweeper may have timed the entry out already; only the
+			// The sweeper may have timed an entry out already; only the
 			// one that removes it counts it.
-			if e, ok := tb.Forget(id); ok {
-				kind := stats.TransportError
-				if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
-					kind = stats.Timeout
-				} else {
-					r.noteTransportError(err)
+			kind := stats.TransportError
+			if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+				kind = stats.Timeout
+			} else {
+				r.noteTransportError(err)
+			}
+			for _, id := range ids {
+				if e, ok := tb.Forget(id); ok {
+					rec.Record(stats.Sample{Kind: kind, Method: e.Method})
+					r.done()
 				}
-				rec.Record(stats.Sample{Kind: kind, Method: e.Method})
-				r.done()
 			}
 			continue
 		}
 		d.judgeBody(&j, tb, reply, now)
-		// A body whose id matched nothing leaves the entry pending; no other
-		// reply can come for it, and the sweeper times it out.
+		// A body whose ids matched nothing leaves entries pending; no other
+		// reply can come for them, and the sweeper times them out.
 	}
 }
 

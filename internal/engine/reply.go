@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"sync/atomic"
-
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/pending"
 	"github.com/rpcload/rpcload/internal/stats"
@@ -19,36 +17,61 @@ type judge struct {
 	r   *run
 	rec *stats.Recorder
 	msg wire.Message
-	// notified counts notifications sent on this connection; the writer
-	// increments it, so it is atomic. An id-null reply can only be a reply
-	// to a notification when there was one.
-	notified *atomic.Uint64
+	// sent says what was sent on this connection: an id-null reply can
+	// only answer a notification if one was sent, and a non-array reply
+	// to a batch is only recognisable if batches were sent.
+	sent *connCounters
 	// submitted counts samples this judge offered per rule; past the
 	// aggregator's limit it stops offering, so a server that breaks a rule
 	// in every reply does not cost a lock per reply.
 	submitted [check.NumRules]int
 }
 
-// frame judges one received frame. A batch's elements are judged one by one.
+// frame judges one received frame. A reply array is judged element by
+// element, then as the answer to one batch: every request of the batch must
+// be answered in it (in any order), and nothing else.
 func (j *judge) frame(tb *pending.Table, frame []byte, now int64) {
 	wire.Scan(frame, &j.msg)
 	if j.msg.Kind != wire.KindBatch {
-		j.one(tb, frame, now)
+		j.one(tb, frame, now, nil)
 		return
 	}
+	if j.msg.BatchLen == 0 {
+		// An empty array answers nothing; JSON-RPC says a server must not send one.
+		j.violations(check.Set(0).Add(check.BatchMissingReply), unmatched, frame)
+		return
+	}
+	var b batchReply
 	for off := 0; ; {
 		elem, next, ok := wire.NextElement(frame, off)
 		if !ok {
-			return
+			break
 		}
 		off = next
 		wire.Scan(elem, &j.msg)
-		j.one(tb, elem, now)
+		j.one(tb, elem, now, &b)
+	}
+	if b.first == 0 {
+		return // no element answered a batch of ours: each was judged on its own
+	}
+	for id := b.first; id < b.first+uint64(b.n); id++ {
+		if tb.Pending(id) {
+			j.violations(check.Set(0).Add(check.BatchMissingReply), b.method, frame)
+		}
 	}
 }
 
-// one judges the message already scanned into j.msg.
-func (j *judge) one(tb *pending.Table, frame []byte, now int64) {
+// batchReply is what judging a reply array learns about the batch it answers:
+// the batch of its first element that answered a batched request.
+type batchReply struct {
+	first  uint64
+	n      uint32
+	method uint16
+}
+
+// one judges the message already scanned into j.msg. b is nil for a frame
+// on its own, and collects the batch for an element of a reply array.
+func (j *judge) one(tb *pending.Table, frame []byte, now int64, b *batchReply) {
 	m := &j.msg
 	if m.Kind == wire.KindRequest || m.Kind == wire.KindNotification {
 		j.rec.Record(stats.Sample{Kind: stats.ServerMessage, Method: unmatched})
@@ -58,9 +81,12 @@ func (j *judge) one(tb *pending.Table, frame []byte, now int64) {
 	method := uint16(unmatched)
 	switch m.IDKind {
 	case wire.IDNull:
-		if j.notified != nil && j.notified.Load() > 0 {
+		switch {
+		case j.sent.notified.Load() > 0:
 			rules = rules.Add(check.ReplyToNotification)
-		} else {
+		case b == nil && j.sent.batches.Load() > 0:
+			rules = rules.Add(check.BatchNotArray) // e.g. a server that refuses batches with one -32600
+		default:
 			rules = rules.Add(check.UnexpectedNullID)
 		}
 	case wire.IDNumber, wire.IDString:
@@ -71,6 +97,7 @@ func (j *judge) one(tb *pending.Table, frame []byte, now int64) {
 			if typeChanged {
 				rules = rules.Add(check.IDTypeChanged)
 			}
+			rules |= j.batchRules(e, b)
 			kind := stats.OK
 			var code int64
 			switch {
@@ -90,8 +117,30 @@ func (j *judge) one(tb *pending.Table, frame []byte, now int64) {
 		case pending.UnknownID:
 			rules = rules.Add(check.UnknownID)
 		}
+		if v != pending.Answered && b != nil {
+			rules = rules.Add(check.BatchExtraReply)
+		}
 	}
 	j.violations(rules, method, frame)
+}
+
+// batchRules checks an answered entry against the way it was answered: a
+// batched request must be answered inside an array, together with the rest
+// of its own batch.
+func (j *judge) batchRules(e pending.Entry, b *batchReply) check.Set {
+	var s check.Set
+	switch {
+	case b == nil && e.Batch != 0:
+		s = s.Add(check.BatchNotArray)
+	case b == nil:
+	case e.Batch == 0:
+		s = s.Add(check.BatchExtraReply) // a request sent alone, answered inside an array
+	case b.first == 0:
+		b.first, b.n, b.method = e.Batch, e.BatchLen, e.Method
+	case e.Batch != b.first:
+		s = s.Add(check.BatchExtraReply) // another batch's answer in this array
+	}
+	return s
 }
 
 func (j *judge) violations(rules check.Set, method uint16, frame []byte) {

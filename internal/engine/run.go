@@ -177,7 +177,7 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	}
 	res.Rate.Target = cfg.Rate
 	if res.DurationS > 0 {
-		res.Rate.Achieved = float64(res.Requests.Sent+res.Requests.Notifications) / res.DurationS
+		res.Rate.Achieved = float64(res.Requests.Messages) / res.DurationS
 	}
 	r.errMu.Lock()
 	res.TransportErrorSamples = append([]string{}, r.errSample...)
@@ -202,7 +202,7 @@ func (r *run) dispatchOpen(ctx context.Context, rec *stats.Recorder) {
 	end := r.cfg.Duration.Nanoseconds()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	maxIn := int64(r.cfg.MaxInFlight)
+	maxIn, w := int64(r.cfg.MaxInFlight), int64(r.weight())
 	var seq uint64
 	for {
 		res := lim.ReserveN(virt, 1)
@@ -215,15 +215,17 @@ func (r *run) dispatchOpen(ctx context.Context, rec *stats.Recorder) {
 			return
 		}
 		seq++
-		if r.inflight.Load() >= maxIn {
-			rec.Record(stats.Sample{Kind: stats.Dropped})
+		if r.inflight.Load()+w > maxIn {
+			for range w {
+				rec.Record(stats.Sample{Kind: stats.Dropped})
+			}
 			continue
 		}
-		r.admit()
+		r.admit(w)
 		select {
 		case r.ticks <- tick{seq: seq, intended: intended}:
 		case <-ctx.Done():
-			r.inflight.Add(-1)
+			r.inflight.Add(-w)
 			return
 		}
 	}
@@ -255,31 +257,38 @@ func (r *run) waitUntil(ctx context.Context, timer *time.Timer, intended int64) 
 	return ctx.Err() == nil
 }
 
-// admit counts one more request in flight and tracks the maximum. Only the
+// admit counts w more elements in flight and tracks the maximum. Only the
 // dispatcher calls it, so a plain compare-and-store suffices for the max.
-func (r *run) admit() {
-	if n := r.inflight.Add(1); n > r.maxSeen.Load() {
+func (r *run) admit(w int64) {
+	if n := r.inflight.Add(w); n > r.maxSeen.Load() {
 		r.maxSeen.Store(n)
 	}
 }
 
 // dispatchClosed keeps Concurrency requests in flight: each resolution hands
-// a token back, and each token becomes a tick whose intended time is the
-// moment the token came back.
+// a token back, and each token (or, for batches, each set of --batch tokens)
+// becomes a tick whose intended time is the moment the last token came back.
 func (r *run) dispatchClosed(ctx context.Context) {
 	var seq uint64
+	w := r.weight()
 	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-r.tokens:
+		// A batch needs one token per element.
+		for k := range w {
+			select {
+			case <-ctx.Done():
+				for range k {
+					r.tokens <- struct{}{}
+				}
+				return
+			case <-r.tokens:
+			}
 		}
 		seq++
-		r.admit()
+		r.admit(int64(w))
 		select {
 		case r.ticks <- tick{seq: seq, intended: r.now()}:
 		case <-ctx.Done():
-			r.inflight.Add(-1)
+			r.inflight.Add(-int64(w))
 			return
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/rpcload/rpcload/internal/pending"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
-	"github.com/rpcload/rpcload/internal/wire"
 )
 
 // writeCoalesce is how many messages a writer gathers into one flush when
@@ -38,7 +37,7 @@ type streamConn struct {
 	st         transport.Stream
 	tb         *pending.Table
 	broken     atomic.Bool
-	notified   atomic.Uint64
+	counters   connCounters
 	readerDone chan struct{}
 }
 
@@ -157,37 +156,13 @@ func (d *streamDriver) fail(rec *stats.Recorder, err error) {
 	d.r.done()
 }
 
-// send registers tick t (unless it is a notification), encodes it into msg
-// and queues it on the stream.
+// send registers and encodes tick t and queues its message on the stream.
 func (d *streamDriver) send(sc *streamConn, rec *stats.Recorder, msg []byte, ids []uint64, t tick) ([]byte, []uint64) {
-	r := d.r
-	now := r.now()
-	if r.isNotification(t.seq) {
-		sc.notified.Add(1)
-		msg = wire.AppendNotification(msg[:0], r.method, r.cfg.Params)
-		rec.Record(stats.Sample{Kind: stats.NotifySent, A: now - t.intended})
-		r.done()
+	msg, ids, _ = d.r.encodeTick(sc.tb, rec, &sc.counters, msg, ids, t)
+	if len(msg) > 0 {
 		sc.st.Send(msg)
-		return msg, ids
 	}
-	id, err := sc.tb.Add(pending.Entry{
-		Format: r.cfg.IDFormat, Intended: t.intended, Sent: now, Deadline: now + int64(r.cfg.Timeout), Fingerprint: r.fp,
-	})
-	if err != nil {
-		// The table is as large as the in-flight cap, so this means the
-		// cap was raced past; count it like a dropped tick.
-		rec.Record(stats.Sample{Kind: stats.Dropped})
-		r.done()
-		return msg, ids
-	}
-	msg = wire.AppendRequest(msg[:0], id, r.cfg.IDFormat, r.method, r.cfg.Params)
-	rec.Record(stats.Sample{Kind: stats.Sent, A: now - t.intended})
-	sc.st.Send(msg)
-	return msg, append(ids, id)
-}
-
-func (r *run) isNotification(seq uint64) bool {
-	return r.cfg.NotifyEvery > 0 && seq%uint64(r.cfg.NotifyEvery) == 0
+	return msg, ids
 }
 
 // read is the reader of one connection: it judges every frame until the
@@ -196,7 +171,7 @@ func (r *run) isNotification(seq uint64) bool {
 func (d *streamDriver) read(sc *streamConn) {
 	r := d.r
 	defer close(sc.readerDone)
-	j := judge{r: r, rec: r.agg.NewRecorder(), notified: &sc.notified}
+	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &sc.counters}
 	var err error
 	for {
 		var frame []byte

@@ -47,6 +47,8 @@ type Entry struct {
 	Sent        int64 // when the writer took it for the wire
 	Deadline    int64 // when it times out
 	Fingerprint uint64
+	Batch       uint64 // id of the first request of its batch; 0 = sent alone
+	BatchLen    uint32 // requests in its batch (ids Batch .. Batch+BatchLen-1)
 }
 
 type slot struct {
@@ -106,6 +108,37 @@ func (t *Table) ExpectNoLateReplies() {
 func (t *Table) Add(e Entry) (uint64, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.addLocked(e)
+}
+
+// AddBatch registers n copies of e under n consecutive fresh ids, the
+// requests of one batch, and returns the first id. Each entry records the
+// batch (Batch = first id, BatchLen = n), so a reply array can be checked
+// for missing elements. It adds all or none.
+func (t *Table) AddBatch(e Entry, n int) (uint64, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if n < 1 || len(t.slots)-len(t.free)+n > t.capacity {
+		return 0, ErrFull
+	}
+	e.Batch, e.BatchLen = t.next, uint32(n)
+	for range n {
+		if _, err := t.addLocked(e); err != nil {
+			return 0, err // unreachable: capacity was checked
+		}
+	}
+	return e.Batch, nil
+}
+
+// Pending reports whether id is still waiting for its reply.
+func (t *Table) Pending(id uint64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, found := t.index.get(id)
+	return found
+}
+
+func (t *Table) addLocked(e Entry) (uint64, error) {
 	if len(t.free) == 0 {
 		if len(t.slots) >= t.capacity {
 			return 0, ErrFull

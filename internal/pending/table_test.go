@@ -242,3 +242,25 @@ func TestExpectNoLateReplies(t *testing.T) {
 		t.Fatalf("TimedOut() = %d, want 0: no late reply can come", n)
 	}
 }
+
+func TestAddBatch(t *testing.T) {
+	tb := New(5)
+	tb.Add(Entry{})
+	first, err := tb.AddBatch(Entry{Method: 2}, 3)
+	if err != nil || first != 2 {
+		t.Fatalf("AddBatch = %d, %v; want 2", first, err)
+	}
+	for id := uint64(2); id <= 4; id++ {
+		e, v, _ := tb.Resolve([]byte(strconv.FormatUint(id, 10)))
+		if v != Answered || e.Batch != 2 || e.BatchLen != 3 || e.Method != 2 {
+			t.Fatalf("resolve %d = %+v %v", id, e, v)
+		}
+	}
+	tb.AddBatch(Entry{}, 3) // ids 5..7: 4 in the table now
+	if _, err := tb.AddBatch(Entry{}, 2); err != ErrFull {
+		t.Fatalf("batch past capacity: err=%v, want ErrFull (all or none)", err)
+	}
+	if tb.Len() != 4 || !tb.Pending(5) || tb.Pending(8) {
+		t.Fatalf("len %d pending(5)=%v pending(8)=%v", tb.Len(), tb.Pending(5), tb.Pending(8))
+	}
+}

@@ -35,6 +35,7 @@ const (
 	Dropped                    // an open-loop tick not sent because the in-flight cap was reached
 	Violation                  // a broken rule; Rule says which
 	NotifySent                 // a notification was written (no reply expected)
+	MessageSent                // a message was written: one request, one notification, or one batch
 	ServerMessage              // a request or notification sent by the server
 	numKinds
 )

@@ -26,6 +26,7 @@ type Requests struct {
 	Leaked          uint64 `json:"leaked"`
 	Dropped         uint64 `json:"dropped"`
 	ServerMessages  uint64 `json:"server_messages"`
+	Messages        uint64 `json:"messages"` // messages written: requests, notifications, batches
 }
 
 // Latency summarises one histogram (microseconds) and carries the histogram
@@ -60,7 +61,7 @@ type MethodResult struct {
 // Rate compares the schedule with what was sent.
 type Rate struct {
 	Target   float64 `json:"target"`   // requests per second asked for (0 in closed loop)
-	Achieved float64 `json:"achieved"` // requests and notifications written per second of the sending phase
+	Achieved float64 `json:"achieved"` // messages written per second of the sending phase (a batch is one message)
 }
 
 // Result is everything a run measured. Renderers print it; the JSON form is
@@ -126,7 +127,7 @@ func counts(ms *methodStats) (Requests, map[string]uint64, map[string]uint64) {
 	q := Requests{
 		Sent: c[Sent], Notifications: c[NotifySent], Answered: c[OK] + c[RPCError] + c[InvalidReply], OK: c[OK], RPCErrors: c[RPCError], InvalidReplies: c[InvalidReply],
 		TransportErrors: c[TransportError], Timeouts: c[Timeout], Late: c[Late], Leaked: c[Leaked],
-		Dropped: c[Dropped], ServerMessages: c[ServerMessage],
+		Dropped: c[Dropped], ServerMessages: c[ServerMessage], Messages: c[MessageSent],
 	}
 	v := map[string]uint64{}
 	for i, n := range ms.rules {

@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/testsrv"
+)
+
+func TestBatchesAgainstReferenceServer(t *testing.T) {
+	_, httpURL, tcpURL := startServer(t, testsrv.Config{})
+	for _, url := range []string{tcpURL, httpURL} {
+		t.Run(url[:4], func(t *testing.T) {
+			cfg := baseConfig(target(t, url))
+			cfg.Rate, cfg.Batch, cfg.NotifyEvery = 500, 10, 7
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := res.Requests
+			if len(res.Violations) != 0 {
+				t.Fatalf("violations %v %v", res.Violations, res.ViolationSamples)
+			}
+			// 100 batches of 10 elements; every 7th element a notification.
+			if q.Messages != 100 || q.Sent+q.Notifications != 1000 || q.Notifications != 142 || q.OK != q.Sent {
+				t.Fatalf("requests %+v", q)
+			}
+			if res.Rate.Achieved < 450 || res.Rate.Achieved > 550 {
+				t.Errorf("achieved %.1f messages/s, want about 500 (a batch is one message)", res.Rate.Achieved)
+			}
+		})
+	}
+}
+
+// batchServer answers newline-delimited batches the way answer says, given
+// the batch's requests (decoded) and each request's correct reply.
+func batchServer(t *testing.T, answer func(replies []json.RawMessage) any) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				sc := bufio.NewScanner(c)
+				sc.Buffer(make([]byte, 1<<20), 1<<20)
+				enc := json.NewEncoder(c)
+				for sc.Scan() {
+					var reqs []struct {
+						ID json.RawMessage `json:"id"`
+					}
+					if json.Unmarshal(sc.Bytes(), &reqs) != nil {
+						continue
+					}
+					var replies []json.RawMessage
+					for _, r := range reqs {
+						if r.ID != nil {
+							replies = append(replies, json.RawMessage(`{"jsonrpc":"2.0","id":`+string(r.ID)+`,"result":true}`))
+						}
+					}
+					if err := enc.Encode(answer(replies)); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return "tcp://" + ln.Addr().String()
+}
+
+func TestBatchReplyRules(t *testing.T) {
+	tests := []struct {
+		name   string
+		answer func([]json.RawMessage) any
+		want   map[string]uint64 // violations, per 20 batches of 4
+	}{
+		{"reversed order is legal", func(r []json.RawMessage) any {
+			for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+				r[i], r[j] = r[j], r[i]
+			}
+			return r
+		}, map[string]uint64{}},
+		{"one missing", func(r []json.RawMessage) any { return r[1:] }, map[string]uint64{"batch_missing_reply": 20}},
+		{"one extra", func(r []json.RawMessage) any {
+			return append(r, json.RawMessage(`{"jsonrpc":"2.0","id":999999,"result":true}`))
+		}, map[string]uint64{"batch_extra_reply": 20, "unknown_id": 20}},
+		{"not an array", func(r []json.RawMessage) any {
+			return json.RawMessage(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no batches"}}`)
+		}, map[string]uint64{"batch_not_array": 20}},
+		{"answered one by one", func(r []json.RawMessage) any { return r[0] }, map[string]uint64{"batch_not_array": 20}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := baseConfig(target(t, batchServer(t, tc.answer)))
+			cfg.Rate, cfg.Batch, cfg.Duration = 200, 4, 100*time.Millisecond
+			cfg.Timeout, cfg.Drain = 100*time.Millisecond, 300*time.Millisecond
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Requests.Messages != 20 {
+				t.Fatalf("sent %d batches, want 20", res.Requests.Messages)
+			}
+			if len(res.Violations) != len(tc.want) {
+				t.Fatalf("violations %v, want %v", res.Violations, tc.want)
+			}
+			for rule, n := range tc.want {
+				if res.Violations[rule] != n {
+					t.Errorf("violations %v, want %v", res.Violations, tc.want)
+				}
+			}
+		})
+	}
+}
