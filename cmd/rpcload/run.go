@@ -33,6 +33,11 @@ type runFlags struct {
 	params          string
 	idFormat        string
 	notifyEvery     int
+	batch           int
+	framing         string
+	restart         bool
+	stderrPath      string
+	grace           time.Duration
 	headers         []string
 	maxFrame        string
 	insecure        bool
@@ -54,6 +59,11 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.params, "params", "", "params as a JSON array or object, e.g. '[1,\"a\"]'")
 	fs.StringVar(&f.idFormat, "id-format", "int", "request ids: int (42) or string (\"42\")")
 	fs.IntVar(&f.notifyEvery, "notify-every", 0, "send every Nth call as a notification (no id, no reply expected)")
+	fs.IntVar(&f.batch, "batch", 0, "send calls as JSON-RPC batch arrays of N; --rate then counts batches")
+	fs.StringVar(&f.framing, "framing", "newline", "child process after --: newline or content-length (LSP) framing")
+	fs.BoolVar(&f.restart, "restart", false, "child process: start a new one when it exits, and go on")
+	fs.StringVar(&f.stderrPath, "stderr", "", "child process: append its stderr to this file (the last lines are in the report either way)")
+	fs.DurationVar(&f.grace, "grace", 2*time.Second, "child process shutdown: wait this long after closing stdin, then SIGTERM, wait again, then SIGKILL")
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra HTTP header 'Name: value' (repeatable)")
 	fs.StringVar(&f.maxFrame, "max-frame", "16MiB", "largest reply frame or body accepted (e.g. 16MiB, 512KiB, 1000000)")
 	fs.BoolVar(&f.insecure, "insecure", false, "https: do not verify the server's certificate")
@@ -66,20 +76,53 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 // config validates the flags against the target and builds the engine's
 // Config. Every error names the flag at fault.
 func (f *runFlags) config(fs *pflag.FlagSet, target string) (engine.Config, error) {
-	t, err := transport.ParseTarget(target)
+	return f.configTarget(fs, func() (transport.Target, error) { return transport.ParseTarget(target) })
+}
+
+// configCommand is config for a child process given after --.
+func (f *runFlags) configCommand(fs *pflag.FlagSet, argv []string) (engine.Config, error) {
+	return f.configTarget(fs, func() (transport.Target, error) {
+		var fr transport.Framing
+		switch f.framing {
+		case "newline":
+			fr = transport.Newline
+		case "content-length":
+			fr = transport.ContentLength
+		default:
+			return transport.Target{}, fmt.Errorf("--framing must be newline or content-length (got %q)", f.framing)
+		}
+		return transport.CommandTarget(argv, fr)
+	})
+}
+
+func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Target, error)) (engine.Config, error) {
+	t, err := parse()
 	if err != nil {
 		return engine.Config{}, usagef("%v", err)
+	}
+	if t.Scheme != transport.Stdio {
+		for _, name := range []string{"framing", "restart", "stderr", "grace"} {
+			if fs.Changed(name) {
+				return engine.Config{}, usagef("--%s applies to a child process given after --, not to %s", name, t.URL)
+			}
+		}
+	}
+	if f.grace <= 0 {
+		return engine.Config{}, usagef("--grace must be positive (got %s)", f.grace)
 	}
 	c := engine.Config{
 		Target: t, Rate: f.rate, Concurrency: f.concurrency, Conns: f.conns, Duration: f.duration,
 		Timeout: f.timeout, Drain: f.drain, MaxInFlight: f.maxInFlight, Method: f.method,
-		NotifyEvery: f.notifyEvery, Insecure: f.insecure, Interval: f.interval,
+		NotifyEvery: f.notifyEvery, Batch: f.batch, Insecure: f.insecure, Interval: f.interval,
+		Restart: f.restart, Child: transport.ChildOptions{StderrPath: f.stderrPath, Grace: f.grace},
 	}
 	if c.Rate == 0 && c.Concurrency == 0 && !fs.Changed("rate") {
 		c.Rate = 1000
 	}
 	if c.Conns == 0 && !fs.Changed("conns") {
 		switch {
+		case t.Scheme == transport.Stdio:
+			c.Conns = 1 // one child process
 		case t.IsStream():
 			c.Conns = 4
 		case c.Concurrency > 0:
@@ -209,7 +252,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	var f runFlags
 	f.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rpcload run TARGET --method NAME [flags]\n\nTARGET is http://host:port/path, https://..., or tcp://host:port (newline-delimited JSON).\n\nflags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "usage: rpcload run TARGET --method NAME [flags]\n       rpcload run --method NAME [flags] -- COMMAND [ARGS...]\n\nTARGET is http://host:port/path, https://..., ws://..., wss://..., tcp://host:port (newline-delimited JSON),\ntcp+lsp://host:port (Content-Length framing), unix:///path, or unix+lsp:///path. After --, a command\nto start as a child process speaking JSON-RPC on its stdin and stdout.\n\nflags:\n%s", fs.FlagUsages())
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -217,13 +260,24 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		}
 		return exitUsage, usageError{err}
 	}
-	if fs.NArg() != 1 {
+	var cfg engine.Config
+	var err error
+	switch dash := fs.ArgsLenAtDash(); {
+	case dash >= 0 && dash != 0:
+		return exitUsage, usagef("give either a TARGET or a command after --, not both")
+	case dash == 0 && fs.NArg() == 0:
+		return exitUsage, usagef("no command after --")
+	case dash < 0 && fs.NArg() != 1:
 		return exitUsage, usagef("run takes exactly one TARGET (got %d); see rpcload run --help", fs.NArg())
 	}
 	if f.method == "" {
 		return exitUsage, usagef("--method is required")
 	}
-	cfg, err := f.config(fs, fs.Arg(0))
+	if fs.ArgsLenAtDash() == 0 {
+		cfg, err = f.configCommand(fs, fs.Args())
+	} else {
+		cfg, err = f.config(fs, fs.Arg(0))
+	}
 	if err != nil {
 		return exitUsage, err
 	}
@@ -286,7 +340,7 @@ func settings(c engine.Config) map[string]any {
 	s := map[string]any{
 		"rate": c.Rate, "concurrency": c.Concurrency, "conns": c.Conns, "duration": c.Duration.String(),
 		"timeout": c.Timeout.String(), "drain": c.Drain.String(), "max_inflight": c.MaxInFlight,
-		"method": c.Method, "id_format": idf, "notify_every": c.NotifyEvery, "max_frame": c.MaxFrame,
+		"method": c.Method, "id_format": idf, "notify_every": c.NotifyEvery, "batch": c.Batch, "max_frame": c.MaxFrame,
 		"insecure": c.Insecure,
 	}
 	if c.Params != nil {

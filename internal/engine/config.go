@@ -33,8 +33,10 @@ type Config struct {
 	Method      string
 	Params      []byte // raw JSON array or object, or nil
 	IDFormat    wire.IDFormat
-	NotifyEvery int // every Nth call is sent as a notification; 0 = never
-	Batch       int // send each tick as a batch array of this many calls; 0 or 1 = no batches
+	NotifyEvery int                    // every Nth call is sent as a notification; 0 = never
+	Batch       int                    // send each tick as a batch array of this many calls; 0 or 1 = no batches
+	Restart     bool                   // stdio: start a new child when one exits, and go on
+	Child       transport.ChildOptions // stdio: how children are started and stopped
 	Header      http.Header
 	MaxFrame    int
 	Insecure    bool

@@ -93,11 +93,11 @@ func (r *run) intervals(stop <-chan struct{}) {
 	for {
 		select {
 		case <-stop:
-			p := r.agg.Tick(time.Duration(r.now()).Seconds(), r.inflight.Load())
+			p := r.agg.TickRSS(time.Duration(r.now()).Seconds(), r.inflight.Load(), r.childRSS())
 			r.report(p, &total, &prev)
 			return
 		case <-t.C:
-			p := r.agg.Tick(time.Duration(r.now()).Seconds(), r.inflight.Load())
+			p := r.agg.TickRSS(time.Duration(r.now()).Seconds(), r.inflight.Load(), r.childRSS())
 			r.report(p, &total, &prev)
 		}
 	}

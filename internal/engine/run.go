@@ -40,8 +40,15 @@ type run struct {
 	mu     sync.Mutex // guards tables
 	tables map[*pending.Table]struct{}
 
-	errMu     sync.Mutex // guards errSamples
-	errSample []string
+	errMu      sync.Mutex // guards errSample and childExits
+	errSample  []string
+	childExits []string
+	lastStderr []string
+	exitCount  int
+
+	connsOpened, connsLost atomic.Int64
+	childMu                sync.Mutex // guards children
+	children               map[transport.ChildStream]struct{}
 }
 
 // now is the run clock: monotonic nanoseconds since the run began.
@@ -79,7 +86,7 @@ func (r *run) noteTransportError(err error) {
 
 // streamOptions are the transport options of this run's streams.
 func (r *run) streamOptions() transport.StreamOptions {
-	return transport.StreamOptions{MaxFrame: r.cfg.MaxFrame, Header: r.cfg.Header, Insecure: r.cfg.Insecure}
+	return transport.StreamOptions{MaxFrame: r.cfg.MaxFrame, Header: r.cfg.Header, Insecure: r.cfg.Insecure, Child: r.cfg.Child}
 }
 
 // driver sends ticks over one kind of transport until ticks is closed.
@@ -100,11 +107,12 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 		return nil, err
 	}
 	r := &run{
-		cfg:    &cfg,
-		agg:    stats.NewAggregator([]string{cfg.Method}),
-		tables: map[*pending.Table]struct{}{},
-		method: wire.AppendString(nil, cfg.Method),
-		fp:     maphash.Bytes(fpSeed, cfg.Params),
+		cfg:      &cfg,
+		agg:      stats.NewAggregator([]string{cfg.Method}),
+		tables:   map[*pending.Table]struct{}{},
+		children: map[transport.ChildStream]struct{}{},
+		method:   wire.AppendString(nil, cfg.Method),
+		fp:       maphash.Bytes(fpSeed, cfg.Params),
 	}
 	r.ticks = make(chan tick, min(cfg.MaxInFlight, 1<<16))
 	if cfg.Rate == 0 {
@@ -182,6 +190,8 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	r.errMu.Lock()
 	res.TransportErrorSamples = append([]string{}, r.errSample...)
 	r.errMu.Unlock()
+	res.Connections = stats.Connections{Opened: r.connsOpened.Load(), Lost: r.connsLost.Load()}
+	res.Child = r.childReport()
 	res.Warnings = warnings(res)
 	return res, nil
 }

@@ -35,6 +35,8 @@ type streamDriver struct {
 // has a tick to send.
 type streamConn struct {
 	st         transport.Stream
+	child      transport.ChildStream // set when the stream is a child process
+	lost       bool                  // the reader saw it end (and reported it); read after readerDone
 	tb         *pending.Table
 	broken     atomic.Bool
 	counters   connCounters
@@ -47,6 +49,11 @@ func (d *streamDriver) dial(ctx context.Context) (*streamConn, error) {
 		return nil, err
 	}
 	sc := &streamConn{st: st, tb: pending.New(d.r.cfg.MaxInFlight), readerDone: make(chan struct{})}
+	if c, ok := st.(transport.ChildStream); ok {
+		sc.child = c
+		d.r.addChild(c)
+	}
+	d.r.connsOpened.Add(1)
 	d.r.addTable(sc.tb)
 	return sc, nil
 }
@@ -87,6 +94,9 @@ func (d *streamDriver) close() {
 		if sc != nil {
 			sc.st.Close()
 			<-sc.readerDone
+			if sc.child != nil && !sc.lost {
+				d.r.childGone(sc.child)
+			}
 		}
 	}
 }
@@ -103,6 +113,10 @@ func (d *streamDriver) write(i int) {
 		sc := d.slots[i]
 		if sc.broken.Load() {
 			<-sc.readerDone
+			if sc.child != nil && !r.cfg.Restart {
+				d.fail(rec, nil) // the child is gone and --restart was not given
+				continue
+			}
 			if time.Now().Before(nextDial) {
 				d.fail(rec, errors.New("connection lost and not yet re-established"))
 				continue
@@ -189,12 +203,17 @@ func (d *streamDriver) read(sc *streamConn) {
 	if r.stopping.Load() {
 		return
 	}
-	if errors.Is(err, io.EOF) {
+	if err == io.EOF { // a bare EOF from a socket; child streams say more
 		err = errors.New("connection closed by the server")
 	}
 	r.noteTransportError(fmt.Errorf("%s: %w", r.cfg.Target.URL, err))
+	r.connsLost.Add(1)
+	sc.lost = true
 	sc.broken.Store(true)
 	sc.st.Close()
+	if sc.child != nil {
+		r.childGone(sc.child)
+	}
 	r.removeTable(sc.tb)
 	for _, e := range sc.tb.Leak(nil) {
 		j.rec.Record(stats.Sample{Kind: stats.TransportError, Method: e.Method})

@@ -54,6 +54,7 @@ type Point struct {
 	Dropped         uint64  `json:"dropped"`
 	Violations      uint64  `json:"violations"`
 	InFlight        int64   `json:"inflight"`
+	ChildRSSBytes   int64   `json:"child_rss_bytes,omitempty"` // resident memory of the server's child processes, when rpcload started them
 	P50us           int64   `json:"p50_us"`
 	P99us           int64   `json:"p99_us"`
 }
@@ -214,11 +215,16 @@ func (a *Aggregator) record(h *hdr.Histogram, ns int64) uint64 {
 // Tick closes the current interval at t seconds since the run's start with
 // the given in-flight gauge, and appends it to the time series.
 func (a *Aggregator) Tick(t float64, inflight int64) Point {
+	return a.TickRSS(t, inflight, 0)
+}
+
+// TickRSS is Tick that also stores the child processes' resident memory.
+func (a *Aggregator) TickRSS(t float64, inflight, childRSS int64) Point {
 	a.Flush()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	iv := &a.interval
-	p := Point{
+	p := Point{ChildRSSBytes: childRSS,
 		T: t, Sent: iv[Sent] + iv[NotifySent], Answered: iv[OK] + iv[RPCError] + iv[InvalidReply], OK: iv[OK], RPCErrors: iv[RPCError],
 		TransportErrors: iv[TransportError], Timeouts: iv[Timeout], Dropped: iv[Dropped],
 		Violations: a.ivRules, InFlight: inflight,

@@ -64,6 +64,21 @@ type Rate struct {
 	Achieved float64 `json:"achieved"` // messages written per second of the sending phase (a batch is one message)
 }
 
+// Connections counts the connections (or child processes) of a run.
+type Connections struct {
+	Opened int64 `json:"opened"`
+	Lost   int64 `json:"lost"` // ended by the server (or the child's exit) before the run did
+}
+
+// ChildReport describes the server processes rpcload started (stdio targets).
+type ChildReport struct {
+	Command    string   `json:"command"`
+	Restarts   int64    `json:"restarts"`
+	Exits      []string `json:"exits"`       // how each child ended, with its time in the run
+	StderrPath string   `json:"stderr_path"` // where the children's stderr was written ("" = not kept)
+	StderrTail []string `json:"stderr_tail"` // the last lines of the last child's stderr
+}
+
 // Result is everything a run measured. Renderers print it; the JSON form is
 // the result file.
 type Result struct {
@@ -86,6 +101,8 @@ type Result struct {
 	Series                []Point                  `json:"series"`
 	Warnings              []string                 `json:"warnings"`
 	Interrupted           bool                     `json:"interrupted"`
+	Connections           Connections              `json:"connections"`
+	Child                 *ChildReport             `json:"child,omitempty"`
 	TransportErrorSamples []string                 `json:"transport_error_samples"`
 }
 

@@ -58,6 +58,24 @@ func WriteText(w io.Writer, r *Result) error {
 			p("  %s\n", oneLine(e, 160))
 		}
 	}
+	if c := r.Connections; c.Lost > 0 {
+		p("\nconnections opened %d, lost %d\n", c.Opened, c.Lost)
+	}
+	if ch := r.Child; ch != nil {
+		p("\nchild process  %s\n  restarts %d\n", oneLine(ch.Command, 160), ch.Restarts)
+		for _, e := range ch.Exits {
+			p("  exited: %s\n", oneLine(e, 200))
+		}
+		if len(ch.StderrTail) > 0 {
+			p("  last stderr lines:\n")
+			for _, l := range ch.StderrTail {
+				p("    %s\n", oneLine(l, 200))
+			}
+		}
+		if ch.StderrPath != "" {
+			p("  stderr written to %s\n", ch.StderrPath)
+		}
+	}
 	p("\nlatency     (corrected: reply - intended send time; service: reply - actual write)\n")
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "\tcount\tp50\tp90\tp99\tp99.9\tmax\t\n")
