@@ -25,20 +25,55 @@ func TestZeroAllocs(t *testing.T) {
 		t.Skip("allocation counts need a plain build")
 	}
 	s := newTestServer(t, Config{Now: nil})
-	// The TCP path without the socket: the per-connection handler.
-	c := &tcpConn{s: s, rng: s.nextRand()}
-	c.p.s = s
 	for name, frame := range hotFrames {
 		in := []byte(frame)
 		dst := make([]byte, 0, 4096)
 		if n := testing.AllocsPerRun(200, func() { dst, _ = s.HandleFrame(dst[:0], in) }); n != 0 {
 			t.Errorf("HandleFrame %s: %v allocs", name, n)
 		}
-		if n := testing.AllocsPerRun(200, func() { c.handle(in); c.local = c.local[:0] }); n != 0 {
-			t.Errorf("tcp handle %s: %v allocs", name, n)
+		// The stream path without the socket: the per-connection handler, and
+		// the frame reader over an endless stream of this frame.
+		for _, f := range []Framing{FramingNewline, FramingContentLength, framingWS} {
+			c := s.newConn(nil, nil, f, s.nextRand())
+			if n := testing.AllocsPerRun(200, func() { c.handle(in); c.local = c.local[:0] }); n != 0 {
+				t.Errorf("%v handle %s: %v allocs", f, name, n)
+			}
+			if f == framingWS {
+				continue
+			}
+			c = s.newConn(&loopStream{b: []byte(frameAs(f, frame))}, nil, f, s.nextRand())
+			if n := testing.AllocsPerRun(200, func() {
+				b, err := c.readFrame()
+				if err != nil || string(b) != frame {
+					t.Fatalf("readFrame = %q, %v", b, err)
+				}
+				c.handle(b)
+				c.local = c.local[:0]
+			}); n != 0 {
+				t.Errorf("%v read+handle %s: %v allocs", f, name, n)
+			}
 		}
 	}
 }
+
+// loopStream reads b over and over; writes and Close are no-ops.
+type loopStream struct {
+	b   []byte
+	off int
+}
+
+func (l *loopStream) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		k := copy(p[n:], l.b[l.off:])
+		n += k
+		l.off = (l.off + k) % len(l.b)
+	}
+	return n, nil
+}
+
+func (l *loopStream) Write(p []byte) (int, error) { return len(p), nil }
+func (l *loopStream) Close() error                { return nil }
 
 func benchHandle(b *testing.B, frame string) {
 	s := newTestServer(b, Config{Now: time.Now})

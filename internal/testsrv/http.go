@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
@@ -20,6 +22,9 @@ var (
 	hdrJSON  = []string{"application/json"}
 	hdrAllow = []string{http.MethodPost}
 )
+
+// wsPath is where Handler accepts WebSocket upgrades.
+const wsPath = "/ws"
 
 // tooLargeBody is the body of a 413: a JSON-RPC error a client can log.
 var tooLargeBody = wire.AppendError(nil, nil, wire.CodeInvalidRequest, msgInvalidRequest, []byte(`"request too large"`))
@@ -37,6 +42,17 @@ type connState struct {
 
 func (cs *connState) Float64() float64 { return cs.rng.Float64() }
 
+// nextRandFor returns the fault PRNG of the connection r came on (given by
+// ConnContext), or else the next connection's.
+func (s *Server) nextRandFor(r *http.Request) *rand.Rand {
+	if cs, ok := r.Context().Value(connKey{}).(*connState); ok {
+		cs.mu.Lock()
+		defer cs.mu.Unlock()
+		return cs.rng
+	}
+	return s.nextRand()
+}
+
 // lockedRand serialises the shared fallback PRNG.
 type lockedRand struct{ s *Server }
 
@@ -53,7 +69,9 @@ func (s *Server) ConnContext(ctx context.Context, _ net.Conn) context.Context {
 // Handler returns the HTTP transport: POST to any path with a JSON body; 200
 // with an application/json reply; 204 with an empty body when there is
 // nothing to reply (notification, batch of notifications); 405 for other
-// methods; 413 for bodies larger than MaxFrame.
+// methods; 413 for bodies larger than MaxFrame. A WebSocket upgrade request
+// (GET with "Upgrade: websocket") on path /ws is served as WSHandler does,
+// so one HTTP port serves http://HOST:PORT/ and ws://HOST:PORT/ws.
 func (s *Server) Handler() http.Handler { return httpHandler{s} }
 
 type httpHandler struct{ s *Server }
@@ -67,6 +85,10 @@ func (h httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.wg.Done()
+	if r.URL.Path == wsPath && websocket.IsWebSocketUpgrade(r) {
+		s.serveWS(w, r)
+		return
+	}
 	if r.Method != http.MethodPost {
 		w.Header()["Allow"] = hdrAllow
 		http.Error(w, "testsrv: only POST is served", http.StatusMethodNotAllowed)

@@ -1,7 +1,6 @@
 package testsrv
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -36,8 +35,10 @@ type Config struct {
 // ErrConfig is wrapped by New's errors for invalid Config values.
 var ErrConfig = errors.New("testsrv: invalid config")
 
-// Server is the reference JSON-RPC 2.0 server. Create it with New, serve it
-// with ServeTCP and/or Handler (or ListenAndServe), stop it with Close.
+// Server is the reference JSON-RPC 2.0 server. Create it with New; serve it
+// with Listen (or ListenAndServe), or on your own listeners and streams with
+// ServeStream, ServeTCP, ServeStdio, Handler and WSHandler; stop it with
+// Close.
 type Server struct {
 	cfg         Config
 	specs       []fspec
@@ -62,7 +63,7 @@ type Server struct {
 	mu        sync.RWMutex
 	closed    bool
 	listeners map[net.Listener]struct{}
-	conns     map[*tcpConn]struct{}
+	conns     map[*streamConn]struct{}
 	httpSrvs  []*http.Server
 	stops     []func() bool // context.AfterFunc registrations of ListenAndServe
 	wg        sync.WaitGroup
@@ -100,7 +101,7 @@ func New(cfg Config) (*Server, error) {
 		sharedRng: newRand(cfg.Seed),
 		done:      make(chan struct{}),
 		listeners: map[net.Listener]struct{}{},
-		conns:     map[*tcpConn]struct{}{},
+		conns:     map[*streamConn]struct{}{},
 	}
 	for _, sp := range specs {
 		s.notifyFault = s.notifyFault || sp.id == fNotifyReply
@@ -178,9 +179,10 @@ func (s *Server) enter() bool {
 	return true
 }
 
-// Close stops the listeners and HTTP servers it serves, closes active TCP
-// connections, stops pending timers, unblocks held HTTP requests and waits for
-// every goroutine the server started. It is idempotent and always returns nil
+// Close stops the listeners and HTTP servers it serves (removing socket
+// files), closes active connections (TCP, Unix, WebSocket, stdio), stops
+// pending timers, unblocks held HTTP requests and waits for every goroutine
+// the server started (but not for a stdio Read it cannot interrupt). It is idempotent and always returns nil
 // (the error is for io.Closer).
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
@@ -208,63 +210,4 @@ func (s *Server) Close() error {
 		s.wg.Wait()
 	})
 	return nil
-}
-
-// ListenAndServe listens on httpAddr and/or tcpAddr (either may be "", not
-// both) and serves them in background goroutines until ctx is done or Close
-// is called. It returns the bound addresses so ":0" ports can be used.
-func (s *Server) ListenAndServe(ctx context.Context, httpAddr, tcpAddr string) (httpBound, tcpBound net.Addr, err error) {
-	if httpAddr == "" && tcpAddr == "" {
-		return nil, nil, fmt.Errorf("%w: no address to listen on", ErrConfig)
-	}
-	var lc net.ListenConfig
-	var hln, tln net.Listener
-	if httpAddr != "" {
-		if hln, err = lc.Listen(ctx, "tcp", httpAddr); err != nil {
-			return nil, nil, fmt.Errorf("testsrv: listen http: %w", err)
-		}
-	}
-	if tcpAddr != "" {
-		if tln, err = lc.Listen(ctx, "tcp", tcpAddr); err != nil {
-			if hln != nil {
-				_ = hln.Close()
-			}
-			return nil, nil, fmt.Errorf("testsrv: listen tcp: %w", err)
-		}
-	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		for _, ln := range []net.Listener{hln, tln} {
-			if ln != nil {
-				_ = ln.Close()
-			}
-		}
-		return nil, nil, fmt.Errorf("testsrv: listen: %w", http.ErrServerClosed)
-	}
-	if hln != nil {
-		srv := &http.Server{
-			Handler:           s.Handler(),
-			ConnContext:       s.ConnContext,
-			ReadHeaderTimeout: 30 * time.Second,
-		}
-		s.httpSrvs = append(s.httpSrvs, srv)
-		httpBound = hln.Addr()
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			_ = srv.Serve(hln) // returns http.ErrServerClosed after Close
-		}()
-	}
-	if tln != nil {
-		tcpBound = tln.Addr()
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			_ = s.ServeTCP(tln) // nil after Close; an accept error ends TCP serving only
-		}()
-	}
-	s.stops = append(s.stops, context.AfterFunc(ctx, func() { _ = s.Close() }))
-	s.mu.Unlock()
-	return httpBound, tcpBound, nil
 }

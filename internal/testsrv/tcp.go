@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
@@ -26,7 +28,19 @@ const (
 // one message per line, replies one per line in completion order, any number
 // of requests in flight per connection. Blank lines are skipped. It returns
 // nil after Close (ln is closed then), or the accept error that stopped it.
-func (s *Server) ServeTCP(ln net.Listener) error {
+// It is ServeStream(ln, FramingNewline).
+func (s *Server) ServeTCP(ln net.Listener) error { return s.ServeStream(ln, FramingNewline) }
+
+// ServeStream serves JSON-RPC framed as f on every connection ln accepts: a
+// TCP or a Unix socket listener, or any other. Every connection has any
+// number of requests in flight; replies are framed like requests and leave in
+// completion order. It returns nil after Close (ln is closed then), the
+// accept error that stopped it, or an ErrConfig error for a framing it
+// cannot serve (ln is left open then).
+func (s *Server) ServeStream(ln net.Listener, f Framing) error {
+	if err := streamFraming(f); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -64,10 +78,12 @@ func (s *Server) ServeTCP(ln net.Listener) error {
 			return fmt.Errorf("testsrv: accept: %w", err)
 		}
 		backoff = 0
-		if !s.startConn(nc) {
+		c := s.newConn(nc, nil, f, s.nextRand())
+		if !s.addConn(c) {
 			_ = nc.Close()
 			return nil
 		}
+		go c.serve()
 	}
 }
 
@@ -80,17 +96,19 @@ func (s *Server) isClosed() bool {
 	}
 }
 
-// tcpConn is one NDJSON connection: a reader goroutine that parses and
-// answers frames, and a writer goroutine that owns the socket's write side
-// and the timers of slow replies.
-type tcpConn struct {
-	s     *Server
-	nc    net.Conn
-	br    *bufio.Reader
-	rng   *rand.Rand
-	p     proc
-	local []byte // reader-owned replies not yet handed to the writer
-	long  []byte // assembles a line longer than the read buffer
+// streamConn is one connection of any transport (TCP or Unix socket, stdio,
+// WebSocket): a reader goroutine that parses and answers frames, and a writer
+// goroutine that owns the write side and the timers of slow replies.
+type streamConn struct {
+	s       *Server
+	rw      io.ReadWriteCloser // the byte stream (net.Conn, stdio); nil on WebSocket
+	ws      *websocket.Conn    // the WebSocket; nil on byte streams
+	framing Framing
+	br      *bufio.Reader // reads rw; nil on WebSocket
+	rng     *rand.Rand
+	p       proc
+	local   []byte // reader-owned replies not yet handed to the writer
+	long    []byte // assembles a frame longer than the read buffer
 
 	wake chan struct{} // cap 1: the writer has work
 	done chan struct{} // closed by teardown
@@ -98,51 +116,68 @@ type tcpConn struct {
 
 	// mu guards everything below; cond (on mu) wakes a reader waiting for the
 	// writer to drain out.
-	mu       sync.Mutex
-	cond     sync.Cond
-	out      []byte
-	heap     delayHeap
-	seq      uint64 // tie-breaker so equal deadlines keep arrival order
-	spinning int    // replies busy-waiting in their own goroutine
-	closeReq bool   // close after writing what is in out
-	readDone bool   // the client closed its side; finish when nothing is pending
-	quiet    bool   // no more output is accepted (closing or torn down)
-	torn     bool   // teardown ran
+	mu        sync.Mutex
+	cond      sync.Cond
+	out       []byte
+	heap      delayHeap
+	seq       uint64 // tie-breaker so equal deadlines keep arrival order
+	spinning  int    // replies busy-waiting in their own goroutine
+	closeReq  bool   // close after writing what is in out
+	closeCode int    // WebSocket close code of that close (0: normal closure)
+	readDone  bool   // the client closed its side; finish when nothing is pending
+	quiet     bool   // no more output is accepted (closing or torn down)
+	torn      bool   // teardown ran
+	err       error  // the I/O error that ended the connection, if any
 
 	stopRead atomic.Bool // set by a graceful close: the reader discards input
 }
 
-// startConn registers nc and starts its goroutines; false if closed.
-func (s *Server) startConn(nc net.Conn) bool {
-	c := &tcpConn{
-		s:    s,
-		nc:   nc,
-		br:   bufio.NewReaderSize(nc, readBufSize),
-		rng:  s.nextRand(),
-		wake: make(chan struct{}, 1),
-		done: make(chan struct{}),
+// newConn returns a connection over rw (a byte stream) or ws.
+func (s *Server) newConn(rw io.ReadWriteCloser, ws *websocket.Conn, f Framing, rng *rand.Rand) *streamConn {
+	c := &streamConn{
+		s:       s,
+		rw:      rw,
+		ws:      ws,
+		framing: f,
+		rng:     rng,
+		wake:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
+	}
+	if rw != nil {
+		c.br = bufio.NewReaderSize(rw, readBufSize)
 	}
 	c.p.s = s
 	c.cond.L = &c.mu
+	return c
+}
+
+// addConn registers c so Close tears it down, and counts it in s.wg; false if
+// the server is closed.
+func (s *Server) addConn(c *streamConn) bool {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.closed {
-		s.mu.Unlock()
 		return false
 	}
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
-	s.mu.Unlock()
-	go c.serve()
 	return true
 }
 
-func (c *tcpConn) serve() {
+// serve runs the connection to its end; it balances addConn.
+func (c *streamConn) serve() {
 	defer c.s.wg.Done()
 	c.wg.Add(1)
 	go c.writer()
 	c.readLoop()
 	c.wg.Wait()
-	c.teardown() // normally done already; makes sure the socket never leaks
+	c.finishConn()
+}
+
+// finishConn tears the connection down (normally done already, this makes
+// sure it never leaks) and unregisters it.
+func (c *streamConn) finishConn() {
+	c.teardown()
 	c.s.mu.Lock()
 	delete(c.s.conns, c)
 	c.s.mu.Unlock()
@@ -150,39 +185,21 @@ func (c *tcpConn) serve() {
 
 var errTooLarge = errors.New("testsrv: request too large")
 
-func (c *tcpConn) readLoop() {
+func (c *streamConn) readLoop() {
 	for {
 		frame, err := c.readFrame()
-		switch {
-		case err == nil:
-		case errors.Is(err, errTooLarge):
-			c.flushLocal()
-			c.local = wire.AppendError(c.local, nil, wire.CodeInvalidRequest, msgInvalidRequest, []byte(`"request too large"`))
-			c.local = append(c.local, '\n')
-			c.flushLocal()
-			c.requestClose()
-			c.drain()
-			return
-		case errors.Is(err, io.EOF):
-			// The client finished sending; answer what is pending, then close.
-			c.flushLocal()
-			c.mu.Lock()
-			c.readDone = true
-			c.mu.Unlock()
-			c.signal()
-			return
-		default:
-			c.teardown()
+		if err != nil {
+			c.readFailed(err)
 			return
 		}
 		if c.stopRead.Load() { // closed while this frame was on its way
 			c.drain()
 			return
 		}
-		if len(blankTrim(frame)) > 0 {
+		if c.framing != FramingNewline || len(blankTrim(frame)) > 0 {
 			c.handle(frame)
 		}
-		if c.br.Buffered() == 0 || len(c.local) >= flushAt {
+		if c.br == nil || c.br.Buffered() == 0 || len(c.local) >= flushAt {
 			c.flushLocal()
 		}
 		if c.stopRead.Load() {
@@ -192,52 +209,50 @@ func (c *tcpConn) readLoop() {
 	}
 }
 
+// readFailed ends the reader after readFrame failed.
+func (c *streamConn) readFailed(err error) {
+	var he headerError
+	var ce *websocket.CloseError
+	switch {
+	case errors.Is(err, errTooLarge):
+		c.breakFraming(wire.CodeInvalidRequest, msgInvalidRequest, []byte(`"request too large"`), websocket.CloseMessageTooBig)
+	case errors.As(err, &he):
+		c.breakFraming(wire.CodeParseError, msgParseError, wire.AppendString(nil, string(he)), websocket.CloseProtocolError)
+	case errors.Is(err, io.EOF), errors.As(err, &ce):
+		// The client finished sending; answer what is pending, then close.
+		c.flushLocal()
+		c.mu.Lock()
+		c.readDone = true
+		c.mu.Unlock()
+		c.signal()
+	default:
+		c.fail(err)
+	}
+}
+
+// breakFraming answers a frame that broke the framing with an error reply
+// (on WebSocket the close code says it instead) and closes the connection
+// after the replies before it: what follows on the stream cannot be read.
+func (c *streamConn) breakFraming(code int64, msg string, data []byte, wsCode int) {
+	c.flushLocal()
+	if c.ws == nil {
+		dst, start := c.beginFrame(c.local)
+		c.local = c.endFrame(wire.AppendError(dst, nil, code, msg, data), start)
+		c.flushLocal()
+	}
+	c.requestClose(wsCode)
+	c.drain()
+}
+
 // blankTrim strips JSON whitespace so that blank lines can be skipped.
 func blankTrim(b []byte) []byte {
 	i := skipWS(b, 0)
 	return b[i:]
 }
 
-// readFrame returns the next line without its line ending. The slice aliases
-// the read buffer until the next call.
-func (c *tcpConn) readFrame() ([]byte, error) {
-	limit := c.s.cfg.MaxFrame
-	line, err := c.br.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		c.long = append(c.long[:0], line...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			if len(c.long) > limit+2 { // +2: the line ending is not part of the frame
-				c.long = nil
-				return nil, errTooLarge
-			}
-			line, err = c.br.ReadSlice('\n')
-			c.long = append(c.long, line...)
-		}
-		line = c.long
-		if cap(c.long) > 4*readBufSize {
-			c.long = nil // do not pin a huge buffer per idle connection
-		}
-	}
-	if err != nil && (!errors.Is(err, io.EOF) || len(line) == 0) {
-		return nil, err
-	}
-	// A last line without '\n' before EOF is still a frame; EOF comes next call.
-	n := len(line)
-	if n > 0 && line[n-1] == '\n' {
-		n--
-	}
-	if n > 0 && line[n-1] == '\r' {
-		n--
-	}
-	if n > limit {
-		return nil, errTooLarge
-	}
-	return line[:n], nil
-}
-
 // handle answers one frame: immediately into c.local when possible, else via
 // the writer's timer heap (slow methods, delay fault, stall, close).
-func (c *tcpConn) handle(frame []byte) {
+func (c *streamConn) handle(frame []byte) {
 	s := c.s
 	s.requests.Add(1)
 	p := &c.p
@@ -269,7 +284,7 @@ func (c *tcpConn) handle(frame []byte) {
 		// Closing now: no later frame of this connection is answered, which
 		// keeps what the client sees independent of goroutine timing.
 		s.count(f)
-		c.requestClose()
+		c.requestClose(websocket.CloseNormalClosure)
 		c.stopRead.Store(true)
 		return
 	}
@@ -291,10 +306,10 @@ func (c *tcpConn) handle(frame []byte) {
 	c.schedule(it, wait)
 }
 
-// appendReply appends the reply line(s) for the evaluated frame.
-func (c *tcpConn) appendReply(dst []byte, f fid, target int) []byte {
-	start := len(dst)
-	dst = append(c.p.assemble(dst, f, target), '\n')
+// appendReply appends the reply frame(s) for the evaluated frame.
+func (c *streamConn) appendReply(dst []byte, f fid, target int) []byte {
+	dst, start := c.beginFrame(dst)
+	dst = c.endFrame(c.p.assemble(dst, f, target), start)
 	if f == fDuplicate {
 		dst = append(dst, dst[start:]...)
 	}
@@ -303,7 +318,7 @@ func (c *tcpConn) appendReply(dst []byte, f fid, target int) []byte {
 
 // spin busy-waits for d in its own goroutine (so the connection keeps
 // reading), then schedules the reply after the remaining timer delay.
-func (c *tcpConn) spin(it *delayItem, d, delay time.Duration) {
+func (c *streamConn) spin(it *delayItem, d, delay time.Duration) {
 	c.mu.Lock()
 	if c.quiet {
 		c.mu.Unlock()
@@ -311,8 +326,8 @@ func (c *tcpConn) spin(it *delayItem, d, delay time.Duration) {
 		return
 	}
 	c.spinning++
+	c.wg.Add(1) // under mu while !quiet: the writer has not exited (see ServeStdio)
 	c.mu.Unlock()
-	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
 		busyWait(d, c.done)
@@ -339,7 +354,7 @@ func busyWait(d time.Duration, stop <-chan struct{}) {
 }
 
 // flushLocal hands the reader's replies to the writer.
-func (c *tcpConn) flushLocal() {
+func (c *streamConn) flushLocal() {
 	if len(c.local) == 0 {
 		return
 	}
@@ -360,7 +375,7 @@ func (c *tcpConn) flushLocal() {
 	c.signal()
 }
 
-func (c *tcpConn) signal() {
+func (c *streamConn) signal() {
 	select {
 	case c.wake <- struct{}{}:
 	default:

@@ -4,6 +4,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/gorilla/websocket"
 )
 
 // delayItem is a reply waiting for its time: a slow method, the delay fault,
@@ -79,7 +81,7 @@ func (h *delayHeap) pop() *delayItem {
 }
 
 // schedule queues it to take effect after wait.
-func (c *tcpConn) schedule(it *delayItem, wait time.Duration) {
+func (c *streamConn) schedule(it *delayItem, wait time.Duration) {
 	it.at = time.Now().Add(wait)
 	c.mu.Lock()
 	if c.quiet {
@@ -100,7 +102,7 @@ func (c *tcpConn) schedule(it *delayItem, wait time.Duration) {
 // writer owns the socket's write side. It wakes for new output, for the
 // earliest due item of the heap, or for teardown; every wake writes all that
 // accumulated in one syscall, which is what keeps pipelined load cheap.
-func (c *tcpConn) writer() {
+func (c *streamConn) writer() {
 	defer c.wg.Done()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -138,13 +140,13 @@ func (c *tcpConn) writer() {
 			}
 		}
 		buf, c.out = c.out, buf[:0]
-		closeNow := c.closeReq
+		closeNow, code := c.closeReq, c.closeCode
 		finished := c.readDone && c.spinning == 0 && len(c.heap) == 0
 		c.cond.Broadcast()
 		c.mu.Unlock()
 		if len(buf) > 0 {
-			if _, err := c.nc.Write(buf); err != nil {
-				c.teardown()
+			if err := c.write(buf); err != nil {
+				c.fail(err)
 				return
 			}
 		}
@@ -153,9 +155,12 @@ func (c *tcpConn) writer() {
 		}
 		switch {
 		case closeNow:
-			c.closeGracefully()
+			c.closeGracefully(code)
 			return
 		case finished:
+			if c.ws != nil { // answer the client's close frame
+				_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(lingerTimeout))
+			}
 			c.teardown()
 			return
 		}
@@ -163,25 +168,36 @@ func (c *tcpConn) writer() {
 }
 
 // drain discards input until the client closes or the linger deadline set by
-// closeGracefully passes, then tears down. Closing a socket that still holds
-// unread input makes the kernel send RST, which can destroy replies the
-// client has not read yet; draining turns the close into an orderly FIN.
-func (c *tcpConn) drain() {
+// closeGracefully passes. Closing a socket that still holds unread input
+// makes the kernel send RST, which can destroy replies the client has not
+// read yet; draining turns the close into an orderly FIN. The teardown is
+// left to the connection's owner, after the writer has flushed and closed.
+func (c *streamConn) drain() {
+	if c.ws != nil {
+		for { // NextReader skips the rest of each message; it fails once
+			if _, _, err := c.ws.NextReader(); err != nil {
+				return
+			}
+		}
+	}
 	_, _ = io.Copy(io.Discard, c.br)
-	c.teardown()
 }
 
-// requestClose makes the writer close the connection after flushing.
-func (c *tcpConn) requestClose() {
+// requestClose makes the writer close the connection after flushing; on
+// WebSocket with close code wsCode (the first one asked for wins).
+func (c *streamConn) requestClose(wsCode int) {
 	c.mu.Lock()
 	c.closeReq = true
+	if c.closeCode == 0 {
+		c.closeCode = wsCode
+	}
 	c.mu.Unlock()
 	c.signal()
 }
 
 // silence stops all further output and drops pending replies. Callers hold
 // c.mu.
-func (c *tcpConn) silence() {
+func (c *streamConn) silence() {
 	c.quiet = true
 	for _, it := range c.heap {
 		putItem(it)
@@ -191,7 +207,7 @@ func (c *tcpConn) silence() {
 }
 
 // teardown closes the connection now and drops everything pending.
-func (c *tcpConn) teardown() {
+func (c *streamConn) teardown() {
 	c.mu.Lock()
 	if c.torn {
 		c.mu.Unlock()
@@ -201,7 +217,22 @@ func (c *tcpConn) teardown() {
 	c.silence()
 	c.mu.Unlock()
 	close(c.done)
-	_ = c.nc.Close()
+	if c.ws != nil {
+		_ = c.ws.Close()
+	} else {
+		_ = c.rw.Close()
+	}
+}
+
+// fail records err as what ended the connection (unless it was torn down
+// already, which makes the error moot) and tears it down.
+func (c *streamConn) fail(err error) {
+	c.mu.Lock()
+	if !c.torn && c.err == nil {
+		c.err = err
+	}
+	c.mu.Unlock()
+	c.teardown()
 }
 
 // lingerTimeout bounds how long a gracefully closed connection waits for the
@@ -209,17 +240,37 @@ func (c *tcpConn) teardown() {
 const lingerTimeout = 2 * time.Second
 
 // closeGracefully ends the connection after the writer flushed: it sends FIN
-// (so the client reads every reply, then EOF) and lets the reader drain
-// input until the client closes or lingerTimeout passes.
-func (c *tcpConn) closeGracefully() {
+// (a WebSocket close frame with wsCode, 0 meaning normal closure), so the
+// client reads every reply and then the end, and lets the reader drain input
+// until the client closes or lingerTimeout passes. A stream that cannot
+// half-close (stdio) is closed at once.
+func (c *streamConn) closeGracefully(wsCode int) {
 	c.mu.Lock()
 	c.silence()
 	c.mu.Unlock()
-	cw, ok := c.nc.(interface{ CloseWrite() error })
-	if !ok || cw.CloseWrite() != nil {
+	deadline := time.Now().Add(lingerTimeout)
+	if c.ws != nil {
+		if wsCode == 0 {
+			wsCode = websocket.CloseNormalClosure
+		}
+		msg := websocket.FormatCloseMessage(wsCode, closeReason(wsCode))
+		if c.ws.WriteControl(websocket.CloseMessage, msg, deadline) != nil {
+			c.teardown()
+			return
+		}
+		c.stopRead.Store(true)
+		_ = c.ws.SetReadDeadline(deadline)
+		return
+	}
+	type halfCloser interface {
+		CloseWrite() error
+		SetReadDeadline(time.Time) error
+	}
+	hc, ok := c.rw.(halfCloser)
+	if !ok || hc.CloseWrite() != nil {
 		c.teardown()
 		return
 	}
 	c.stopRead.Store(true)
-	_ = c.nc.SetReadDeadline(time.Now().Add(lingerTimeout))
+	_ = hc.SetReadDeadline(deadline)
 }

@@ -31,6 +31,7 @@ type StreamOptions struct {
 	MaxFrame int
 	Header   map[string][]string // WebSocket handshake headers
 	Insecure bool                // wss: skip certificate verification
+	Child    ChildOptions        // stdio: how the child process runs
 }
 
 // ErrNoDialer is returned for a scheme this build cannot dial.
