@@ -41,6 +41,7 @@ type runFlags struct {
 	headers         []string
 	maxFrame        string
 	insecure        bool
+	http2           bool
 	output          string
 	allowViolations bool
 	interval        time.Duration
@@ -67,6 +68,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra HTTP header 'Name: value' (repeatable)")
 	fs.StringVar(&f.maxFrame, "max-frame", "16MiB", "largest reply frame or body accepted (e.g. 16MiB, 512KiB, 1000000)")
 	fs.BoolVar(&f.insecure, "insecure", false, "https: do not verify the server's certificate")
+	fs.BoolVar(&f.http2, "http2", false, "http(s): use HTTP/2 (h2c with prior knowledge on http://), many requests per connection")
 	fs.StringVarP(&f.output, "output", "o", "", "write the result as JSON to this file (atomically)")
 	fs.BoolVar(&f.allowViolations, "allow-violations", false, "exit 0 even when violations, leaks, timeouts or transport errors were seen")
 	fs.DurationVar(&f.interval, "interval", time.Second, "time-series and progress interval")
@@ -107,13 +109,16 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 			}
 		}
 	}
+	if f.http2 && t.Scheme != transport.HTTP && t.Scheme != transport.HTTPS {
+		return engine.Config{}, usagef("--http2 applies to http:// and https:// targets only, not %s", t.URL)
+	}
 	if f.grace <= 0 {
 		return engine.Config{}, usagef("--grace must be positive (got %s)", f.grace)
 	}
 	c := engine.Config{
 		Target: t, Rate: f.rate, Concurrency: f.concurrency, Conns: f.conns, Duration: f.duration,
 		Timeout: f.timeout, Drain: f.drain, MaxInFlight: f.maxInFlight, Method: f.method,
-		NotifyEvery: f.notifyEvery, Batch: f.batch, Insecure: f.insecure, Interval: f.interval,
+		NotifyEvery: f.notifyEvery, Batch: f.batch, Insecure: f.insecure, HTTP2: f.http2, Interval: f.interval,
 		Restart: f.restart, Child: transport.ChildOptions{StderrPath: f.stderrPath, Grace: f.grace},
 	}
 	if c.Rate == 0 && c.Concurrency == 0 && !fs.Changed("rate") {
@@ -341,7 +346,7 @@ func settings(c engine.Config) map[string]any {
 		"rate": c.Rate, "concurrency": c.Concurrency, "conns": c.Conns, "duration": c.Duration.String(),
 		"timeout": c.Timeout.String(), "drain": c.Drain.String(), "max_inflight": c.MaxInFlight,
 		"method": c.Method, "id_format": idf, "notify_every": c.NotifyEvery, "batch": c.Batch, "max_frame": c.MaxFrame,
-		"insecure": c.Insecure,
+		"insecure": c.Insecure, "http2": c.HTTP2,
 	}
 	if c.Params != nil {
 		s["params"] = string(c.Params)

@@ -40,6 +40,7 @@ type Config struct {
 	Header      http.Header
 	MaxFrame    int
 	Insecure    bool
+	HTTP2       bool          // http(s): HTTP/2 (h2c on http://) instead of HTTP/1.1
 	Interval    time.Duration // time-series interval
 	// OnInterval, if set, is called after each interval with the new point
 	// and the totals so far (for a progress line).

@@ -15,19 +15,25 @@ import (
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
-// httpDriver runs Conns workers, each owning one HTTP/1.1 keep-alive
-// connection. HTTP/1.1 has no multiplexing: each POST's body is its reply,
-// so each worker is also its request's reader; its pending table still
-// checks the reply's id.
+// httpDriver runs workers that each POST one message at a time and read its
+// reply in the same goroutine; each worker's pending table still checks the
+// reply's ids. Over HTTP/1.1 a worker owns one keep-alive connection (so
+// --conns workers); over HTTP/2 the workers share a client that multiplexes
+// them onto few connections.
 type httpDriver struct {
 	r    *run
 	opts transport.H1Options
+	h2   *transport.H2Client // nil for HTTP/1.1
 }
 
 func newHTTPDriver(r *run) *httpDriver {
-	return &httpDriver{r: r, opts: transport.H1Options{
+	d := &httpDriver{r: r, opts: transport.H1Options{
 		URL: r.cfg.Target.URL, Header: r.cfg.Header, MaxBody: r.cfg.MaxFrame, Insecure: r.cfg.Insecure,
 	}}
+	if r.cfg.HTTP2 {
+		d.h2 = transport.NewH2(d.opts)
+	}
+	return d
 }
 
 // start checks that the target accepts connections (and, for https, that
@@ -40,16 +46,74 @@ func (d *httpDriver) start(ctx context.Context) error {
 	return c.Close()
 }
 
+// h2Workers bounds the requests in flight over HTTP/2 in open loop.
+const h2Workers = 1024
+
+func (d *httpDriver) workers() int {
+	switch {
+	case d.h2 == nil:
+		return d.r.cfg.Conns
+	case d.r.cfg.Concurrency > 0:
+		return d.r.cfg.Concurrency
+	default:
+		return min(d.r.cfg.MaxInFlight, h2Workers)
+	}
+}
+
 func (d *httpDriver) serve() {
 	var wg sync.WaitGroup
-	for range d.r.cfg.Conns {
+	for range d.workers() {
 		wg.Add(1)
 		go func() { defer wg.Done(); d.work() }()
 	}
 	wg.Wait()
 }
 
-func (d *httpDriver) close() {}
+func (d *httpDriver) close() {
+	if d.h2 != nil {
+		d.h2.Close()
+	}
+}
+
+// poster sends one worker's messages: over HTTP/2 through the shared client,
+// over HTTP/1.1 on the worker's own connection, dialled on first use and
+// again after any failure that leaves it unusable.
+type poster struct {
+	d    *httpDriver
+	conn *transport.H1Conn
+}
+
+func (p *poster) post(body, reply []byte) ([]byte, error) {
+	timeout := p.d.r.cfg.Timeout
+	if p.d.h2 != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		reply, _, err := p.d.h2.Post(ctx, body, reply)
+		return reply, err
+	}
+	if p.conn == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		c, err := transport.DialH1(ctx, p.d.opts)
+		cancel()
+		if err != nil {
+			return reply[:0], err
+		}
+		p.conn = c
+	}
+	reply, _, err := p.conn.Post(body, reply, time.Now().Add(timeout))
+	var se *transport.StatusError
+	if (err != nil && !errors.As(err, &se)) || !p.conn.Reusable() {
+		p.conn.Close()
+		p.conn = nil
+	}
+	return reply, err
+}
+
+func (p *poster) close() {
+	if p.conn != nil {
+		p.conn.Close()
+	}
+}
 
 func (d *httpDriver) work() {
 	r := d.r
@@ -65,30 +129,9 @@ func (d *httpDriver) work() {
 	body := make([]byte, 0, 1024)
 	reply := make([]byte, 0, 4096)
 	ids := make([]uint64, 0, max(r.cfg.Batch, 1))
-	var conn *transport.H1Conn
-	defer func() {
-		if conn != nil {
-			conn.Close()
-		}
-	}()
-	post := func(body, reply []byte) ([]byte, error) {
-		if conn == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), r.cfg.Timeout)
-			c, err := transport.DialH1(ctx, d.opts)
-			cancel()
-			if err != nil {
-				return reply[:0], err
-			}
-			conn = c
-		}
-		reply, _, err := conn.Post(body, reply, time.Now().Add(r.cfg.Timeout))
-		var se *transport.StatusError
-		if (err != nil && !errors.As(err, &se)) || !conn.Reusable() {
-			conn.Close()
-			conn = nil
-		}
-		return reply, err
-	}
+	p := &poster{d: d}
+	defer p.close()
+	post := p.post
 	for t := range r.ticks {
 		var expectReply bool
 		body, ids, expectReply = r.encodeTick(tb, rec, &counters, body, ids[:0], t)
