@@ -88,17 +88,25 @@ func (d *streamDriver) serve() {
 }
 
 // close stops every reader (the run is stopping, so they fail nothing) and
-// waits for them.
+// waits for them. Connections close in parallel: a child process may take
+// up to twice its grace period to stop.
 func (d *streamDriver) close() {
+	var wg sync.WaitGroup
 	for _, sc := range d.slots {
-		if sc != nil {
+		if sc == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			sc.st.Close()
 			<-sc.readerDone
 			if sc.child != nil && !sc.lost {
 				d.r.childGone(sc.child)
 			}
-		}
+		}()
 	}
+	wg.Wait()
 }
 
 // write is the writer of slot i: it takes ticks, registers and encodes them,

@@ -1,0 +1,468 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// ChildOptions configure child processes (the stdio scheme).
+type ChildOptions struct {
+	StderrPath string        // the child's stderr is appended to this file (created 0644); "" discards it, keeping the tail
+	StderrTail int           // how many last stderr lines to keep in memory (default 20), each cut to 512 bytes
+	Grace      time.Duration // shutdown: after closing stdin wait this long for exit, then SIGTERM, wait again, then SIGKILL (default 2s)
+	Env        []string      // extra environment (KEY=value) on top of the parent's
+	Dir        string        // working directory ("" = the parent's)
+}
+
+// ChildStream is a Stream over the stdin and stdout of a child process.
+// DialStream returns one for a Stdio target.
+type ChildStream interface {
+	Stream
+	// PID is the child's process id.
+	PID() int
+	// Exited is closed when the process has exited (and was reaped).
+	Exited() <-chan struct{}
+	// ExitStatus is "" while the process runs, then how it ended and when,
+	// e.g. "exit status 1 after 12ms" or "killed by signal SIGSEGV after 3.2s".
+	ExitStatus() string
+	// StderrTail returns a copy of the last lines the child wrote to stderr.
+	StderrTail() []string
+	// RSS is the child's resident set size in bytes (Linux only; an error
+	// once the process has exited).
+	RSS() (int64, error)
+}
+
+const (
+	defaultGrace      = 2 * time.Second
+	defaultStderrTail = 20
+	stderrLineMax     = 512
+	// exitSettle is how long an error on the pipes waits for the child's
+	// exit to be reaped, to tell a dead child from one that closed stdout.
+	exitSettle = 250 * time.Millisecond
+	// afterExit is how long stdout and stderr are still read once the child
+	// has exited: its own children may hold them open.
+	afterExit = 200 * time.Millisecond
+	// killWait bounds the wait after SIGKILL (a process stuck in the kernel).
+	killWait = 2 * time.Second
+)
+
+func init() {
+	streamDialers[Stdio] = func(ctx context.Context, t Target, o StreamOptions) (Stream, error) {
+		cs, err := startChild(ctx, t.Command, t.Framing, o.MaxFrame, o.Child)
+		if err != nil {
+			return nil, err
+		}
+		return cs, nil
+	}
+}
+
+var _ ChildStream = (*childStream)(nil)
+
+// childStream frames messages over a child's stdin and stdout. Send and
+// Flush belong to one goroutine, Recv to another, Close to any.
+type childStream struct {
+	Stream        // a byteStream over childPipes
+	cmd           *exec.Cmd
+	name          string // argv[0], for messages
+	stdin, stdout *os.File
+	stderr        *os.File
+	start         time.Time
+	grace         time.Duration
+	tail          *tailRing
+
+	exited     chan struct{} // closed by wait once the process is reaped
+	waitDone   chan struct{} // closed when wait returns
+	stderrDone chan struct{} // closed when copyStderr returns
+	status     string        // written by wait before exited is closed
+	dead       atomic.Bool   // set with exited, for the hot path
+	closing    atomic.Bool
+	fileErr    error // written by copyStderr before stderrDone is closed
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// childPipes is the child's stdin (written) and stdout (read) as one
+// ReadWriteCloser. Closing is childStream.Close's job.
+type childPipes struct{ in, out *os.File }
+
+func (p childPipes) Read(b []byte) (int, error)         { return p.out.Read(b) }
+func (p childPipes) Write(b []byte) (int, error)        { return p.in.Write(b) }
+func (p childPipes) Close() error                       { return nil }
+func (p childPipes) SetWriteDeadline(t time.Time) error { return p.in.SetWriteDeadline(t) }
+
+// startChild starts argv without a shell and frames messages over its stdio.
+func startChild(ctx context.Context, argv []string, f Framing, maxFrame int, o ChildOptions) (*childStream, error) {
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, errors.New("transport: no command to run")
+	}
+	if f == Messages {
+		return nil, errors.New("transport: a child process needs newline or content-length framing")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	path, err := lookChild(argv[0], o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.Args[0] = argv[0]
+	cmd.Dir = o.Dir
+	if len(o.Env) > 0 {
+		cmd.Env = append(os.Environ(), o.Env...)
+	}
+	setProcGroup(cmd)
+
+	var files []*os.File // everything to close if the start fails
+	fail := func(err error) (*childStream, error) {
+		for _, f := range files {
+			f.Close()
+		}
+		return nil, err
+	}
+	var errFile *os.File
+	if o.StderrPath != "" {
+		if errFile, err = os.OpenFile(o.StderrPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
+			return fail(fmt.Errorf("transport: child stderr file: %w", err))
+		}
+		files = append(files, errFile)
+	}
+	var p [6]*os.File // stdin r/w, stdout r/w, stderr r/w
+	for i := 0; i < len(p); i += 2 {
+		if p[i], p[i+1], err = os.Pipe(); err != nil {
+			return fail(fmt.Errorf("transport: pipes for %q: %w", argv[0], err))
+		}
+		files = append(files, p[i], p[i+1])
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p[0], p[3], p[5]
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return fail(fmt.Errorf("transport: cannot start %q: %w", argv[0], err))
+	}
+	// The child has its ends now; holding them would hide its exit.
+	p[0].Close()
+	p[3].Close()
+	p[5].Close()
+
+	tailN := o.StderrTail
+	if tailN <= 0 {
+		tailN = defaultStderrTail
+	}
+	grace := o.Grace
+	if grace <= 0 {
+		grace = defaultGrace
+	}
+	s := &childStream{
+		cmd: cmd, name: argv[0], stdin: p[1], stdout: p[2], stderr: p[4],
+		start: start, grace: grace, tail: newTailRing(tailN),
+		exited: make(chan struct{}), waitDone: make(chan struct{}), stderrDone: make(chan struct{}),
+	}
+	s.Stream = NewByteStream(childPipes{in: p[1], out: p[2]}, f, maxFrame)
+	go s.copyStderr(errFile)
+	go s.wait()
+	return s, nil
+}
+
+// lookChild resolves the program like exec.Command does, but relative to
+// dir for a relative path, and names the program in its errors.
+func lookChild(prog, dir string) (string, error) {
+	p := prog
+	if dir != "" && strings.ContainsRune(p, os.PathSeparator) && !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	path, err := exec.LookPath(p)
+	if err != nil {
+		var ee *exec.Error
+		if errors.As(err, &ee) {
+			err = ee.Err
+		}
+		return "", fmt.Errorf("transport: cannot run %q: %w", prog, err)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return path, nil
+}
+
+// wait reaps the child and records how it ended.
+func (s *childStream) wait() {
+	defer close(s.waitDone)
+	err := s.cmd.Wait()
+	d := time.Since(s.start)
+	how := ""
+	if ps := s.cmd.ProcessState; ps != nil {
+		how = exitStatus(ps)
+	} else {
+		how = err.Error()
+	}
+	s.status = how + " after " + roundDuration(d)
+	s.dead.Store(true)
+	close(s.exited)
+	// Read what the child left in the pipes, but not forever: its own
+	// children may keep them open.
+	limit := time.Now().Add(afterExit)
+	s.stdout.SetReadDeadline(limit)
+	s.stderr.SetReadDeadline(limit)
+}
+
+func roundDuration(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(100 * time.Microsecond).String()
+	}
+	return d.Round(time.Microsecond).String()
+}
+
+// copyStderr reads stderr continuously into the tail ring and the file.
+func (s *childStream) copyStderr(file *os.File) {
+	defer close(s.stderrDone)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := s.stderr.Read(buf)
+		if n > 0 {
+			if file != nil {
+				if _, werr := file.Write(buf[:n]); werr != nil {
+					s.fileErr = fmt.Errorf("transport: writing child stderr: %w", werr)
+					file.Close()
+					file = nil
+				}
+			}
+			s.tail.write(buf[:n])
+		}
+		if err != nil {
+			break
+		}
+	}
+	s.stderr.Close()
+	if file != nil {
+		if err := file.Close(); err != nil {
+			s.fileErr = fmt.Errorf("transport: writing child stderr: %w", err)
+		}
+	}
+}
+
+func (s *childStream) PID() int                { return s.cmd.Process.Pid }
+func (s *childStream) Exited() <-chan struct{} { return s.exited }
+func (s *childStream) StderrTail() []string    { return s.tail.lines() }
+
+func (s *childStream) ExitStatus() string {
+	if !s.dead.Load() {
+		return ""
+	}
+	return s.status
+}
+
+func (s *childStream) RSS() (int64, error) {
+	if s.dead.Load() {
+		return 0, s.exitErr(errors.New("no RSS"))
+	}
+	n, err := readRSS(s.PID())
+	if s.dead.Load() {
+		return 0, s.exitErr(errors.New("no RSS"))
+	}
+	return n, err
+}
+
+func (s *childStream) Send(msg []byte) error {
+	if s.dead.Load() {
+		return s.exitErr(io.ErrClosedPipe)
+	}
+	if s.closing.Load() {
+		return fmt.Errorf("transport: child stream closed: %w", os.ErrClosed)
+	}
+	return s.Stream.Send(msg)
+}
+
+func (s *childStream) Flush(deadline time.Time) error {
+	if s.dead.Load() {
+		return s.exitErr(io.ErrClosedPipe)
+	}
+	err := s.Stream.Flush(deadline)
+	if err == nil {
+		return nil
+	}
+	if s.closing.Load() && !s.dead.Load() {
+		return fmt.Errorf("transport: child stream closed: %w", err)
+	}
+	if s.settled() {
+		return s.exitErr(err)
+	}
+	return fmt.Errorf("transport: writing to child stdin: %w", err)
+}
+
+func (s *childStream) Recv() ([]byte, error) {
+	msg, err := s.Stream.Recv()
+	if err == nil || err == ErrFrameTooLarge {
+		return msg, err
+	}
+	eof := errors.Is(err, io.EOF) || errors.Is(err, os.ErrDeadlineExceeded)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = io.EOF // the child is gone; its children held stdout
+	}
+	switch {
+	case eof || errors.Is(err, io.ErrUnexpectedEOF):
+		if s.settled() {
+			return nil, s.exitErr(err)
+		}
+		if s.closing.Load() {
+			return nil, fmt.Errorf("transport: child stream closed: %w", err)
+		}
+		return nil, fmt.Errorf("transport: child closed its stdout: %w", err)
+	case errors.Is(err, os.ErrClosed) && s.closing.Load():
+		if s.dead.Load() {
+			return nil, s.exitErr(err)
+		}
+		return nil, fmt.Errorf("transport: child stream closed: %w", err)
+	}
+	return nil, err
+}
+
+// settled waits a little for the child to be reaped and reports whether it
+// has exited. A stream being closed does not wait: Close does.
+func (s *childStream) settled() bool {
+	if s.dead.Load() || s.closing.Load() {
+		return s.dead.Load()
+	}
+	t := time.NewTimer(exitSettle)
+	defer t.Stop()
+	select {
+	case <-s.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// exitErr wraps err with the exit status and the last lines of stderr; the
+// child must have exited.
+func (s *childStream) exitErr(err error) error {
+	<-s.stderrDone // bounded: wait sets a read deadline after the exit
+	note := ""
+	lines := s.tail.lines()
+	var last []string
+	for i := len(lines) - 1; i >= 0 && len(last) < 5; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			last = append(last, strings.ToValidUTF8(l, "?"))
+		}
+	}
+	if len(last) > 0 {
+		for i, j := 0, len(last)-1; i < j; i, j = i+1, j-1 {
+			last[i], last[j] = last[j], last[i]
+		}
+		note = "; last stderr: " + strings.Join(last, " | ")
+	}
+	return fmt.Errorf("transport: child process exited: %s%s: %w", s.status, note, err)
+}
+
+// Close shuts the child down as MCP asks: close its stdin, wait up to Grace
+// for it to exit, SIGTERM its process group, wait up to Grace again, then
+// SIGKILL. It reaps the child and stops the helper goroutines. Close is
+// idempotent; it returns an error only if the child outlived SIGKILL or its
+// stderr could not be written to StderrPath.
+func (s *childStream) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.shutdown() })
+	return s.closeErr
+}
+
+func (s *childStream) shutdown() error {
+	s.closing.Store(true)
+	s.stdin.Close()
+	var err error
+	if !s.waitExit(s.grace) {
+		signalChild(s.cmd.Process, syscall.SIGTERM)
+		if !s.waitExit(s.grace) {
+			signalChild(s.cmd.Process, syscall.SIGKILL)
+			if !s.waitExit(killWait) {
+				err = fmt.Errorf("transport: child process %d (%s) did not exit after SIGKILL", s.PID(), s.name)
+			}
+		}
+	}
+	s.stdout.Close() // unblocks Recv
+	if err != nil {
+		return err
+	}
+	<-s.waitDone
+	<-s.stderrDone
+	return s.fileErr
+}
+
+// waitExit waits up to d for the child's exit.
+func (s *childStream) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-s.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// tailRing keeps the last lines of a byte stream, each cut to
+// stderrLineMax bytes; its memory is bounded whatever the stream holds.
+type tailRing struct {
+	mu   sync.Mutex // guards everything below
+	ring [][]byte   // complete lines; ring[next] is the oldest once full
+	next int
+	n    int
+	cur  []byte // the line being read, cut to stderrLineMax
+}
+
+func newTailRing(n int) *tailRing {
+	return &tailRing{ring: make([][]byte, n), cur: make([]byte, 0, stderrLineMax)}
+}
+
+func (t *tailRing) write(p []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		chunk := p
+		if i >= 0 {
+			chunk = p[:i]
+		}
+		if room := stderrLineMax - len(t.cur); room > 0 {
+			t.cur = append(t.cur, chunk[:min(room, len(chunk))]...)
+		}
+		if i < 0 {
+			return
+		}
+		line := bytes.TrimSuffix(t.cur, []byte{'\r'})
+		t.ring[t.next] = append(t.ring[t.next][:0], line...)
+		t.next = (t.next + 1) % len(t.ring)
+		t.n = min(t.n+1, len(t.ring))
+		t.cur = t.cur[:0]
+		p = p[i+1:]
+	}
+}
+
+// lines returns the kept lines, oldest first, with an unfinished last line.
+func (t *tailRing) lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]string, 0, t.n+1)
+	for i := range t.n {
+		out = append(out, string(t.ring[(t.next-t.n+i+len(t.ring))%len(t.ring)]))
+	}
+	if len(t.cur) > 0 {
+		out = append(out, string(bytes.TrimSuffix(t.cur, []byte{'\r'})))
+		if len(out) > len(t.ring) {
+			out = out[1:]
+		}
+	}
+	return out
+}
