@@ -48,8 +48,8 @@ func (c *CLReader) Next() ([]byte, error) {
 		return nil, err
 	}
 	if n > int64(c.max) {
-		if _, err := io.CopyN(io.Discard, c.br, n); err != nil {
-			return nil, fmt.Errorf("transport: stream ended inside a frame: %w", io.ErrUnexpectedEOF)
+		if _, err := discard(c.br, n); err != nil {
+			return nil, cutOff("a frame", err)
 		}
 		return nil, ErrFrameTooLarge
 	}
@@ -58,32 +58,39 @@ func (c *CLReader) Next() ([]byte, error) {
 	}
 	body := c.buf[:n]
 	if _, err := io.ReadFull(c.br, body); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, fmt.Errorf("transport: stream ended inside a frame: %w", err)
+		return nil, cutOff("a frame", err)
 	}
 	return body, nil
 }
 
+// cutOff reports a read that failed inside a frame: the end of the stream
+// there is unexpected; any other error (a reset, a closed connection) is
+// kept as it is.
+func cutOff(where string, err error) error {
+	if errors.Is(err, io.EOF) {
+		return fmt.Errorf("transport: stream ended inside %s: %w", where, io.ErrUnexpectedEOF)
+	}
+	return fmt.Errorf("transport: reading %s: %w", where, err)
+}
+
 // header reads one header block and returns the body length.
 func (c *CLReader) header() (int64, error) {
-	length, total := int64(-1), 0
-	for first := true; ; first = false {
+	length, total, seen := int64(-1), 0, false // seen: a header line was read
+	for {
 		line, err := c.br.ReadSlice('\n')
 		total += len(line)
 		if total > maxCLHeader || errors.Is(err, bufio.ErrBufferFull) {
 			return 0, fmt.Errorf("%w: header block over %d bytes", ErrBadHeader, maxCLHeader)
 		}
 		if err != nil {
-			if first && len(line) == 0 && errors.Is(err, io.EOF) {
-				return 0, io.EOF
+			if !seen && len(line) == 0 {
+				return 0, err // between frames: io.EOF is the clean end
 			}
-			return 0, fmt.Errorf("transport: stream ended inside a frame header: %w", io.ErrUnexpectedEOF)
+			return 0, cutOff("a frame header", err)
 		}
 		line = bytes.TrimRight(line, "\r\n")
 		if len(line) == 0 {
-			if first {
+			if !seen {
 				continue // tolerate stray blank lines between frames
 			}
 			if length < 0 {
@@ -91,6 +98,7 @@ func (c *CLReader) header() (int64, error) {
 			}
 			return length, nil
 		}
+		seen = true
 		name, value, ok := bytes.Cut(line, []byte{':'})
 		if !ok {
 			return 0, fmt.Errorf("%w: line %q is not 'Name: value'", ErrBadHeader, snippet(line))
@@ -107,4 +115,17 @@ func (c *CLReader) header() (int64, error) {
 		}
 		length = n
 	}
+}
+
+// discard skips n bytes of r without allocating.
+func discard(r *bufio.Reader, n int64) (int64, error) {
+	var done int64
+	for done < n {
+		k, err := r.Discard(int(min(n-done, 1<<30)))
+		done += int64(k)
+		if err != nil {
+			return done, err
+		}
+	}
+	return done, nil
 }

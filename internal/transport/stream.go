@@ -70,6 +70,7 @@ type byteStream struct {
 	rw      io.ReadWriteCloser
 	framing Framing
 	wbuf    []byte
+	werr    error // a failed write may have left part of a frame: every later Flush fails
 	lines   *LineReader
 	cl      *CLReader
 }
@@ -97,14 +98,24 @@ func (s *byteStream) Send(msg []byte) error {
 }
 
 func (s *byteStream) Flush(deadline time.Time) error {
+	if s.werr != nil {
+		s.wbuf = s.wbuf[:0]
+		return s.werr
+	}
 	if len(s.wbuf) == 0 {
 		return nil
 	}
 	if d, ok := s.rw.(deadliner); ok {
-		d.SetWriteDeadline(deadline)
+		if err := d.SetWriteDeadline(deadline); err != nil {
+			s.werr = err
+			return err
+		}
 	}
 	_, err := s.rw.Write(s.wbuf)
 	s.wbuf = s.wbuf[:0]
+	if err != nil {
+		s.werr = err
+	}
 	return err
 }
 
