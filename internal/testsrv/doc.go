@@ -32,16 +32,28 @@
 //
 // # Transports
 //
-// ServeTCP speaks newline-delimited JSON: one frame per line, replies one per
-// line in completion order, any number of requests in flight; slow methods are
-// answered from a per-connection timer heap by the connection's writer
+// Byte streams (ServeStream on a TCP or Unix socket listener, ServeTCP,
+// ServeStdio on a reader/writer pair such as a child's stdin and stdout) are
+// framed one of two ways (Framing): newline-delimited JSON, one frame per
+// line, or the LSP base protocol, "Content-Length: N" headers (Content-Type
+// optional), a blank line and N bytes. Replies are framed like requests and
+// leave in completion order, any number of requests in flight; slow methods
+// are answered from a per-connection timer heap by the connection's writer
 // goroutine, never by a blocked goroutine per request. When the client closes
-// its side, pending replies are still delivered before the server closes.
-// Handler serves HTTP POST, one frame per body.
+// its side (half-close, EOF on stdin, a WebSocket close frame), pending
+// replies are still delivered before the server closes. WSHandler serves
+// WebSocket, one message per text message, the same way; Handler serves HTTP
+// POST, one frame per body, and WebSocket upgrades on /ws. Listen serves any
+// mix of them on the addresses of an Addrs.
 //
 // A frame over Config.MaxFrame is answered with -32600 "request too large" and
-// id null, after which the TCP connection is closed (its framing is lost); on
-// HTTP it is a 413 with that error as body.
+// id null, after which a stream is closed (its framing is lost); on HTTP it is
+// a 413 with that error as body; on WebSocket, close status 1009 (message too
+// big) after the earlier replies. A Content-Length header the server cannot
+// read (no or a non-numeric length, two different lengths, a line that is no
+// header, a header block over 8 KiB, the stream ending inside a frame) is
+// answered with -32700, id null and a data string naming the problem, then
+// the stream is closed. An empty Content-Length body is an ordinary -32700.
 //
 // # Faults
 //
@@ -72,6 +84,15 @@
 //	                  later is answered (input is drained
 //	                  for up to 2 s so no RST eats replies)
 //	delay             reply FaultDelay later               same
+//
+// Unix sockets behave as TCP. Content-Length framing changes only the
+// framing: each reply line above is a Content-Length frame instead (so
+// garbage and invalid_envelope are properly framed junk, and duplicate is
+// the same frame twice). On WebSocket each line is a text message; close
+// sends close status 1000 after the earlier replies, then drains like TCP
+// until the client answers the close. On stdio, close writes the earlier
+// replies, then closes the writer and the reader at once (a pipe cannot
+// half-close) and ServeStdio returns nil.
 //
 // # Stall
 //

@@ -3,6 +3,8 @@ package testsrv
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -97,4 +99,55 @@ func checkResponse(t *testing.T, m *wire.Message, out, in []byte) {
 	if m.Kind == wire.KindError && (m.Code >= 0 || !m.HasCode) {
 		t.Fatalf("error reply with code %d: %s", m.Code, out)
 	}
+}
+
+// FuzzContentLength: the frame reader never panics, never returns a body
+// over MaxFrame, and ends every stream with EOF, errTooLarge or a header
+// error; a body framed by the server's own encoder (endFrame) reads back
+// byte for byte, whatever it holds, with or without a Content-Type.
+func FuzzContentLength(f *testing.F) {
+	f.Add([]byte(clHead(len(r7))+r7), []byte(r7), false)
+	f.Add([]byte("Content-Length: 5\r\nContent-Type: x\r\n\r\nhello"), []byte(""), true)
+	f.Add([]byte("content-length:3\n\nabcContent-Length: 99\r\n\r\n"), []byte("\r\n\r\n"), false)
+	f.Add([]byte("Content-Length: 1\r\nContent-Length: 2\r\n\r\n"), []byte("Content-Length: 3\r\n\r\n"), true)
+	s, err := New(Config{MaxFrame: 64})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, stream, body []byte, withType bool) {
+		c := s.newConn(stdio{bytes.NewReader(stream), io.Discard}, nil, FramingContentLength, nil)
+		for {
+			b, err := c.readFrame()
+			var he headerError
+			if err == nil && len(b) <= 64 {
+				continue
+			}
+			if err == nil || (!errors.Is(err, io.EOF) && !errors.Is(err, errTooLarge) && !errors.As(err, &he)) {
+				t.Fatalf("readFrame = %d bytes, %v", len(b), err)
+			}
+			break
+		}
+		c = s.newConn(nil, nil, FramingContentLength, nil)
+		dst, start := c.beginFrame(nil)
+		wire := c.endFrame(append(dst, body...), start)
+		if withType {
+			wire = append([]byte("Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n"), wire...)
+		}
+		c = s.newConn(stdio{bytes.NewReader(append(wire, wire...)), io.Discard}, nil, FramingContentLength, nil)
+		for range 2 {
+			b, err := c.readFrame()
+			if len(body) > 64 {
+				if !errors.Is(err, errTooLarge) {
+					t.Fatalf("%d-byte body: %v", len(body), err)
+				}
+				return
+			}
+			if err != nil || !bytes.Equal(b, body) {
+				t.Fatalf("read back %q, %v; want %q", b, err, body)
+			}
+		}
+		if _, err := c.readFrame(); !errors.Is(err, io.EOF) {
+			t.Fatalf("after two frames: %v", err)
+		}
+	})
 }

@@ -35,7 +35,8 @@ type part struct {
 
 // proc computes replies. It owns all scratch memory so that, once warm, a
 // frame is answered without allocating. A proc is used by one goroutine at a
-// time: one per TCP connection, pooled for HTTP and HandleFrame.
+// time: one per stream or WebSocket connection, pooled for HTTP and
+// HandleFrame.
 type proc struct {
 	s       *Server
 	m, em   wire.Message

@@ -103,6 +103,7 @@ type streamConn struct {
 	s       *Server
 	rw      io.ReadWriteCloser // the byte stream (net.Conn, stdio); nil on WebSocket
 	ws      *websocket.Conn    // the WebSocket; nil on byte streams
+	cork    *corkConn          // the WebSocket's connection, batching its writes
 	framing Framing
 	br      *bufio.Reader // reads rw; nil on WebSocket
 	rng     *rand.Rand

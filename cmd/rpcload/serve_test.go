@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is a bytes.Buffer safe to read while serveWith writes to it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestServeFlagValidation: listener and --stdio flags that cannot work
+// together are usage errors naming the flags, before anything listens.
+func TestServeFlagValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"bad framing", []string{"--stdio", "--framing", "xml"}, []string{"--framing", "xml", "newline or content-length"}},
+		{"bad framing, no stdio", []string{"--framing", "xml"}, []string{"--framing", "xml"}},
+		{"framing without stdio", []string{"--framing", "content-length", "--tcp", "127.0.0.1:0"}, []string{"--framing applies to --stdio only", "--tcp-lsp"}},
+		{"stdio with http", []string{"--stdio", "--http", "127.0.0.1:0"}, []string{"--stdio", "--http"}},
+		{"stdio with all listeners", []string{"--stdio", "--tcp", ":0", "--tcp-lsp", ":0", "--unix", "a", "--unix-lsp", "b"}, []string{"--tcp, --tcp-lsp, --unix, --unix-lsp"}},
+		{"unix path in a missing dir", []string{"--unix", filepath.Join(t.TempDir(), "no", "such", "s.sock")}, []string{"listen unix"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr lockedBuffer
+			code, err := serveWith(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr)
+			if code != exitUsage || err == nil {
+				t.Fatalf("serveWith(%q) = %d, %v; want exit 2 and an error", tc.args, code, err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+			if stdout.String() != "" {
+				t.Errorf("stdout %q, want nothing", stdout.String())
+			}
+		})
+	}
+}
+
+// TestServeStdio: --stdio answers on stdout and writes nothing else there,
+// exits 0 at EOF after pending replies, and reports on stderr.
+func TestServeStdio(t *testing.T) {
+	const (
+		slow = `{"jsonrpc":"2.0","id":1,"method":"sleep","params":[20]}`
+		add  = `{"jsonrpc":"2.0","id":2,"method":"add","params":[1,2]}`
+		note = `{"jsonrpc":"2.0","method":"get_time"}`
+	)
+	ok1, ok2 := `{"jsonrpc":"2.0","id":1,"result":true}`, `{"jsonrpc":"2.0","id":2,"result":3}`
+	cl := func(s string) string { return "Content-Length: " + strconv.Itoa(len(s)) + "\r\n\r\n" + s }
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		in     string
+		want   string   // stdout, exactly
+		stderr []string // among what stderr says
+	}{
+		{"newline", []string{"--stdio"}, slow + "\n" + note + "\n" + add + "\n", ok2 + "\n" + ok1 + "\n",
+			[]string{"newline framing", "stopped after 3 frames"}},
+		{"content-length", []string{"--stdio", "--framing", "content-length"}, cl(slow) + cl(note) + cl(add), cl(ok2) + cl(ok1),
+			[]string{"content-length framing", "stopped after 3 frames"}},
+		{"lsp alias, faults", []string{"--stdio", "--framing=lsp", "--fault", "duplicate=1"}, cl(add), cl(ok2) + cl(ok2),
+			[]string{"stopped after 1 frames", "duplicate:1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			outR, outW := io.Pipe()
+			var stderr lockedBuffer
+			type result struct {
+				code int
+				err  error
+			}
+			done := make(chan result, 1)
+			go func() {
+				code, err := serveWith(context.Background(), tc.args, strings.NewReader(tc.in), outW, &stderr)
+				done <- result{code, err}
+			}()
+			got, err := io.ReadAll(outR) // EOF: the server closed stdout
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := <-done; r.code != exitOK || r.err != nil {
+				t.Fatalf("exit %d, %v; stderr:\n%s", r.code, r.err, stderr.String())
+			}
+			if string(got) != tc.want {
+				t.Errorf("stdout %q\nwant   %q", got, tc.want)
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr %q lacks %q", stderr.String(), w)
+				}
+			}
+		})
+	}
+}
+
+// TestServeStdioInterrupted: cancelling the context ends --stdio at once,
+// with exit 0, even while a reply is pending.
+func TestServeStdioInterrupted(t *testing.T) {
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr lockedBuffer
+	done := make(chan error, 1)
+	go func() {
+		code, err := serveWith(ctx, []string{"--stdio"}, inR, outW, &stderr)
+		if code != exitOK && err == nil {
+			err = errors.New("exit " + strconv.Itoa(code))
+		}
+		done <- err
+	}()
+	go func() { _, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"sleep","params":[600000]}`+"\n") }()
+	r := bufio.NewReader(outR)
+	cancel()
+	if _, err := r.ReadString('\n'); !errors.Is(err, io.EOF) {
+		t.Errorf("stdout: %v, want EOF", err)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("serveWith: %v", err)
+	}
+}
+
+// TestServeListeners: every listener flag at once; the printed URLs work,
+// ws:// among them, and socket files are gone after the stop.
+func TestServeListeners(t *testing.T) {
+	dir := t.TempDir()
+	nd, lsp := filepath.Join(dir, "nd.sock"), filepath.Join(dir, "lsp.sock")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outR, outW := io.Pipe()
+	var stderr lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		code, _ := serveWith(ctx, []string{"--http", "127.0.0.1:0", "--tcp", "127.0.0.1:0", "--tcp-lsp", "127.0.0.1:0",
+			"--unix", nd, "--unix-lsp", lsp}, strings.NewReader(""), outW, &stderr)
+		done <- code
+		_ = outW.Close()
+	}()
+	sc := bufio.NewScanner(outR)
+	urls := map[string]string{}
+	for len(urls) < 6 && sc.Scan() {
+		line := sc.Text()
+		i := strings.LastIndex(line, " on ")
+		scheme, _, _ := strings.Cut(line[i+4:], "://")
+		urls[scheme] = line[i+4:]
+	}
+	want := map[string]string{"unix": "unix://" + nd, "unix+lsp": "unix+lsp://" + lsp}
+	for scheme, u := range want {
+		if urls[scheme] != u {
+			t.Errorf("%s URL %q, want %q", scheme, urls[scheme], u)
+		}
+	}
+	for _, scheme := range []string{"http", "ws", "tcp", "tcp+lsp"} {
+		if !strings.HasPrefix(urls[scheme], scheme+"://127.0.0.1:") {
+			t.Errorf("%s URL %q", scheme, urls[scheme])
+		}
+	}
+	if !strings.HasSuffix(urls["ws"], "/ws") || strings.TrimSuffix(urls["ws"], "/ws")[len("ws://"):] != strings.TrimSuffix(urls["http"], "/")[len("http://"):] {
+		t.Errorf("ws URL %q does not match http URL %q", urls["ws"], urls["http"])
+	}
+	// One request over the Content-Length Unix socket.
+	nc, err := net.Dial("unix", lsp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = nc.SetDeadline(time.Now().Add(20 * time.Second))
+	req := `{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}`
+	_, _ = io.WriteString(nc, "Content-Length: "+strconv.Itoa(len(req))+"\r\n\r\n"+req)
+	_ = nc.(*net.UnixConn).CloseWrite()
+	got, _ := io.ReadAll(nc)
+	_ = nc.Close()
+	if reply := `{"jsonrpc":"2.0","id":1,"result":"0x539"}`; string(got) != "Content-Length: "+strconv.Itoa(len(reply))+"\r\n\r\n"+reply {
+		t.Errorf("unix+lsp reply %q", got)
+	}
+	cancel()
+	var rest []string
+	for sc.Scan() {
+		rest = append(rest, sc.Text())
+	}
+	if code := <-done; code != exitOK {
+		t.Errorf("exit %d", code)
+	}
+	if !slices.ContainsFunc(rest, func(l string) bool { return strings.HasPrefix(l, "stopped after 1 frames") }) {
+		t.Errorf("final lines %q", rest)
+	}
+	for _, p := range []string{nd, lsp} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s after stop: %v", p, err)
+		}
+	}
+}
+
+// TestServeStdioBinary: the real process with --stdio writes replies and
+// nothing else on stdout, and exits 0 when stdin ends.
+func TestServeStdioBinary(t *testing.T) {
+	bin := binary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), childLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "serve", "--stdio", "--framing", "content-length")
+	cmd.WaitDelay = time.Second
+	req := `{"jsonrpc":"2.0","id":"a","method":"echo","params":[1]}`
+	cmd.Stdin = strings.NewReader("Content-Length: " + strconv.Itoa(len(req)) + "\r\n\r\n" + req)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("serve --stdio: %v\nstderr:\n%s", err, &stderr)
+	}
+	reply := `{"jsonrpc":"2.0","id":"a","result":[1]}`
+	if want := "Content-Length: " + strconv.Itoa(len(reply)) + "\r\n\r\n" + reply; stdout.String() != want {
+		t.Errorf("stdout %q, want %q", stdout.String(), want)
+	}
+	if !strings.Contains(stderr.String(), "stopped after 1 frames") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+}
