@@ -46,8 +46,9 @@ func (d *httpDriver) start(ctx context.Context) error {
 	return c.Close()
 }
 
-// h2Workers bounds the requests in flight over HTTP/2 in open loop.
-const h2Workers = 1024
+// h2Workers bounds the requests in flight over HTTP/2 in open loop (each
+// worker has its own recorder and table, about 45 KB).
+const h2Workers = 256
 
 func (d *httpDriver) workers() int {
 	switch {
@@ -120,9 +121,11 @@ func (d *httpDriver) work() {
 	// One request is in flight per worker, but entries whose reply carried
 	// another id stay until the sweeper times them out, so the table may
 	// hold up to the run's cap.
-	tb := pending.New(r.cfg.MaxInFlight)
-	tb.ExpectNoLateReplies()
-	r.addTable(tb)
+	// The worker alone resolves its entries: each POST ends with its reply,
+	// a transport error or its timeout, and whatever the body did not answer
+	// is settled right after it, so the table holds one message at a time
+	// and the sweeper never races the worker.
+	tb := pending.New(max(r.weight(), 1))
 	var counters connCounters
 	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &counters}
 	rec := j.rec
@@ -159,8 +162,6 @@ func (d *httpDriver) work() {
 			j.violations(check.Set(0).Add(check.FrameTooLarge), 0, reply)
 		}
 		if err != nil {
-			// The sweeper may have timed an entry out already; only the
-			// one that removes it counts it.
 			kind := stats.TransportError
 			if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
 				kind = stats.Timeout
@@ -176,8 +177,14 @@ func (d *httpDriver) work() {
 			continue
 		}
 		d.judgeBody(&j, tb, reply, now)
-		// A body whose ids matched nothing leaves entries pending; no other
-		// reply can come for them, and the sweeper times them out.
+		// No other reply can come for a request the body did not answer:
+		// it counts as a timeout now rather than after --timeout.
+		for _, id := range ids {
+			if e, ok := tb.Forget(id); ok {
+				rec.Record(stats.Sample{Kind: stats.Timeout, Method: e.Method})
+				r.done()
+			}
+		}
 	}
 }
 

@@ -68,7 +68,6 @@ type Table struct {
 	index    index
 	classes  [MaxClasses]list
 	timedOut bitmap // ids that timed out and have had no reply since
-	noLate   bool   // timed-out ids cannot be answered; do not remember them
 }
 
 // New returns a table that holds at most capacity entries. Memory grows with
@@ -92,16 +91,6 @@ func (t *Table) grow(n int) {
 		t.free = append(t.free, int32(i))
 	}
 	t.index.rebuild(2*n, t.slots)
-}
-
-// ExpectNoLateReplies tells the table that a request that timed out can
-// never be answered (over HTTP the connection is given up at the timeout), so
-// Sweep does not remember timed-out ids and TimedOut stays zero: nobody
-// should wait for a late reply that cannot come.
-func (t *Table) ExpectNoLateReplies() {
-	t.mu.Lock()
-	t.noLate = true
-	t.mu.Unlock()
 }
 
 // Add registers e under a fresh id, which it returns; e.ID is ignored.
@@ -209,9 +198,7 @@ func (t *Table) Sweep(now int64, dst []Entry) []Entry {
 				break
 			}
 			dst = append(dst, t.slots[s].Entry)
-			if !t.noLate {
-				t.timedOut.set(t.slots[s].ID)
-			}
+			t.timedOut.set(t.slots[s].ID)
 			t.remove(s)
 		}
 	}

@@ -231,18 +231,6 @@ func BenchmarkInflightMemory(b *testing.B) {
 	b.ReportMetric(perEntry, "bytes/inflight")
 }
 
-func TestExpectNoLateReplies(t *testing.T) {
-	tb := New(4)
-	tb.ExpectNoLateReplies()
-	tb.Add(Entry{Deadline: 1})
-	if got := tb.Sweep(1, nil); len(got) != 1 {
-		t.Fatalf("sweep removed %d, want 1", len(got))
-	}
-	if n := tb.TimedOut(); n != 0 {
-		t.Fatalf("TimedOut() = %d, want 0: no late reply can come", n)
-	}
-}
-
 func TestAddBatch(t *testing.T) {
 	tb := New(5)
 	tb.Add(Entry{})

@@ -108,10 +108,16 @@ func (s *Server) listenAll(ctx context.Context, a Addrs) ([len(endpoints)]net.Li
 		return lns, fmt.Errorf("testsrv: listen: %w", http.ErrServerClosed)
 	}
 	if hln := lns[0]; hln != nil {
+		// HTTP/1.1 and h2c (HTTP/2 with prior knowledge), so rpcload's
+		// --http2 can be tested on the same port.
+		var protocols http.Protocols
+		protocols.SetHTTP1(true)
+		protocols.SetUnencryptedHTTP2(true)
 		srv := &http.Server{
 			Handler:           s.Handler(),
 			ConnContext:       s.ConnContext,
 			ReadHeaderTimeout: 30 * time.Second,
+			Protocols:         &protocols,
 		}
 		s.httpSrvs = append(s.httpSrvs, srv)
 		s.wg.Add(1)
