@@ -181,11 +181,11 @@ func recv(t *testing.T, cs ChildStream) (string, error) {
 	return r.msg, r.err
 }
 
-func closeChild(t *testing.T, cs ChildStream) (error, time.Duration) {
+func closeChild(t *testing.T, cs ChildStream) (time.Duration, error) {
 	t.Helper()
 	start := time.Now()
 	err := within(t, 10*time.Second, "Close", cs.Close)
-	return err, time.Since(start)
+	return time.Since(start), err
 }
 
 func waitExited(t *testing.T, cs ChildStream) {
@@ -228,7 +228,7 @@ func TestChildRoundTrip(t *testing.T) {
 			if cs.PID() <= 0 || cs.ExitStatus() != "" {
 				t.Errorf("PID %d, ExitStatus %q while running", cs.PID(), cs.ExitStatus())
 			}
-			err, d := closeChild(t, cs)
+			d, err := closeChild(t, cs)
 			if err != nil || !strings.HasPrefix(cs.ExitStatus(), "exit status 0 after ") {
 				t.Errorf("Close = %v after %v, ExitStatus %q; want nil, exit status 0", err, d, cs.ExitStatus())
 			}
@@ -280,7 +280,7 @@ func TestChildExitsAtOnce(t *testing.T) {
 	if _, err := cs.RSS(); err == nil {
 		t.Error("RSS after exit: no error")
 	}
-	if err, d := closeChild(t, cs); err != nil || d > time.Second {
+	if d, err := closeChild(t, cs); err != nil || d > time.Second {
 		t.Errorf("Close = %v after %v", err, d)
 	}
 }
@@ -332,7 +332,7 @@ func TestChildClosesStdout(t *testing.T) {
 	if s := cs.ExitStatus(); s != "" {
 		t.Fatalf("ExitStatus = %q while running", s)
 	}
-	err, d := closeChild(t, cs)
+	d, err := closeChild(t, cs)
 	if err != nil || !strings.HasPrefix(cs.ExitStatus(), "killed by signal SIGTERM after ") {
 		t.Errorf("Close = %v, ExitStatus %q; want killed by SIGTERM", err, cs.ExitStatus())
 	}
@@ -359,7 +359,7 @@ func TestChildIgnoresSIGTERM(t *testing.T) {
 	// Close unblocks a Recv waiting on a child that says nothing.
 	recvDone := make(chan error, 1)
 	go func() { _, err := cs.Recv(); recvDone <- err }()
-	err, d := closeChild(t, cs)
+	d, err := closeChild(t, cs)
 	if err != nil || !strings.HasPrefix(cs.ExitStatus(), "killed by signal SIGKILL after ") {
 		t.Errorf("Close = %v, ExitStatus %q; want killed by SIGKILL", err, cs.ExitStatus())
 	}
@@ -370,7 +370,7 @@ func TestChildIgnoresSIGTERM(t *testing.T) {
 		t.Errorf("grandchild %d survived its process group's shutdown", gpid)
 	}
 	// Idempotent, and at once.
-	if err2, d := closeChild(t, cs); err2 != err || d > 100*time.Millisecond {
+	if d, err2 := closeChild(t, cs); err2 != err || d > 100*time.Millisecond {
 		t.Errorf("second Close = %v after %v", err2, d)
 	}
 	if err := within(t, 5*time.Second, "Recv during Close", func() error { return <-recvDone }); err == nil {
@@ -421,7 +421,7 @@ func TestChildGracefulClose(t *testing.T) {
 	if got, err := recv(t, cs); err != nil || got != `{"id":1}` {
 		t.Fatalf("Recv = %q, %v", got, err)
 	}
-	err, d := closeChild(t, cs)
+	d, err := closeChild(t, cs)
 	if err != nil || !strings.HasPrefix(cs.ExitStatus(), "exit status 0 after ") {
 		t.Errorf("Close = %v, ExitStatus %q; want exit status 0", err, cs.ExitStatus())
 	}
@@ -443,7 +443,7 @@ func TestChildStderrFlood(t *testing.T) {
 	if got, err := recv(t, cs); err != nil || got != `{"id":"after the flood"}` {
 		t.Fatalf("Recv = %q, %v", got, err)
 	}
-	if err, _ := closeChild(t, cs); err != nil {
+	if _, err := closeChild(t, cs); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{strings.Repeat("x", 99), strings.Repeat("L", stderrLineMax), "flood done"}
@@ -463,7 +463,7 @@ func TestChildStderrFile(t *testing.T) {
 	if _, err := recv(t, cs); err != nil {
 		t.Fatal(err)
 	}
-	if err, _ := closeChild(t, cs); err != nil {
+	if _, err := closeChild(t, cs); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)
@@ -514,7 +514,7 @@ func TestChildNoGoroutineLeak(t *testing.T) {
 		if mode == "exit3" || mode == "close-stdout" {
 			recv(t, cs)
 		}
-		if err, _ := closeChild(t, cs); err != nil {
+		if _, err := closeChild(t, cs); err != nil {
 			t.Errorf("%s: Close = %v", mode, err)
 		}
 	}
