@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"time"
@@ -90,6 +91,11 @@ func (p *poster) post(body, reply []byte) ([]byte, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		reply, _, err := p.d.h2.Post(ctx, body, reply)
+		if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+			// net/http's HTTP/2 transport does not always wrap the
+			// context's error; the timeout must still count as one.
+			err = fmt.Errorf("%w: %v", ctx.Err(), err)
+		}
 		return reply, err
 	}
 	if p.conn == nil {
