@@ -29,9 +29,6 @@ func TestBatchesAgainstReferenceServer(t *testing.T) {
 			if q.Messages != 100 || q.Sent+q.Notifications != 1000 || q.Notifications != 142 || q.OK != q.Sent {
 				t.Fatalf("requests %+v", q)
 			}
-			if res.Rate.Achieved < 450 || res.Rate.Achieved > 550 {
-				t.Errorf("achieved %.1f messages/s, want about 500 (a batch is one message)", res.Rate.Achieved)
-			}
 		})
 	}
 }

@@ -117,7 +117,8 @@ func (j *judge) one(tb *pending.Table, frame []byte, now int64, b *batchReply) {
 		case pending.UnknownID:
 			rules = rules.Add(check.UnknownID)
 		}
-		if v != pending.Answered && b != nil {
+		if (v == pending.DuplicateReply || v == pending.UnknownID) && b != nil {
+			// A late element still belongs to its batch; these do not.
 			rules = rules.Add(check.BatchExtraReply)
 		}
 	}
