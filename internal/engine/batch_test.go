@@ -120,3 +120,52 @@ func TestBatchReplyRules(t *testing.T) {
 		})
 	}
 }
+
+// TestServerMessagesCountedByMethod: requests and notifications from the
+// server are legal JSON-RPC; they are counted by method, never taken for
+// replies and never flagged.
+func TestServerMessagesCountedByMethod(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				sc := bufio.NewScanner(c)
+				for sc.Scan() {
+					var req struct {
+						ID json.RawMessage `json:"id"`
+					}
+					json.Unmarshal(sc.Bytes(), &req)
+					out := `{"jsonrpc":"2.0","method":"progress","params":{}}` + "\n" +
+						`{"jsonrpc":"2.0","id":"srv-1","method":"workspace/configuration","params":{}}` + "\n" +
+						`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":true}` + "\n"
+					if _, err := c.Write([]byte(out)); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	cfg := baseConfig(target(t, "tcp://"+ln.Addr().String()))
+	cfg.Duration = 100 * time.Millisecond
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := res.Requests
+	if len(res.Violations) != 0 || q.OK != q.Sent || q.Sent != 500 {
+		t.Fatalf("requests %+v violations %v", q, res.Violations)
+	}
+	want := map[string]uint64{"progress": 500, "workspace/configuration": 500}
+	if q.ServerMessages != 1000 || len(res.ServerMethods) != 2 || res.ServerMethods["progress"] != 500 || res.ServerMethods["workspace/configuration"] != 500 {
+		t.Fatalf("server messages %d by method %v, want %v", q.ServerMessages, res.ServerMethods, want)
+	}
+}

@@ -134,6 +134,7 @@ func (d *httpDriver) work() {
 	tb := pending.New(max(r.weight(), 1))
 	var counters connCounters
 	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &counters}
+	defer j.finish()
 	rec := j.rec
 	body := make([]byte, 0, 1024)
 	reply := make([]byte, 0, 4096)

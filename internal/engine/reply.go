@@ -25,6 +25,35 @@ type judge struct {
 	// aggregator's limit it stops offering, so a server that breaks a rule
 	// in every reply does not cost a lock per reply.
 	submitted [check.NumRules]int
+	// serverMethods counts requests and notifications from the server by
+	// method, merged into the result when the judge's goroutine ends.
+	serverMethods map[string]uint64
+}
+
+// maxServerMethods bounds the distinct server method names counted; the
+// rest are counted together, so a server cannot grow the map without end.
+const maxServerMethods = 256
+
+func (j *judge) countServerMethod(raw []byte) {
+	if j.serverMethods == nil {
+		j.serverMethods = map[string]uint64{}
+	}
+	name, ok := wire.Unquote(nil, raw)
+	key := string(name)
+	if !ok {
+		key = "(no method name)"
+	}
+	if _, seen := j.serverMethods[key]; !seen && len(j.serverMethods) >= maxServerMethods {
+		key = "(other)"
+	}
+	j.serverMethods[key]++
+}
+
+// finish hands what the judge counted locally to the run's aggregator.
+func (j *judge) finish() {
+	if len(j.serverMethods) > 0 {
+		j.r.agg.AddServerMethods(j.serverMethods)
+	}
 }
 
 // frame judges one received frame. A reply array is judged element by
@@ -75,6 +104,7 @@ func (j *judge) one(tb *pending.Table, frame []byte, now int64, b *batchReply) {
 	m := &j.msg
 	if m.Kind == wire.KindRequest || m.Kind == wire.KindNotification {
 		j.rec.Record(stats.Sample{Kind: stats.ServerMessage, Method: unmatched})
+		j.countServerMethod(m.Method)
 		return
 	}
 	rules := check.Envelope(m)

@@ -194,6 +194,7 @@ func (d *streamDriver) read(sc *streamConn) {
 	r := d.r
 	defer close(sc.readerDone)
 	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &sc.counters}
+	defer j.finish()
 	var err error
 	for {
 		var frame []byte

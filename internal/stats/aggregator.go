@@ -75,7 +75,8 @@ type Aggregator struct {
 	recs      []*Recorder
 	spares    []*batch
 	samples   map[check.Rule][]FrameSample
-	perMethod map[[2]int]int // samples kept per (rule, method)
+	srvMeth   map[string]uint64 // requests and notifications from the server, by method
+	perMethod map[[2]int]int    // samples kept per (rule, method)
 }
 
 // NewAggregator returns an Aggregator for a run that calls these methods.
@@ -85,6 +86,7 @@ func NewAggregator(methods []string) *Aggregator {
 		total:     newMethodStats(),
 		ivHist:    newHist(),
 		samples:   map[check.Rule][]FrameSample{},
+		srvMeth:   map[string]uint64{},
 		perMethod: map[[2]int]int{},
 	}
 	for range len(methods) + 1 {
@@ -102,6 +104,15 @@ func (a *Aggregator) NewRecorder() *Recorder {
 	a.spares = append(a.spares, new(batch))
 	a.mu.Unlock()
 	return r
+}
+
+// AddServerMethods adds counts of messages the server sent, by method.
+func (a *Aggregator) AddServerMethods(m map[string]uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for k, n := range m {
+		a.srvMeth[k] += n
+	}
 }
 
 // KeepSample stores frame as an example of rule for the method, if fewer

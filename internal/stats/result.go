@@ -95,6 +95,7 @@ type Result struct {
 	Violations            map[string]uint64        `json:"violations"`
 	ViolationSamples      map[string][]FrameSample `json:"violation_samples"`
 	ErrorCodes            map[string]uint64        `json:"error_codes"`
+	ServerMethods         map[string]uint64        `json:"server_methods"` // requests and notifications the server sent, by method
 	Latency               LatencySet               `json:"latency"`
 	ClampedValues         uint64                   `json:"clamped_values"`
 	Methods               map[string]MethodResult  `json:"methods"`
@@ -135,6 +136,10 @@ func (a *Aggregator) Fill(r *Result) error {
 		r.ViolationSamples[rule.String()] = append([]FrameSample(nil), s...)
 	}
 	r.Series = append([]Point(nil), a.series...)
+	r.ServerMethods = map[string]uint64{}
+	for k, n := range a.srvMeth {
+		r.ServerMethods[k] = n
+	}
 	r.ClampedValues = a.clamped
 	return nil
 }

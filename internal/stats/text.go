@@ -34,6 +34,9 @@ func WriteText(w io.Writer, r *Result) error {
 	p("  transport errors %d, timeouts %d, late %d, leaked %d, dropped %d\n", q.TransportErrors, q.Timeouts, q.Late, q.Leaked, q.Dropped)
 	if q.ServerMessages > 0 {
 		p("  messages sent by the server %d\n", q.ServerMessages)
+		for _, m := range SortedKeys(r.ServerMethods) {
+			p("    %-28s %d\n", oneLine(m, 60), r.ServerMethods[m])
+		}
 	}
 	if len(r.ErrorCodes) > 0 {
 		p("\nerror codes\n")
