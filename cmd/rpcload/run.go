@@ -49,12 +49,12 @@ type runFlags struct {
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
-	fs.Float64Var(&f.rate, "rate", 0, "open loop: requests per second (default 1000 unless --concurrency is given)")
+	fs.Float64Var(&f.rate, "rate", 0, "open loop: messages per second, a batch counting once (default 1000 unless --concurrency is given)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "closed loop: keep N requests in flight (excludes --rate)")
-	fs.IntVar(&f.conns, "conns", 0, "connections (default: tcp 4; http 64, or --concurrency in closed loop)")
+	fs.IntVar(&f.conns, "conns", 0, "connections (default: streams 4; child processes 1; http 64, or --concurrency in closed loop)")
 	fs.DurationVar(&f.duration, "duration", 10*time.Second, "length of the sending phase")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout; a reply after it is counted late")
-	fs.DurationVar(&f.drain, "drain", -1, "wait this long for replies after sending stops (default: --timeout)")
+	fs.DurationVar(&f.drain, "drain", 0, "wait this long for replies after sending stops (default: --timeout)")
 	fs.IntVar(&f.maxInFlight, "max-inflight", 100000, "most requests scheduled and not yet resolved; open-loop ticks past it are dropped")
 	fs.StringVar(&f.method, "method", "", "JSON-RPC method to call (required)")
 	fs.StringVar(&f.params, "params", "", "params as a JSON array or object, e.g. '[1,\"a\"]'")
@@ -136,7 +136,7 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 			c.Conns = 64
 		}
 	}
-	if c.Drain < 0 && !fs.Changed("drain") {
+	if !fs.Changed("drain") {
 		c.Drain = c.Timeout
 	}
 	if f.params != "" {
