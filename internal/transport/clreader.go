@@ -31,9 +31,10 @@ func AppendCLHeader(dst []byte, n int) []byte {
 // negative or non-numeric one, a header block over 8 KiB) ends the stream
 // with ErrBadHeader, because the next frame's start is unknown.
 type CLReader struct {
-	br  *bufio.Reader
-	buf []byte
-	max int
+	br   *bufio.Reader
+	buf  []byte
+	max  int
+	skip int64 // bytes of an oversized body still to be skipped
 }
 
 // NewCLReader reads frames of at most max bytes from r.
@@ -42,15 +43,24 @@ func NewCLReader(r io.Reader, max int) *CLReader {
 }
 
 // Next returns the next frame's body, valid until the next call.
+//
+// An oversized frame is reported as soon as its header is read, and its body
+// skipped on the next call: a server that announces 2^62 bytes and then sends
+// nothing is counted at once rather than when its body would have ended.
 func (c *CLReader) Next() ([]byte, error) {
+	if c.skip > 0 {
+		n, err := discard(c.br, c.skip)
+		c.skip -= n
+		if err != nil {
+			return nil, cutOff("a frame", err)
+		}
+	}
 	n, err := c.header()
 	if err != nil {
 		return nil, err
 	}
 	if n > int64(c.max) {
-		if _, err := discard(c.br, n); err != nil {
-			return nil, cutOff("a frame", err)
-		}
+		c.skip = n
 		return nil, ErrFrameTooLarge
 	}
 	if int64(cap(c.buf)) < n {
