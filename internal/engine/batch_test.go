@@ -33,9 +33,9 @@ func TestBatchesAgainstReferenceServer(t *testing.T) {
 	}
 }
 
-// batchServer answers newline-delimited batches the way answer says, given
-// the batch's requests (decoded) and each request's correct reply.
-func batchServer(t *testing.T, answer func(replies []json.RawMessage) any) string {
+// lineServer serves newline-delimited JSON on loopback: for every line it
+// receives it writes what reply returns (nothing when it returns nil).
+func lineServer(t *testing.T, reply func(line []byte) []byte) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -52,28 +52,38 @@ func batchServer(t *testing.T, answer func(replies []json.RawMessage) any) strin
 				defer c.Close()
 				sc := bufio.NewScanner(c)
 				sc.Buffer(make([]byte, 1<<20), 1<<20)
-				enc := json.NewEncoder(c)
 				for sc.Scan() {
-					var reqs []struct {
-						ID json.RawMessage `json:"id"`
-					}
-					if json.Unmarshal(sc.Bytes(), &reqs) != nil {
-						continue
-					}
-					var replies []json.RawMessage
-					for _, r := range reqs {
-						if r.ID != nil {
-							replies = append(replies, json.RawMessage(`{"jsonrpc":"2.0","id":`+string(r.ID)+`,"result":true}`))
+					if out := reply(sc.Bytes()); out != nil {
+						if _, err := c.Write(out); err != nil {
+							return
 						}
-					}
-					if err := enc.Encode(answer(replies)); err != nil {
-						return
 					}
 				}
 			}()
 		}
 	}()
 	return "tcp://" + ln.Addr().String()
+}
+
+// batchServer answers newline-delimited batches the way answer says, given
+// each request's correct reply.
+func batchServer(t *testing.T, answer func(replies []json.RawMessage) any) string {
+	return lineServer(t, func(line []byte) []byte {
+		var reqs []struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(line, &reqs) != nil {
+			return nil
+		}
+		var replies []json.RawMessage
+		for _, r := range reqs {
+			if r.ID != nil {
+				replies = append(replies, json.RawMessage(`{"jsonrpc":"2.0","id":`+string(r.ID)+`,"result":true}`))
+			}
+		}
+		out, _ := json.Marshal(answer(replies))
+		return append(out, '\n')
+	})
 }
 
 func TestBatchReplyRules(t *testing.T) {
@@ -125,36 +135,16 @@ func TestBatchReplyRules(t *testing.T) {
 // server are legal JSON-RPC; they are counted by method, never taken for
 // replies and never flagged.
 func TestServerMessagesCountedByMethod(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				sc := bufio.NewScanner(c)
-				for sc.Scan() {
-					var req struct {
-						ID json.RawMessage `json:"id"`
-					}
-					json.Unmarshal(sc.Bytes(), &req)
-					out := `{"jsonrpc":"2.0","method":"progress","params":{}}` + "\n" +
-						`{"jsonrpc":"2.0","id":"srv-1","method":"workspace/configuration","params":{}}` + "\n" +
-						`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":true}` + "\n"
-					if _, err := c.Write([]byte(out)); err != nil {
-						return
-					}
-				}
-			}()
+	url := lineServer(t, func(line []byte) []byte {
+		var req struct {
+			ID json.RawMessage `json:"id"`
 		}
-	}()
-	cfg := baseConfig(target(t, "tcp://"+ln.Addr().String()))
+		json.Unmarshal(line, &req)
+		return []byte(`{"jsonrpc":"2.0","method":"progress","params":{}}` + "\n" +
+			`{"jsonrpc":"2.0","id":"srv-1","method":"workspace/configuration","params":{}}` + "\n" +
+			`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":true}` + "\n")
+	})
+	cfg := baseConfig(target(t, url))
 	cfg.Duration = 100 * time.Millisecond
 	res, err := Run(context.Background(), cfg)
 	if err != nil {
