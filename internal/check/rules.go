@@ -27,6 +27,11 @@ const (
 	BatchExtraReply                  // a batch reply array with an element that answers no request of that batch
 	BatchNotArray                    // a batch was answered with something other than an array
 	EmptyBatchReplyWrong             // the reply to [] is not one -32600 error object with id null
+	MCPReservedCode                  // MCP 2026-07-28: an error code in -32099..-32020 the spec does not define (only -32020, -32021, -32022 are)
+	MCPLegacyCode                    // MCP 2026-07-28: an error code in the legacy block -32019..-32000; a warning (see Rule.Warning)
+	MCPRemovedCode                   // MCP 2026-07-28: -32002 or -32042, codes that revision says a server must not emit
+	MCPBadResultType                 // MCP 2026-07-28: a result whose resultType is not "complete", "input_required" or an accepted extension value
+	MCPBadID                         // MCP: a server request whose id is not a string or an integer, or a reply whose id is a fraction
 	NumRules                         // the number of rules, not a rule
 )
 
@@ -35,6 +40,7 @@ var ruleNames = [NumRules]string{
 	"no_result_or_error", "bad_jsonrpc_version", "invalid_json", "invalid_envelope",
 	"bad_error_object", "unexpected_null_id", "reply_to_notification", "frame_too_large",
 	"batch_missing_reply", "batch_extra_reply", "batch_not_array", "empty_batch_reply_wrong",
+	"mcp_reserved_code", "mcp_legacy_code", "mcp_removed_code", "mcp_bad_result_type", "mcp_bad_id",
 }
 
 // String returns the rule id used in reports.
@@ -44,6 +50,13 @@ func (r Rule) String() string {
 	}
 	return "rule(?)"
 }
+
+// Warning reports whether breaking r is a warning rather than a violation:
+// something a report shows and counts, but that a CI threshold on violations
+// should not fail on. mcp_legacy_code is the only warning: the 2026-07-28
+// revision of MCP gives the legacy block -32019..-32000 no meaning but does
+// not forbid it.
+func (r Rule) Warning() bool { return r == MCPLegacyCode }
 
 // ParseRule returns the rule with the given id.
 func ParseRule(name string) (Rule, bool) {
