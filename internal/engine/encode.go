@@ -26,6 +26,14 @@ type connCounters struct {
 // It returns the message (empty when nothing is to be sent), the ids it
 // registered appended to ids, and whether any reply is expected.
 func (r *run) encodeTick(tb *pending.Table, rec *stats.Recorder, cc *connCounters, msg []byte, ids []uint64, t tick) ([]byte, []uint64, bool) {
+	if r.interrupted.Load() {
+		// An interrupt stops sending: ticks still queued are not sent (and
+		// not counted: they never became requests).
+		for range r.weight() {
+			r.done()
+		}
+		return msg[:0], ids, false
+	}
 	now := r.now()
 	lag := now - t.intended
 	n := r.weight()

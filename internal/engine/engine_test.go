@@ -305,3 +305,34 @@ func TestPrettyParamsAreCompacted(t *testing.T) {
 		t.Fatalf("requests %+v violations %v", res.Requests, res.Violations)
 	}
 }
+
+// TestInterruptCutsSlowHTTPShort: an interrupt must not wait for POSTs in
+// progress to reach --timeout; what they were waiting for is leaked.
+func TestInterruptCutsSlowHTTPShort(t *testing.T) {
+	_, httpURL, _ := startServer(t, testsrv.Config{})
+	for _, h2 := range []bool{false, true} {
+		cfg := baseConfig(target(t, httpURL))
+		cfg.Method, cfg.Params, cfg.HTTP2 = "sleep", []byte(`[30000]`), h2
+		cfg.Duration, cfg.Timeout, cfg.Drain = time.Hour, time.Minute, time.Minute
+		cfg.Interval, cfg.InterruptDrain = 20*time.Millisecond, 100*time.Millisecond
+		ctx, cancel := context.WithCancel(context.Background())
+		cfg.OnInterval = func(iv Interval) {
+			if iv.TotalSent >= 2 { // both HTTP/1.1 workers are waiting on the server
+				cancel()
+			}
+		}
+		start := time.Now()
+		res, err := Run(ctx, cfg)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took > 10*time.Second {
+			t.Fatalf("http2=%v: interrupted run took %s; requests in progress were not cut short", h2, took)
+		}
+		q := res.Requests
+		if !res.Interrupted || q.Leaked == 0 || q.Timeouts != 0 || q.Leaked+q.TransportErrors+q.Answered != q.Sent {
+			t.Fatalf("http2=%v: interrupted=%v requests %+v errors %v", h2, res.Interrupted, q, res.TransportErrorSamples)
+		}
+	}
+}

@@ -25,12 +25,20 @@ type httpDriver struct {
 	r    *run
 	opts transport.H1Options
 	h2   *transport.H2Client // nil for HTTP/1.1
+
+	// stop ends HTTP/2 requests in progress when the run is interrupted;
+	// for HTTP/1.1, interrupt shortens the deadline of the live connections.
+	stop    context.Context
+	stopNow context.CancelFunc
+	mu      sync.Mutex // guards live
+	live    map[*transport.H1Conn]struct{}
 }
 
 func newHTTPDriver(r *run) *httpDriver {
 	d := &httpDriver{r: r, opts: transport.H1Options{
 		URL: r.cfg.Target.URL, Header: r.cfg.Header, MaxBody: r.cfg.MaxFrame, Insecure: r.cfg.Insecure,
-	}}
+	}, live: map[*transport.H1Conn]struct{}{}}
+	d.stop, d.stopNow = context.WithCancel(context.Background())
 	if r.cfg.HTTP2 {
 		d.h2 = transport.NewH2(d.opts)
 	}
@@ -72,8 +80,18 @@ func (d *httpDriver) serve() {
 }
 
 func (d *httpDriver) close() {
+	d.stopNow()
 	if d.h2 != nil {
 		d.h2.Close()
+	}
+}
+
+func (d *httpDriver) interrupt(grace time.Duration) {
+	time.AfterFunc(grace, d.stopNow)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for c := range d.live {
+		c.Expire(time.Now().Add(grace))
 	}
 }
 
@@ -88,7 +106,7 @@ type poster struct {
 func (p *poster) post(body, reply []byte) ([]byte, error) {
 	timeout := p.d.r.cfg.Timeout
 	if p.d.h2 != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		ctx, cancel := context.WithTimeout(p.d.stop, timeout)
 		defer cancel()
 		reply, _, err := p.d.h2.Post(ctx, body, reply)
 		if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
@@ -106,19 +124,29 @@ func (p *poster) post(body, reply []byte) ([]byte, error) {
 			return reply[:0], err
 		}
 		p.conn = c
+		p.d.mu.Lock()
+		p.d.live[c] = struct{}{}
+		p.d.mu.Unlock()
 	}
-	reply, _, err := p.conn.Post(body, reply, time.Now().Add(timeout))
+	deadline := time.Now().Add(timeout)
+	if p.d.r.interrupted.Load() {
+		deadline = time.Now().Add(p.d.r.cfg.InterruptDrain)
+	}
+	reply, _, err := p.conn.Post(body, reply, deadline)
 	var se *transport.StatusError
 	if (err != nil && !errors.As(err, &se)) || !p.conn.Reusable() {
-		p.conn.Close()
-		p.conn = nil
+		p.close()
 	}
 	return reply, err
 }
 
 func (p *poster) close() {
 	if p.conn != nil {
+		p.d.mu.Lock()
+		delete(p.d.live, p.conn)
+		p.d.mu.Unlock()
 		p.conn.Close()
+		p.conn = nil
 	}
 }
 
@@ -170,9 +198,12 @@ func (d *httpDriver) work() {
 		}
 		if err != nil {
 			kind := stats.TransportError
-			if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+			switch {
+			case r.interrupted.Load() && (errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.Canceled)):
+				kind = stats.Leaked // cut short by the interrupt, not by --timeout
+			case errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
 				kind = stats.Timeout
-			} else {
+			default:
 				r.noteTransportError(err)
 			}
 			for _, id := range ids {

@@ -36,6 +36,9 @@ type run struct {
 	method   []byte      // the method as a JSON string
 	fp       uint64      // fingerprint of the params
 	stopping atomic.Bool // sending has ended; failures from closing are expected
+	// interrupted is set when the run was interrupted: requests cut short
+	// by that are leaked, not timed out.
+	interrupted atomic.Bool
 
 	mu     sync.Mutex // guards tables
 	tables map[*pending.Table]struct{}
@@ -95,6 +98,9 @@ type driver interface {
 	start(ctx context.Context) error
 	// serve consumes ticks until the channel is closed and returns.
 	serve()
+	// interrupt cuts requests still in progress short after grace: the run
+	// was interrupted and must end promptly.
+	interrupt(grace time.Duration)
 	// close tears down connections after the drain.
 	close()
 }
@@ -153,6 +159,10 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 		sendCtx, cancel := context.WithTimeout(ctx, cfg.Duration)
 		r.dispatchClosed(sendCtx)
 		cancel()
+	}
+	if ctx.Err() != nil {
+		r.interrupted.Store(true)
+		d.interrupt(cfg.InterruptDrain)
 	}
 	close(r.ticks)
 	<-served

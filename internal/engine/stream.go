@@ -87,6 +87,10 @@ func (d *streamDriver) serve() {
 	wg.Wait()
 }
 
+// interrupt does nothing for streams: writers are bounded by their flush
+// deadline and replies by the drain.
+func (d *streamDriver) interrupt(time.Duration) {}
+
 // close stops every reader (the run is stopping, so they fail nothing) and
 // waits for them. Connections close in parallel: a child process may take
 // up to twice its grace period to stop.

@@ -94,6 +94,10 @@ func requestHead(u *url.URL, extra http.Header) []byte {
 // Close closes the connection.
 func (c *H1Conn) Close() error { return c.conn.Close() }
 
+// Expire moves the deadline of the request in progress (if any) to t. It
+// may be called from another goroutine than the one posting.
+func (c *H1Conn) Expire(t time.Time) { c.conn.SetDeadline(t) }
+
 // Reusable reports whether another request may be sent on this connection.
 func (c *H1Conn) Reusable() bool { return !c.closing }
 
