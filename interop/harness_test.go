@@ -93,7 +93,21 @@ type result struct {
 		Leaked          int64 `json:"leaked"`
 		Dropped         int64 `json:"dropped"`
 		Messages        int64 `json:"messages"`
+		ServerMessages  int64 `json:"server_messages"`
 	} `json:"requests"`
+	ServerMethods map[string]int64 `json:"server_methods"`
+	Profile       *struct {
+		Name                   string `json:"name"`
+		Era                    string `json:"era"`
+		Version                string `json:"version"`
+		Handshakes             int64  `json:"handshakes"`
+		ServerRequestsAnswered int64  `json:"server_requests_answered"`
+		CancelsSent            int64  `json:"cancels_sent"`
+	} `json:"profile"`
+	Child *struct {
+		Exits      []string `json:"exits"`
+		StderrTail []string `json:"stderr_tail"`
+	} `json:"child"`
 	Violations       map[string]int64 `json:"violations"`
 	ViolationSamples map[string][]struct {
 		Method string `json:"method"`

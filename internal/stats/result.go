@@ -79,6 +79,19 @@ type ChildReport struct {
 	StderrTail []string `json:"stderr_tail"` // the last lines of the last child's stderr
 }
 
+// ProfileReport describes what the --profile layer did on top of JSON-RPC.
+type ProfileReport struct {
+	Name       string `json:"name"`              // jsonrpc, mcp, lsp or eth
+	Era        string `json:"era,omitempty"`     // mcp: "modern" or "legacy", as detected or forced
+	Version    string `json:"version,omitempty"` // mcp: the revision spoken (the server's choice in a legacy era)
+	Handshakes int64  `json:"handshakes"`        // connections that completed the profile's handshake (or era probe)
+	// ServerRequestsAnswered counts requests from the server that rpcload
+	// answered (LSP's workspace/configuration, MCP's ping, ...); they are
+	// also in requests.server_messages and server_methods.
+	ServerRequestsAnswered int64 `json:"server_requests_answered"`
+	CancelsSent            int64 `json:"cancels_sent"` // cancellation notifications sent after timeouts
+}
+
 // Result is everything a run measured. Renderers print it; the JSON form is
 // the result file.
 type Result struct {
@@ -104,6 +117,7 @@ type Result struct {
 	Interrupted           bool                     `json:"interrupted"`
 	Connections           Connections              `json:"connections"`
 	Child                 *ChildReport             `json:"child,omitempty"`
+	Profile               *ProfileReport           `json:"profile,omitempty"`
 	TransportErrorSamples []string                 `json:"transport_error_samples"`
 }
 
