@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/engine"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
@@ -46,6 +47,7 @@ type runFlags struct {
 	allowViolations bool
 	interval        time.Duration
 	quiet           bool
+	prof            profileFlags // registered by run only, not by the demo
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
@@ -166,6 +168,9 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 	if f.interval <= 0 {
 		return c, usagef("--interval must be positive (got %s)", f.interval)
 	}
+	if err := f.prof.apply(fs, &c); err != nil {
+		return c, err
+	}
 	if err := c.Validate(); err != nil {
 		return c, usageError{err}
 	}
@@ -256,6 +261,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs.SortFlags = false
 	var f runFlags
 	f.register(fs)
+	f.prof.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: rpcload run TARGET --method NAME [flags]\n       rpcload run --method NAME [flags] -- COMMAND [ARGS...]\n\nTARGET is http://host:port/path, https://..., ws://..., wss://..., tcp://host:port (newline-delimited JSON),\ntcp+lsp://host:port (Content-Length framing), unix:///path, or unix+lsp:///path. After --, a command\nto start as a child process speaking JSON-RPC on its stdin and stdout.\n\nflags:\n%s", fs.FlagUsages())
 	}
@@ -275,10 +281,14 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	case dash < 0 && fs.NArg() != 1:
 		return exitUsage, usagef("run takes exactly one TARGET (got %d); see rpcload run --help", fs.NArg())
 	}
+	if err := f.prof.presetMethod(fs, &f); err != nil {
+		return exitUsage, err
+	}
 	if f.method == "" {
-		return exitUsage, usagef("--method is required")
+		return exitUsage, usagef("--method is required (or --tool with --profile mcp)")
 	}
 	if fs.ArgsLenAtDash() == 0 {
+		f.prof.defaultFraming(fs, &f)
 		cfg, err = f.configCommand(fs, fs.Args())
 	} else {
 		cfg, err = f.config(fs, fs.Arg(0))
@@ -334,7 +344,20 @@ func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr
 // JSON-RPC (otherwise a run in which nothing succeeded would pass).
 func findings(r *stats.Result) bool {
 	q := r.Requests
-	return len(r.Violations) > 0 || q.Leaked > 0 || q.Timeouts > 0 || q.TransportErrors > 0
+	return violationCount(r) > 0 || q.Leaked > 0 || q.Timeouts > 0 || q.TransportErrors > 0
+}
+
+// violationCount counts the broken rules that fail a run: all but the
+// warnings (check.Rule.Warning), which the report lists all the same.
+func violationCount(r *stats.Result) uint64 {
+	var n uint64
+	for name, count := range r.Violations {
+		if rule, ok := check.ParseRule(name); ok && rule.Warning() {
+			continue
+		}
+		n += count
+	}
+	return n
 }
 
 func settings(c engine.Config) map[string]any {
@@ -346,10 +369,16 @@ func settings(c engine.Config) map[string]any {
 		"rate": c.Rate, "concurrency": c.Concurrency, "conns": c.Conns, "duration": c.Duration.String(),
 		"timeout": c.Timeout.String(), "drain": c.Drain.String(), "max_inflight": c.MaxInFlight,
 		"method": c.Method, "id_format": idf, "notify_every": c.NotifyEvery, "batch": c.Batch, "max_frame": c.MaxFrame,
-		"insecure": c.Insecure, "http2": c.HTTP2,
+		"insecure": c.Insecure, "http2": c.HTTP2, "opening_steps": []string{},
 	}
 	if c.Params != nil {
 		s["params"] = string(c.Params)
+	}
+	if c.Profile != nil {
+		s["profile"] = string(c.Profile.Name())
+	}
+	for _, st := range c.Steps {
+		s["opening_steps"] = append(s["opening_steps"].([]string), st.Method)
 	}
 	if len(c.Header) > 0 {
 		// Header names only: values are often secrets.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -133,16 +134,31 @@ func TestBatchReplyRules(t *testing.T) {
 
 // TestServerMessagesCountedByMethod: requests and notifications from the
 // server are legal JSON-RPC; they are counted by method, never taken for
-// replies and never flagged.
+// replies and never flagged, and every request is answered (-32601 from the
+// jsonrpc profile, which implements no client method).
 func TestServerMessagesCountedByMethod(t *testing.T) {
+	var answers atomic.Int64
+	allAnswered := make(chan struct{})
 	url := lineServer(t, func(line []byte) []byte {
-		var req struct {
-			ID json.RawMessage `json:"id"`
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method *string         `json:"method"`
+			Error  *struct {
+				Code int `json:"code"`
+			} `json:"error"`
 		}
-		json.Unmarshal(line, &req)
+		json.Unmarshal(line, &msg)
+		if msg.Method == nil {
+			if string(msg.ID) == `"srv-1"` && msg.Error != nil && msg.Error.Code == -32601 {
+				if answers.Add(1) == 500 {
+					close(allAnswered)
+				}
+			}
+			return nil
+		}
 		return []byte(`{"jsonrpc":"2.0","method":"progress","params":{}}` + "\n" +
 			`{"jsonrpc":"2.0","id":"srv-1","method":"workspace/configuration","params":{}}` + "\n" +
-			`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":true}` + "\n")
+			`{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"result":true}` + "\n")
 	})
 	cfg := baseConfig(target(t, url))
 	cfg.Duration = 100 * time.Millisecond
@@ -157,5 +173,15 @@ func TestServerMessagesCountedByMethod(t *testing.T) {
 	want := map[string]uint64{"progress": 500, "workspace/configuration": 500}
 	if q.ServerMessages != 1000 || len(res.ServerMethods) != 2 || res.ServerMethods["progress"] != 500 || res.ServerMethods["workspace/configuration"] != 500 {
 		t.Fatalf("server messages %d by method %v, want %v", q.ServerMessages, res.ServerMethods, want)
+	}
+	if res.Profile.ServerRequestsAnswered != 500 {
+		t.Errorf("answered %d server requests, want 500", res.Profile.ServerRequestsAnswered)
+	}
+	// The answers are written before the connection closes at the end of
+	// the run; the server may still be reading them.
+	select {
+	case <-allAnswered:
+	case <-time.After(10 * time.Second):
+		t.Errorf("the server got %d answers (-32601 to srv-1), want 500", answers.Load())
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rpcload/rpcload/internal/pending"
+	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/testsrv"
 	"github.com/rpcload/rpcload/internal/wire"
@@ -27,7 +28,8 @@ type requestPath struct {
 }
 
 func newRequestPath() *requestPath {
-	r := &run{cfg: &Config{IDFormat: wire.IDInt, Timeout: time.Second}, agg: stats.NewAggregator([]string{"echo"}), method: []byte(`"echo"`)}
+	prof, _ := profile.New(profile.JSONRPC, profile.Options{})
+	r := &run{cfg: &Config{IDFormat: wire.IDInt, Timeout: time.Second}, agg: stats.NewAggregator([]string{"echo"}), method: []byte(`"echo"`), prof: prof}
 	p := &requestPath{r: r, tb: pending.New(1024), wrec: r.agg.NewRecorder(), buf: make([]byte, 0, 256), reply: make([]byte, 0, 256)}
 	p.j = judge{r: r, rec: r.agg.NewRecorder()}
 	return p

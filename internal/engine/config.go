@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
 )
@@ -47,6 +48,12 @@ type Config struct {
 	OnInterval func(p Interval)
 	// InterruptDrain bounds the drain after the context is cancelled.
 	InterruptDrain time.Duration
+	// Profile is the ecosystem layer (handshake, params, answers to the
+	// server's requests, cancellation, shutdown, rules); nil is jsonrpc.
+	Profile profile.Profile
+	// Steps are sent on every connection after the profile's handshake,
+	// before load (LSP: textDocument/didOpen of --open).
+	Steps []profile.Step
 }
 
 // Validate checks c and fills in defaults.
@@ -98,11 +105,36 @@ func (c *Config) Validate() error {
 		}
 		c.Params = compact.Bytes()
 	}
+	if c.Profile == nil {
+		c.Profile, _ = profile.New(profile.JSONRPC, profile.Options{})
+	}
+	if err := c.validateProfile(); err != nil {
+		return err
+	}
 	if c.Interval <= 0 {
 		c.Interval = time.Second
 	}
 	if c.InterruptDrain <= 0 {
 		c.InterruptDrain = time.Second
+	}
+	return nil
+}
+
+// validateProfile checks what the profile forbids or needs.
+func (c *Config) validateProfile() error {
+	p := c.Profile
+	name := p.Name()
+	switch {
+	case c.Batch > 1 && !p.AllowsBatch():
+		return fmt.Errorf("--batch: the %s profile does not allow JSON-RPC batches", name)
+	case !p.AllowsIDFormat(c.IDFormat):
+		return fmt.Errorf("--id-format string: the %s profile sends integer ids only", name)
+	case name == profile.LSP && !c.Target.IsStream():
+		return fmt.Errorf("the lsp profile needs a stream target (stdio, tcp+lsp://, unix+lsp://), not %s", c.Target.Scheme)
+	case name == profile.MCP && c.HTTP2:
+		return errors.New("--http2: the mcp profile speaks Streamable HTTP over HTTP/1.1")
+	case len(c.Steps) > 0 && !c.Target.IsStream():
+		return errors.New("opening steps (--open) need a stream target")
 	}
 	return nil
 }

@@ -74,12 +74,12 @@ func (r *run) encodeTick(tb *pending.Table, rec *stats.Recorder, cc *connCounter
 		}
 		if r.isNotification(first + uint64(k)) {
 			cc.notified.Add(1)
-			msg = wire.AppendNotification(msg, r.method, r.cfg.Params)
+			msg = wire.AppendNotification(msg, r.method, r.params)
 			rec.Record(stats.Sample{Kind: stats.NotifySent, A: lag})
 			r.done()
 			continue
 		}
-		msg = wire.AppendRequest(msg, id, r.cfg.IDFormat, r.method, r.cfg.Params)
+		msg = wire.AppendRequest(msg, id, r.cfg.IDFormat, r.method, r.params)
 		rec.Record(stats.Sample{Kind: stats.Sent, A: lag})
 		ids = append(ids, id)
 		id++

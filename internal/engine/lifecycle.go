@@ -36,11 +36,14 @@ func (r *run) sweepAll(rec *stats.Recorder, buf []pending.Entry) []pending.Entry
 	now := r.now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for tb := range r.tables {
+	for tb, c := range r.tables {
 		buf = tb.Sweep(now, buf[:0])
 		for i := range buf {
 			rec.Record(stats.Sample{Kind: stats.Timeout, Method: buf[i].Method})
 			r.done()
+		}
+		if c != nil && len(buf) > 0 && !r.stopping.Load() {
+			c.cancel(buf)
 		}
 	}
 	return buf

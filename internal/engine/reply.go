@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/pending"
+	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/wire"
 )
@@ -28,6 +29,28 @@ type judge struct {
 	// serverMethods counts requests and notifications from the server by
 	// method, merged into the result when the judge's goroutine ends.
 	serverMethods map[string]uint64
+	// peer answers the server's requests and takes the replies to the
+	// profile layer's own requests; nil for plain HTTP.
+	peer peer
+	// era is the era the connection speaks, for the profile's rules; nil
+	// means the run's era, fixed before any reply came.
+	era *eraBox
+}
+
+// peer is the profile layer's side of a connection, as the judge needs it.
+type peer interface {
+	// answerServer answers a request the server sent.
+	answerServer(m *wire.Message)
+	// control takes a reply to one of the profile layer's own requests
+	// and reports whether it was one.
+	control(m *wire.Message, frame []byte) bool
+}
+
+func (j *judge) eraNow() profile.Era {
+	if j.era != nil {
+		return j.era.load()
+	}
+	return j.r.era
 }
 
 // maxServerMethods bounds the distinct server method names counted; the
@@ -105,9 +128,16 @@ func (j *judge) one(tb *pending.Table, frame []byte, now int64, b *batchReply) {
 	if m.Kind == wire.KindRequest || m.Kind == wire.KindNotification {
 		j.rec.Record(stats.Sample{Kind: stats.ServerMessage, Method: unmatched})
 		j.countServerMethod(m.Method)
+		j.violations(j.r.prof.Check(m, j.eraNow()), unmatched, frame)
+		if m.Kind == wire.KindRequest && j.peer != nil {
+			j.peer.answerServer(m)
+		}
 		return
 	}
-	rules := check.Envelope(m)
+	if j.peer != nil && j.peer.control(m, frame) {
+		return
+	}
+	rules := check.Envelope(m) | j.r.prof.Check(m, j.eraNow())
 	method := uint16(unmatched)
 	switch m.IDKind {
 	case wire.IDNull:

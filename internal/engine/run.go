@@ -12,6 +12,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/rpcload/rpcload/internal/pending"
+	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
@@ -26,7 +27,13 @@ type tick struct {
 
 // run is the state shared by the goroutines of one run.
 type run struct {
-	cfg      *Config
+	cfg *Config
+	// The run clock is base plus offset: readers start reading (handshakes)
+	// before the schedule starts, and the clock is reset under them then,
+	// so the offset is atomic. epoch is the same zero as a time.Time, for
+	// the dispatcher (the only goroutine that reads it).
+	base     time.Time
+	offset   atomic.Int64
 	epoch    time.Time
 	agg      *stats.Aggregator
 	ticks    chan tick
@@ -41,7 +48,13 @@ type run struct {
 	interrupted atomic.Bool
 
 	mu     sync.Mutex // guards tables
-	tables map[*pending.Table]struct{}
+	tables map[*pending.Table]canceller
+
+	prof   profile.Profile
+	era    profile.Era // mcp: EraAuto until the first connection detected it
+	params []byte      // the params as the profile sends them (MCP's _meta merged in)
+	// What the profile layer did, for the result's profile section.
+	handshakes, answered, cancels, outboxDropped atomic.Int64
 
 	errMu      sync.Mutex // guards errSample and childExits
 	errSample  []string
@@ -55,7 +68,14 @@ type run struct {
 }
 
 // now is the run clock: monotonic nanoseconds since the run began.
-func (r *run) now() int64 { return int64(time.Since(r.epoch)) }
+func (r *run) now() int64 { return int64(time.Since(r.base)) - r.offset.Load() }
+
+// resetClock makes now the zero of the run clock.
+func (r *run) resetClock() {
+	t := time.Now()
+	r.offset.Store(int64(t.Sub(r.base)))
+	r.epoch = t
+}
 
 // done releases one in-flight slot (and, in closed loop, one token).
 func (r *run) done() {
@@ -68,8 +88,11 @@ func (r *run) done() {
 	}
 }
 
-func (r *run) addTable(t *pending.Table)    { r.mu.Lock(); r.tables[t] = struct{}{}; r.mu.Unlock() }
-func (r *run) removeTable(t *pending.Table) { r.mu.Lock(); delete(r.tables, t); r.mu.Unlock() }
+// canceller tells a server that requests timed out (nil: no way to).
+type canceller interface{ cancel([]pending.Entry) }
+
+func (r *run) addTable(t *pending.Table, c canceller) { r.mu.Lock(); r.tables[t] = c; r.mu.Unlock() }
+func (r *run) removeTable(t *pending.Table)           { r.mu.Lock(); delete(r.tables, t); r.mu.Unlock() }
 
 // noteTransportError keeps a few distinct transport error messages for the report.
 func (r *run) noteTransportError(err error) {
@@ -115,11 +138,12 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	r := &run{
 		cfg:      &cfg,
 		agg:      stats.NewAggregator([]string{cfg.Method}),
-		tables:   map[*pending.Table]struct{}{},
+		tables:   map[*pending.Table]canceller{},
 		children: map[transport.ChildStream]struct{}{},
 		method:   wire.AppendString(nil, cfg.Method),
-		fp:       maphash.Bytes(fpSeed, cfg.Params),
+		prof:     cfg.Profile,
 	}
+	r.era = r.prof.Era()
 	r.ticks = make(chan tick, min(cfg.MaxInFlight, 1<<16))
 	if cfg.Rate == 0 {
 		n := min(cfg.Concurrency, cfg.MaxInFlight)
@@ -129,19 +153,29 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 		}
 	}
 	var d driver
-	if cfg.Target.IsStream() {
+	switch {
+	case cfg.Target.IsStream():
 		d = &streamDriver{r: r}
-	} else {
+	case r.prof.Name() == profile.MCP:
+		d = newMCPHTTPDriver(r)
+	default:
 		d = newHTTPDriver(r)
 	}
 	startedAt := time.Now()
-	r.epoch = startedAt
+	r.base, r.epoch = startedAt, startedAt
 	if err := d.start(ctx); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, cfg.Target.URL, err)
 	}
+	// The era is known now: the call's params are rewritten for it once.
+	params, err := r.prof.Params(r.era, cfg.Method, cfg.Params)
+	if err != nil {
+		d.close()
+		return nil, fmt.Errorf("--params for the %s profile: %w", r.prof.Name(), err)
+	}
+	r.params, r.fp = params, maphash.Bytes(fpSeed, params)
 	// The schedule starts once connections are up, so connecting does not
-	// count as lag. Nothing reads the clock before this point.
-	r.epoch = time.Now()
+	// count as lag.
+	r.resetClock()
 	served := make(chan struct{})
 	go func() { d.serve(); close(served) }()
 	sweepDone := make(chan struct{})
@@ -202,6 +236,7 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	r.errMu.Unlock()
 	res.Connections = stats.Connections{Opened: r.connsOpened.Load(), Lost: r.connsLost.Load()}
 	res.Child = r.childReport()
+	res.Profile = r.profileReport()
 	res.Warnings = warnings(res)
 	return res, nil
 }

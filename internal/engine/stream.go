@@ -26,8 +26,9 @@ const redialBackoff = 100 * time.Millisecond
 // streamDriver runs Conns connections, each with one writer and one reader
 // goroutine and its own pending table; many requests are in flight on each.
 type streamDriver struct {
-	r     *run
-	slots []*streamConn
+	r       *run
+	slots   []*streamConn
+	started bool // start has returned: dials come from writers now
 }
 
 // streamConn is one connection's lifetime. A connection that breaks is
@@ -38,6 +39,8 @@ type streamConn struct {
 	child      transport.ChildStream // set when the stream is a child process
 	lost       bool                  // the reader saw it end (and reported it); read after readerDone
 	tb         *pending.Table
+	sess       *session
+	wmu        sync.Mutex // the writer and the session's flusher take turns on st
 	broken     atomic.Bool
 	counters   connCounters
 	readerDone chan struct{}
@@ -54,7 +57,26 @@ func (d *streamDriver) dial(ctx context.Context) (*streamConn, error) {
 		d.r.addChild(c)
 	}
 	d.r.connsOpened.Add(1)
-	d.r.addTable(sc.tb)
+	sc.sess = newSession(d.r, st, &sc.wmu, sc.readerDone)
+	d.r.addTable(sc.tb, sc.sess)
+	// The reader starts now: the handshake's replies come through it, and
+	// so do the requests a server makes of its client while it starts up.
+	go d.read(sc)
+	era, err := sc.sess.handshake()
+	if err != nil {
+		sc.broken.Store(true)
+		sc.st.Close()
+		<-sc.readerDone
+		sc.sess.stop()
+		d.r.removeTable(sc.tb)
+		return nil, err
+	}
+	if len(d.slots) == 0 && !d.started {
+		// The first connection, dialled by start before any other
+		// goroutine reads the era: what it negotiated is the run's era,
+		// which later connections ask for directly.
+		d.r.era = era
+	}
 	return sc, nil
 }
 
@@ -70,15 +92,11 @@ func (d *streamDriver) start(ctx context.Context) error {
 		}
 		d.slots = append(d.slots, sc)
 	}
+	d.started = true
 	return nil
 }
 
 func (d *streamDriver) serve() {
-	// Readers start here, not at dial time, so they see the run clock set
-	// after start returned.
-	for _, sc := range d.slots {
-		go d.read(sc)
-	}
 	var wg sync.WaitGroup
 	for i := range d.slots {
 		wg.Add(1)
@@ -91,7 +109,8 @@ func (d *streamDriver) serve() {
 // deadline and replies by the drain.
 func (d *streamDriver) interrupt(time.Duration) {}
 
-// close stops every reader (the run is stopping, so they fail nothing) and
+// close shuts every connection down as its profile says (LSP: shutdown and
+// exit), stops every reader (the run is stopping, so they fail nothing) and
 // waits for them. Connections close in parallel: a child process may take
 // up to twice its grace period to stop.
 func (d *streamDriver) close() {
@@ -103,6 +122,12 @@ func (d *streamDriver) close() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if !sc.broken.Load() {
+				if err := sc.sess.shutdown(); err != nil {
+					d.r.noteTransportError(fmt.Errorf("%s shutdown: %w", d.r.prof.Name(), err))
+				}
+			}
+			sc.sess.stop()
 			sc.st.Close()
 			<-sc.readerDone
 			if sc.child != nil && !sc.lost {
@@ -141,9 +166,9 @@ func (d *streamDriver) write(i int) {
 				continue
 			}
 			d.slots[i], sc = fresh, fresh
-			go d.read(sc)
 		}
 		ids = ids[:0]
+		sc.wmu.Lock()
 		msg, ids = d.send(sc, rec, msg, ids, t)
 	gather:
 		for n := 1; n < writeCoalesce; n++ {
@@ -157,7 +182,9 @@ func (d *streamDriver) write(i int) {
 				break gather
 			}
 		}
-		if err := sc.st.Flush(time.Now().Add(r.cfg.Timeout)); err != nil {
+		err := sc.st.Flush(time.Now().Add(r.cfg.Timeout))
+		sc.wmu.Unlock()
+		if err != nil {
 			if !r.stopping.Load() {
 				r.noteTransportError(err)
 			}
@@ -197,7 +224,7 @@ func (d *streamDriver) send(sc *streamConn, rec *stats.Recorder, msg []byte, ids
 func (d *streamDriver) read(sc *streamConn) {
 	r := d.r
 	defer close(sc.readerDone)
-	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &sc.counters}
+	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &sc.counters, peer: sc.sess, era: &sc.sess.era}
 	defer j.finish()
 	var err error
 	for {
@@ -224,6 +251,7 @@ func (d *streamDriver) read(sc *streamConn) {
 	sc.lost = true
 	sc.broken.Store(true)
 	sc.st.Close()
+	go sc.sess.stop() // not here: the flusher may wait for this reader's connection
 	if sc.child != nil {
 		r.childGone(sc.child)
 	}

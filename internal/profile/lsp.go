@@ -175,3 +175,36 @@ func (p *lsp) AnswerServerRequest(dst []byte, m *wire.Message) []byte {
 	}
 	return answerNotFound(dst, m)
 }
+
+// DidOpen returns the textDocument/didOpen notification that opens the file
+// at the absolute path with text as its content (version 1), so that
+// requests about it (hover, definition, documentSymbol, ...) can follow.
+func DidOpen(path string, text []byte) Step {
+	p := append([]byte(`{"textDocument":{"uri":`), wire.AppendString(nil, FileURI(path))...)
+	p = append(p, `,"languageId":`...)
+	p = wire.AppendString(p, LanguageID(path))
+	p = append(p, `,"version":1,"text":`...)
+	p = wire.AppendString(p, string(text))
+	p = append(p, '}', '}')
+	return Step{Method: "textDocument/didOpen", Params: p, Notification: true}
+}
+
+// languageIDs maps file extensions to LSP language identifiers (the
+// specification's list of well-known ones).
+var languageIDs = map[string]string{
+	".go": "go", ".py": "python", ".js": "javascript", ".mjs": "javascript", ".ts": "typescript",
+	".tsx": "typescriptreact", ".jsx": "javascriptreact", ".rs": "rust", ".c": "c", ".h": "c",
+	".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".java": "java", ".rb": "ruby", ".php": "php",
+	".cs": "csharp", ".json": "json", ".yaml": "yaml", ".yml": "yaml", ".md": "markdown",
+	".html": "html", ".css": "css", ".sh": "shellscript", ".lua": "lua", ".zig": "zig",
+	".swift": "swift", ".kt": "kotlin", ".scala": "scala", ".sql": "sql", ".toml": "toml",
+}
+
+// LanguageID returns the LSP language identifier of a file from its
+// extension, or "plaintext".
+func LanguageID(path string) string {
+	if id, ok := languageIDs[strings.ToLower(filepath.Ext(path))]; ok {
+		return id
+	}
+	return "plaintext"
+}

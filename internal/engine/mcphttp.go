@@ -1,0 +1,327 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/check"
+	"github.com/rpcload/rpcload/internal/pending"
+	"github.com/rpcload/rpcload/internal/profile"
+	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+// mcpAccept is the Accept header Streamable HTTP requires on every POST.
+const mcpAccept = "application/json, text/event-stream"
+
+// mcpHTTPDriver speaks MCP's Streamable HTTP: every message is its own POST
+// to one endpoint, answered by one JSON object, by an SSE stream carrying
+// request-related messages and then the response, or (for a notification)
+// by 202 Accepted. --conns workers each post one message at a time over a
+// keep-alive connection of a shared client. A legacy server's session (one
+// for the run, as one client would hold) is opened at start and deleted at
+// the end.
+type mcpHTTPDriver struct {
+	r      *run
+	client *http.Client
+	url    string
+
+	session string // set by start, before any worker runs
+	// base are the headers of every POST; call adds the headers of the
+	// run's call (Mcp-Method, Mcp-Name in the modern era), built once.
+	base, call http.Header
+
+	stop    context.Context
+	stopNow context.CancelFunc
+}
+
+func newMCPHTTPDriver(r *run) *mcpHTTPDriver {
+	tr := &http.Transport{
+		MaxIdleConnsPerHost: r.cfg.Conns,
+		DisableCompression:  true,
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: r.cfg.Insecure}, //nolint:gosec // only with --insecure
+	}
+	d := &mcpHTTPDriver{r: r, url: r.cfg.Target.URL, client: &http.Client{
+		Transport: tr,
+		// The load goes to the target given and nowhere else.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+	d.base = http.Header{"Content-Type": {"application/json"}, "Accept": {mcpAccept}, "User-Agent": {"rpcload"}}
+	for k, v := range r.cfg.Header {
+		d.base[http.CanonicalHeaderKey(k)] = v
+	}
+	d.stop, d.stopNow = context.WithCancel(context.Background())
+	return d
+}
+
+// headers returns the base headers plus the profile's for a message of
+// method with params in era, and the session's.
+func (d *mcpHTTPDriver) headers(era profile.Era, method string, params []byte) http.Header {
+	h := d.base.Clone()
+	for _, kv := range d.r.prof.Headers(era, method, params) {
+		h.Set(kv.Name, kv.Value)
+	}
+	if d.session != "" {
+		h.Set("Mcp-Session-Id", d.session)
+	}
+	return h
+}
+
+// exchange POSTs body and returns the status, the response's headers and
+// its JSON-RPC messages: the body of a JSON response, or the data of every
+// SSE event up to the first response. each, if not nil, sees every message
+// as it arrives: a server may wait for the answer to a request it sent on
+// the stream before it sends the response.
+func (d *mcpHTTPDriver) exchange(ctx context.Context, h http.Header, body []byte, each func([]byte)) (int, http.Header, [][]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	req.Header = h
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer resp.Body.Close()
+	var msgs [][]byte
+	if isEventStream(resp.Header) {
+		sse := transport.NewSSEReader(resp.Body, d.r.cfg.MaxFrame)
+		for {
+			_, data, err := sse.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return resp.StatusCode, resp.Header, msgs, err
+			}
+			msgs = append(msgs, append([]byte(nil), data...))
+			if each != nil {
+				each(data)
+			}
+			var m wire.Message
+			if wire.Scan(data, &m); m.Kind == wire.KindResult || m.Kind == wire.KindError {
+				break // the response ends the exchange, whether or not the server ends the stream
+			}
+		}
+		return resp.StatusCode, resp.Header, msgs, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, int64(d.r.cfg.MaxFrame)+1))
+	if err != nil {
+		return resp.StatusCode, resp.Header, nil, err
+	}
+	if len(b) > d.r.cfg.MaxFrame {
+		return resp.StatusCode, resp.Header, nil, transport.ErrBodyTooLarge
+	}
+	if len(bytes.TrimSpace(b)) > 0 {
+		msgs = append(msgs, b)
+		if each != nil {
+			each(b)
+		}
+	}
+	return resp.StatusCode, resp.Header, msgs, nil
+}
+
+func isEventStream(h http.Header) bool {
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return mt == "text/event-stream"
+}
+
+// lastResponse returns the response among msgs (the last message, when it
+// is one).
+func lastResponse(msgs [][]byte) []byte {
+	if len(msgs) == 0 {
+		return nil
+	}
+	return msgs[len(msgs)-1]
+}
+
+// start detects the era (a modern server/discover POST first, as the
+// revision says), then opens a legacy session: initialize, whose response
+// may carry Mcp-Session-Id, then notifications/initialized.
+func (d *mcpHTTPDriver) start(ctx context.Context) error {
+	r := d.r
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	defer cancel()
+	if r.era == profile.EraAuto {
+		probe, _ := r.prof.Probe()
+		status, _, msgs, err := d.exchange(ctx, d.headers(profile.EraModern, probe.Method, probe.Params), probe.Append(nil, 0, wire.IDInt), nil)
+		if err != nil {
+			return fmt.Errorf("MCP era probe (server/discover): %w", err)
+		}
+		era, ok := profile.DetectFromHTTP(status, lastResponse(msgs))
+		if !ok {
+			return fmt.Errorf("MCP era probe (server/discover): HTTP %d %q says nothing about the era", status, snippet(lastResponse(msgs)))
+		}
+		r.era = era
+	}
+	era := r.era
+	for i, st := range r.prof.Handshake(era) {
+		status, hdr, msgs, err := d.exchange(ctx, d.headers(era, st.Method, st.Params), st.Append(nil, uint64(i+1), wire.IDInt), nil)
+		if err == nil && (status < 200 || status > 299) {
+			err = fmt.Errorf("HTTP %d %q", status, snippet(lastResponse(msgs)))
+		}
+		if err != nil {
+			return fmt.Errorf("MCP %s: %w", st.Method, err)
+		}
+		if st.Notification {
+			continue
+		}
+		if id := hdr.Get("Mcp-Session-Id"); id != "" {
+			d.session = id
+		}
+		var m wire.Message
+		wire.Scan(lastResponse(msgs), &m)
+		if st.Accept != nil {
+			if era, err = st.Accept(&m, era); err != nil {
+				return err
+			}
+		}
+	}
+	r.era = era
+	r.handshakes.Add(1)
+	return nil
+}
+
+func snippet(b []byte) string {
+	if len(b) > 200 {
+		b = b[:200]
+	}
+	return string(b)
+}
+
+func (d *mcpHTTPDriver) serve() {
+	r := d.r
+	d.call = d.headers(r.era, r.cfg.Method, r.params)
+	var wg sync.WaitGroup
+	for range r.cfg.Conns {
+		wg.Add(1)
+		go func() { defer wg.Done(); d.work() }()
+	}
+	wg.Wait()
+}
+
+func (d *mcpHTTPDriver) interrupt(grace time.Duration) { time.AfterFunc(grace, d.stopNow) }
+
+// close deletes a legacy session (the revision asks clients to) and closes
+// the idle connections.
+func (d *mcpHTTPDriver) close() {
+	if d.session != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		req, err := http.NewRequestWithContext(ctx, http.MethodDelete, d.url, nil)
+		if err == nil {
+			req.Header = d.headers(d.r.era, "", nil)
+			if resp, err := d.client.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}
+		cancel()
+	}
+	d.stopNow()
+	d.client.CloseIdleConnections()
+}
+
+// mcpPeer answers the requests a server sends inside an SSE response by
+// POSTing the answer, as Streamable HTTP says; the POST's own answer is
+// 202 with no body.
+type mcpPeer struct {
+	d   *mcpHTTPDriver
+	buf []byte
+}
+
+func (p *mcpPeer) control(*wire.Message, []byte) bool { return false }
+
+func (p *mcpPeer) answerServer(m *wire.Message) {
+	r := p.d.r
+	p.buf = r.prof.AnswerServerRequest(p.buf[:0], m)
+	if len(p.buf) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(p.d.stop, r.cfg.Timeout)
+	defer cancel()
+	if _, _, _, err := p.d.exchange(ctx, p.d.headers(r.era, "", nil), p.buf, nil); err != nil {
+		r.noteTransportError(fmt.Errorf("answering the server's request: %w", err))
+		return
+	}
+	r.answered.Add(1)
+}
+
+func (d *mcpHTTPDriver) work() {
+	r := d.r
+	tb := pending.New(1)
+	var counters connCounters
+	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &counters, peer: &mcpPeer{d: d}}
+	defer j.finish()
+	rec := j.rec
+	var body []byte
+	ids := make([]uint64, 0, 1)
+	each := func(m []byte) { j.frame(tb, m, r.now()) }
+	for t := range r.ticks {
+		var expectReply bool
+		body, ids, expectReply = r.encodeTick(tb, rec, &counters, body, ids[:0], t)
+		if len(body) == 0 {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(d.stop, r.cfg.Timeout)
+		judged := each
+		if !expectReply {
+			judged = nil
+		}
+		status, _, msgs, err := d.exchange(ctx, d.call, body, judged)
+		cancel()
+		if err == nil && !expectReply {
+			// A notification: 202 and no body; a response would be one to a
+			// notification.
+			if len(msgs) > 0 {
+				j.violations(check.Set(0).Add(check.ReplyToNotification), 0, msgs[0])
+			} else if status < 200 || status > 299 {
+				rec.Record(stats.Sample{Kind: stats.TransportError})
+				r.noteTransportError(fmt.Errorf("HTTP %d to a notification", status))
+			}
+			continue
+		}
+		if errors.Is(err, transport.ErrBodyTooLarge) || errors.Is(err, transport.ErrFrameTooLarge) {
+			j.violations(check.Set(0).Add(check.FrameTooLarge), 0, nil)
+		}
+		// A 4xx with a JSON-RPC body (404 + -32601 for an unknown method,
+		// 400 + -32020) is the server's answer and was judged as one.
+		if err == nil && len(msgs) == 0 {
+			err = fmt.Errorf("HTTP %d with no JSON-RPC response", status)
+		}
+		d.settle(tb, rec, ids, err)
+	}
+}
+
+// settle ends the requests of one POST that its response did not answer.
+func (d *mcpHTTPDriver) settle(tb *pending.Table, rec *stats.Recorder, ids []uint64, err error) {
+	r := d.r
+	kind := stats.TransportError
+	switch {
+	case err == nil:
+		err = errors.New("the response did not answer the request")
+	case r.interrupted.Load() && errors.Is(err, context.Canceled):
+		kind = stats.Leaked
+	case errors.Is(err, context.DeadlineExceeded):
+		// Closing the response stream is Streamable HTTP's cancellation.
+		kind = stats.Timeout
+	}
+	for _, id := range ids {
+		if e, ok := tb.Forget(id); ok {
+			rec.Record(stats.Sample{Kind: kind, Method: e.Method})
+			r.done()
+			if kind == stats.TransportError {
+				r.noteTransportError(err)
+			} else if kind == stats.Timeout {
+				r.cancels.Add(1)
+			}
+		}
+	}
+}
