@@ -202,9 +202,9 @@ func (d *mcpHTTPDriver) serve() {
 	r := d.r
 	d.call = d.headers(r.era, r.cfg.Method, r.params)
 	var wg sync.WaitGroup
-	for range r.cfg.Conns {
+	for w := range r.cfg.Conns {
 		wg.Add(1)
-		go func() { defer wg.Done(); d.work() }()
+		go func() { defer wg.Done(); d.work(w) }()
 	}
 	wg.Wait()
 }
@@ -254,9 +254,12 @@ func (p *mcpPeer) answerServer(m *wire.Message) {
 	r.answered.Add(1)
 }
 
-func (d *mcpHTTPDriver) work() {
+func (d *mcpHTTPDriver) work(w int) {
 	r := d.r
-	tb := pending.New(1)
+	// The workers share one session (a legacy server's Mcp-Session-Id), in
+	// which ids must not repeat among requests in flight: each worker
+	// takes ids from its own range.
+	tb := pending.NewAt(1, uint64(w)<<32+1)
 	var counters connCounters
 	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &counters, peer: &mcpPeer{d: d}}
 	defer j.finish()

@@ -72,11 +72,16 @@ type Table struct {
 
 // New returns a table that holds at most capacity entries. Memory grows with
 // use (doubling) up to that bound and is then reused.
-func New(capacity int) *Table {
+func New(capacity int) *Table { return NewAt(capacity, 1) }
+
+// NewAt is New with ids handed out from first on: tables that share one
+// session with the server (MCP's Streamable HTTP, where ids must be unique
+// among the requests in flight in the session) get disjoint ranges.
+func NewAt(capacity int, first uint64) *Table {
 	if capacity < 1 {
 		capacity = 1
 	}
-	t := &Table{capacity: capacity, next: 1, timedOut: bitmap{pages: map[uint64]*page{}}}
+	t := &Table{capacity: capacity, next: max(first, 1), timedOut: bitmap{pages: map[uint64]*page{}}}
 	for i := range t.classes {
 		t.classes[i] = list{-1, -1}
 	}

@@ -252,3 +252,23 @@ func TestAddBatch(t *testing.T) {
 		t.Fatalf("len %d pending(5)=%v pending(8)=%v", tb.Len(), tb.Pending(5), tb.Pending(8))
 	}
 }
+
+// TestNewAtHandsOutIdsFromFirst: tables made with NewAt allocate from their
+// own first id on and resolve those ids, so tables sharing a session never
+// hand out the same id.
+func TestNewAtHandsOutIdsFromFirst(t *testing.T) {
+	for _, first := range []uint64{1, 1<<32 + 1, 5 << 32} {
+		tb := NewAt(4, first)
+		id, err := tb.Add(Entry{Deadline: 1})
+		if err != nil || id != first {
+			t.Fatalf("NewAt(4, %d).Add = %d, %v; want %d", first, id, err, first)
+		}
+		raw := strconv.AppendUint(nil, id, 10)
+		if _, v, _ := tb.Resolve(raw); v != Answered {
+			t.Errorf("Resolve(%s) = %s, want answered", raw, v)
+		}
+	}
+	if id, _ := NewAt(1, 0).Add(Entry{}); id != 1 {
+		t.Errorf("NewAt(1, 0) handed out %d first; ids start at 1 at the least", id)
+	}
+}

@@ -110,23 +110,55 @@ func modernCode(code int64) bool {
 // -32022 means EraModern; any other reply means EraLegacy (the error a
 // legacy server gives to a method it does not know or to a request before
 // initialize; also a result that is not an object, which no modern server
-// sends). ok is false when m is not a reply at all (not JSON, a batch, a
-// request or notification from the server): keep waiting, and treat
-// silence until the timeout as EraLegacy.
+// sends). A server that knows server/discover but lists the versions it
+// speaks without 2026-07-28 (DiscoverResult.supportedVersions, or the
+// supported list in the data of -32022) is spoken to in the legacy era:
+// go-sdk v1.8.0's Streamable HTTP handler answers that way. ok is false when
+// m is not a reply at all (not JSON, a batch, a request or notification
+// from the server): keep waiting, and treat silence until the timeout as
+// EraLegacy.
 func DetectFromDiscover(m *wire.Message) (era Era, ok bool) {
 	switch m.Kind {
 	case wire.KindResult:
-		if len(m.Result) > 0 && m.Result[0] == '{' {
-			return EraModern, true
+		r := trimSpace(m.Result)
+		if len(r) == 0 || r[0] != '{' {
+			return EraLegacy, true
 		}
-		return EraLegacy, true
+		if listed, found := listsVersion(r, "supportedVersions", VersionModern); found && !listed {
+			return EraLegacy, true
+		}
+		return EraModern, true
 	case wire.KindError:
-		if m.HasCode && modernCode(m.Code) {
-			return EraModern, true
+		if !m.HasCode || !modernCode(m.Code) {
+			return EraLegacy, true
 		}
-		return EraLegacy, true
+		if m.Code == codeUnsupportedProtocolVersion {
+			if listed, found := listsVersion(trimSpace(m.ErrData), "supported", VersionModern); found && !listed {
+				return EraLegacy, true
+			}
+		}
+		return EraModern, true
 	}
 	return EraNone, false
+}
+
+// listsVersion reports whether obj's member name is an array of strings
+// (found) and whether it holds version.
+func listsVersion(obj []byte, name, version string) (listed, found bool) {
+	arr, ok := member(obj, name)
+	if !ok || arr[0] != '[' {
+		return false, false
+	}
+	for off := 0; ; {
+		elem, next, ok := wire.NextElement(arr, off)
+		if !ok {
+			return listed, true
+		}
+		off = next
+		if stringIs(trimSpace(elem), version) {
+			listed = true
+		}
+	}
 }
 
 // DetectFromHTTP decides the era from the HTTP reply to the server/discover

@@ -74,6 +74,13 @@ func TestDetectFromDiscover(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"error":{"code":"-32022","message":"m"}}`, EraLegacy, true},
 		{`{"jsonrpc":"2.0","id":1,"result":null}`, EraLegacy, true},
 		{`{"jsonrpc":"2.0","id":1,"result":["2026-07-28"]}`, EraLegacy, true},
+		// A DiscoverResult (or -32022) whose versions leave out the modern
+		// one: go-sdk v1.8.0 over Streamable HTTP.
+		{`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25","2025-06-18"],"capabilities":{}}}`, EraLegacy, true},
+		{`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25", "2026-07-28"]}}`, EraModern, true},
+		{`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":"2025-11-25"}}`, EraModern, true},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"m","data":{"supported":["2025-11-25"],"requested":"2026-07-28"}}}`, EraLegacy, true},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"m","data":{"supported":["2026-07-28"]}}}`, EraModern, true},
 		{`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`, EraNone, false},
 		{`{"jsonrpc":"2.0","id":9,"method":"ping"}`, EraNone, false},
 		{`[` + errorReply("-32601") + `]`, EraNone, false},

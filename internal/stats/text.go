@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
+
+	"github.com/rpcload/rpcload/internal/check"
 )
 
 // WriteText renders r as the human-readable report. It returns the first
@@ -25,6 +27,13 @@ func WriteText(w io.Writer, r *Result) error {
 		p("rate        achieved %.1f req/s\n", r.Rate.Achieved)
 	}
 	p("in flight   max %d\n", r.InFlightMax)
+	if pr := r.Profile; pr != nil && pr.Name != "jsonrpc" {
+		p("profile     %s", pr.Name)
+		if pr.Era != "" {
+			p(", era %s (%s)", pr.Era, pr.Version)
+		}
+		p(", %d connections ready, %d server requests answered, %d cancellations sent\n", pr.Handshakes, pr.ServerRequestsAnswered, pr.CancelsSent)
+	}
 	q := r.Requests
 	p("\nrequests    sent %d", q.Sent)
 	if q.Notifications > 0 {
@@ -49,7 +58,11 @@ func WriteText(w io.Writer, r *Result) error {
 	} else {
 		p("\nviolations\n")
 		for _, rule := range SortedKeys(r.Violations) {
-			p("  %-24s %d\n", rule, r.Violations[rule])
+			warn := ""
+			if rule, ok := check.ParseRule(rule); ok && rule.Warning() {
+				warn = "  (a warning: does not fail the run)"
+			}
+			p("  %-24s %d%s\n", rule, r.Violations[rule], warn)
 			if s := r.ViolationSamples[rule]; len(s) > 0 && s[0].Frame != "" {
 				p("    e.g. %s\n", oneLine(s[0].Frame, 160))
 			}
