@@ -66,10 +66,24 @@ func lineServer(t *testing.T, reply func(line []byte) []byte) string {
 	return "tcp://" + ln.Addr().String()
 }
 
+// emptyBatchAnswer is JSON-RPC's answer to [].
+const emptyBatchAnswer = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"empty batch"}}`
+
 // batchServer answers newline-delimited batches the way answer says, given
-// each request's correct reply.
+// each request's correct reply, and the empty batch with emptyBatchAnswer.
 func batchServer(t *testing.T, answer func(replies []json.RawMessage) any) string {
+	return batchServerEmpty(t, answer, emptyBatchAnswer)
+}
+
+// batchServerEmpty is batchServer answering [] with empty ("" = silence).
+func batchServerEmpty(t *testing.T, answer func(replies []json.RawMessage) any, empty string) string {
 	return lineServer(t, func(line []byte) []byte {
+		if string(line) == "[]" {
+			if empty == "" {
+				return nil
+			}
+			return []byte(empty + "\n")
+		}
 		var reqs []struct {
 			ID json.RawMessage `json:"id"`
 		}
@@ -127,6 +141,39 @@ func TestBatchReplyRules(t *testing.T) {
 				if res.Violations[rule] != n {
 					t.Errorf("violations %v, want %v", res.Violations, tc.want)
 				}
+			}
+		})
+	}
+}
+
+// TestEmptyBatchProbe: a run that sends batches first sends [] and counts
+// empty_batch_reply_wrong unless the reply is one -32600 error with id null.
+func TestEmptyBatchProbe(t *testing.T) {
+	same := func(r []json.RawMessage) any { return r }
+	tests := []struct {
+		name, empty string
+		want        uint64
+	}{
+		{"right", emptyBatchAnswer, 0},
+		{"an empty array", "[]", 1},
+		{"another code", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`, 1},
+		{"an array holding the error", "[" + emptyBatchAnswer + "]", 1},
+		{"silence", "", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := baseConfig(target(t, batchServerEmpty(t, same, tc.empty)))
+			cfg.Rate, cfg.Batch, cfg.Duration = 200, 4, 50*time.Millisecond
+			cfg.Timeout, cfg.Drain = 200*time.Millisecond, 300*time.Millisecond
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Violations["empty_batch_reply_wrong"]; got != tc.want || len(res.Violations) != int(tc.want) {
+				t.Fatalf("violations %v, want empty_batch_reply_wrong %d and nothing else", res.Violations, tc.want)
+			}
+			if res.Requests.Messages != 10 || res.Requests.OK != 40 {
+				t.Errorf("requests %+v: the probe must not count as a message or a request", res.Requests)
 			}
 		})
 	}

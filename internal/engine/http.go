@@ -52,7 +52,11 @@ func (d *httpDriver) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.Close()
+	c.Close()
+	if d.r.cfg.Batch > 1 {
+		d.probeEmptyBatchHTTP(ctx)
+	}
+	return nil
 }
 
 // h2Workers bounds the requests in flight over HTTP/2 in open loop (each

@@ -237,7 +237,8 @@ type mcpPeer struct {
 	buf []byte
 }
 
-func (p *mcpPeer) control(*wire.Message, []byte) bool { return false }
+func (p *mcpPeer) control(*wire.Message, []byte) bool         { return false }
+func (p *mcpPeer) emptyBatchReply(*wire.Message, []byte) bool { return false }
 
 func (p *mcpPeer) answerServer(m *wire.Message) {
 	r := p.d.r

@@ -44,6 +44,8 @@ type peer interface {
 	// control takes a reply to one of the profile layer's own requests
 	// and reports whether it was one.
 	control(m *wire.Message, frame []byte) bool
+	// emptyBatchReply takes the reply to the empty-batch probe.
+	emptyBatchReply(m *wire.Message, frame []byte) bool
 }
 
 func (j *judge) eraNow() profile.Era {
@@ -84,6 +86,9 @@ func (j *judge) finish() {
 // be answered in it (in any order), and nothing else.
 func (j *judge) frame(tb *pending.Table, frame []byte, now int64) {
 	wire.Scan(frame, &j.msg)
+	if j.peer != nil && j.peer.emptyBatchReply(&j.msg, frame) {
+		return
+	}
 	if j.msg.Kind != wire.KindBatch {
 		j.one(tb, frame, now, nil)
 		return

@@ -63,6 +63,7 @@ type session struct {
 	once   sync.Once     // closes quit
 
 	ctl    atomic.Pointer[ctlWait] // the control request waiting for its reply
+	empty  atomic.Pointer[ctlWait] // the empty-batch probe waiting for its reply
 	ctlSeq atomic.Uint64
 	answer []byte // the reader's buffer for answers to server requests
 }

@@ -76,6 +76,9 @@ func (d *streamDriver) dial(ctx context.Context) (*streamConn, error) {
 		// goroutine reads the era: what it negotiated is the run's era,
 		// which later connections ask for directly.
 		d.r.era = era
+		if d.r.cfg.Batch > 1 {
+			sc.sess.probeEmptyBatch()
+		}
 	}
 	return sc, nil
 }
