@@ -9,9 +9,9 @@ import (
 
 type sseEvent struct{ event, data string }
 
-// readAllSSE returns the events of s, the error that ended it and the
-// keep-alives counted.
-func readAllSSE(in string, max int) ([]sseEvent, error, int) {
+// readAllSSE returns the events of s, the keep-alives counted and the
+// error that ended it.
+func readAllSSE(in string, max int) ([]sseEvent, int, error) {
 	r := NewSSEReader(strings.NewReader(in), max)
 	var got []sseEvent
 	for {
@@ -21,7 +21,7 @@ func readAllSSE(in string, max int) ([]sseEvent, error, int) {
 			continue
 		}
 		if err != nil {
-			return got, err, r.KeepAlives
+			return got, r.KeepAlives, err
 		}
 		got = append(got, sseEvent{ev, string(data)})
 	}
@@ -58,7 +58,7 @@ func TestSSEReader(t *testing.T) {
 			if max == 0 {
 				max = 1 << 20
 			}
-			got, err, ka := readAllSSE(tc.in, max)
+			got, ka, err := readAllSSE(tc.in, max)
 			if !errors.Is(err, tc.wantErr) {
 				t.Errorf("error = %v, want %v", err, tc.wantErr)
 			}
