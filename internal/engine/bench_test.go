@@ -27,9 +27,13 @@ type requestPath struct {
 	reply []byte
 }
 
-func newRequestPath() *requestPath {
-	prof, _ := profile.New(profile.JSONRPC, profile.Options{})
-	r := &run{cfg: &Config{IDFormat: wire.IDInt, Timeout: time.Second}, agg: stats.NewAggregator([]string{"echo"}), method: []byte(`"echo"`), prof: prof}
+func newRequestPath() *requestPath { return newRequestPathProfile(profile.JSONRPC, "") }
+
+// newRequestPathProfile is newRequestPath under a profile (and MCP era),
+// whose rules then judge every reply.
+func newRequestPathProfile(name profile.Name, era string) *requestPath {
+	prof, _ := profile.New(name, profile.Options{MCPEra: era})
+	r := &run{cfg: &Config{IDFormat: wire.IDInt, Timeout: time.Second}, agg: stats.NewAggregator([]string{"echo"}), method: []byte(`"echo"`), prof: prof, era: prof.Era()}
 	p := &requestPath{r: r, tb: pending.New(1024), wrec: r.agg.NewRecorder(), buf: make([]byte, 0, 256), reply: make([]byte, 0, 256)}
 	p.j = judge{r: r, rec: r.agg.NewRecorder()}
 	return p
@@ -51,7 +55,15 @@ func (p *requestPath) once(now int64) {
 // pending add and resolve, frame scan, judging, histogram record via the
 // recorder) allocates nothing once warm.
 func TestRequestPathAllocatesNothing(t *testing.T) {
-	p := newRequestPath()
+	for _, tc := range []struct {
+		name profile.Name
+		era  string
+	}{{profile.JSONRPC, ""}, {profile.MCP, "modern"}, {profile.LSP, ""}, {profile.Eth, ""}} {
+		t.Run(string(tc.name), func(t *testing.T) { testRequestPathAllocatesNothing(t, newRequestPathProfile(tc.name, tc.era)) })
+	}
+}
+
+func testRequestPathAllocatesNothing(t *testing.T, p *requestPath) {
 	for i := range 2000 { // warm up: buffers and histograms exist
 		p.once(int64(i))
 	}
@@ -68,8 +80,15 @@ func TestRequestPathAllocatesNothing(t *testing.T) {
 	}
 }
 
-func BenchmarkRequestPath(b *testing.B) {
-	p := newRequestPath()
+func BenchmarkRequestPath(b *testing.B) { benchRequestPath(b, newRequestPath()) }
+
+// BenchmarkRequestPathMCP is the request path with the MCP rules (modern
+// era) judging every reply.
+func BenchmarkRequestPathMCP(b *testing.B) {
+	benchRequestPath(b, newRequestPathProfile(profile.MCP, "modern"))
+}
+
+func benchRequestPath(b *testing.B, p *requestPath) {
 	b.ReportAllocs()
 	var now int64
 	for b.Loop() {

@@ -54,8 +54,8 @@ func (s *SSEReader) Next() (event string, data []byte, err error) {
 				s.reset()
 				continue
 			}
-			event = "message"
-			if len(s.event) > 0 {
+			event = "message" // the default, and what MCP servers name it: no allocation
+			if len(s.event) > 0 && string(s.event) != event {
 				event = string(s.event)
 			}
 			data = s.data

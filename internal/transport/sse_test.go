@@ -111,3 +111,27 @@ func FuzzSSEReader(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkSSEReader reads MCP-style response streams: a keep-alive, one
+// notification and the response per stream.
+func BenchmarkSSEReader(b *testing.B) {
+	one := ": keep-alive\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\"}}\n\n" +
+		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}}\n\n"
+	stream := strings.Repeat(one, 1000)
+	src := strings.NewReader(stream)
+	r := NewSSEReader(src, 1<<20)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(one)))
+	events := 0
+	for b.Loop() {
+		for range 2 {
+			if _, _, err := r.Next(); err != nil {
+				src.Reset(stream)
+				r = NewSSEReader(src, 1<<20)
+				r.Next()
+			}
+			events++
+		}
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
