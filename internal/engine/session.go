@@ -258,7 +258,11 @@ const shutdownTimeout = 5 * time.Second
 func (s *session) shutdown() error {
 	var err error
 	if steps := s.r.prof.Shutdown(); len(steps) > 0 {
-		_, err = s.steps(steps, s.era.load(), min(s.r.cfg.Timeout, shutdownTimeout))
+		timeout := min(s.r.cfg.Timeout, shutdownTimeout)
+		if s.r.interrupted.Load() {
+			timeout = min(timeout, s.r.cfg.InterruptDrain) // an interrupted run ends promptly
+		}
+		_, err = s.steps(steps, s.era.load(), timeout)
 	}
 	// Stopping the flusher first keeps the order: it finishes the batch it
 	// took, and the rest is written here after it.
