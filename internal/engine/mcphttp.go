@@ -103,6 +103,12 @@ func (d *mcpHTTPDriver) exchange(ctx context.Context, h http.Header, body []byte
 			if err != nil {
 				return resp.StatusCode, resp.Header, msgs, err
 			}
+			if len(bytes.TrimSpace(data)) == 0 {
+				// An event without data: the priming event 2025-11-25
+				// servers send first (an id for resuming, an empty data
+				// line), not a message.
+				continue
+			}
 			msgs = append(msgs, append([]byte(nil), data...))
 			if each != nil {
 				each(data)

@@ -93,6 +93,7 @@ func (f *fakeStreamableHTTP) ServeHTTP(w http.ResponseWriter, req *http.Request)
 				}
 			}
 		}
+		fmt.Fprint(w, "id: prime-1\ndata:\n\n") // the priming event of 2025-11-25: no message
 		fmt.Fprint(w, ": keep-alive\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n")
 		fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"id\":\"ping-1\",\"method\":\"ping\"}\n\n")
 		fmt.Fprint(w, "data: "+response+"\n\n")
