@@ -1,0 +1,3 @@
+module example.com/lspws
+
+go 1.26
