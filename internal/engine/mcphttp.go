@@ -129,11 +129,21 @@ func (d *mcpHTTPDriver) exchange(ctx context.Context, h http.Header, body []byte
 	}
 	if len(bytes.TrimSpace(b)) > 0 {
 		msgs = append(msgs, b)
-		if each != nil {
+		// An error status with a body that is not JSON (400 text/plain) is
+		// an HTTP-level refusal, not a malformed JSON-RPC reply.
+		if each != nil && (success(resp.StatusCode) || isJSON(b)) {
 			each(b)
 		}
 	}
 	return resp.StatusCode, resp.Header, msgs, nil
+}
+
+func success(status int) bool { return status >= 200 && status <= 299 }
+
+func isJSON(b []byte) bool {
+	var m wire.Message
+	wire.Scan(b, &m)
+	return !m.Problems.Has(wire.ProblemInvalidJSON)
 }
 
 func isEventStream(h http.Header) bool {
@@ -289,12 +299,15 @@ func (d *mcpHTTPDriver) work(w int) {
 		cancel()
 		if err == nil && !expectReply {
 			// A notification: 202 and no body; a response would be one to a
-			// notification.
-			if len(msgs) > 0 {
+			// notification. A server that cannot accept it answers an HTTP
+			// error status, which Streamable HTTP allows: counted apart.
+			switch {
+			case !success(status):
+				if r.notifyRefused.Add(1) == 1 {
+					r.notifyRefusedSample.Store(fmt.Sprintf("HTTP %d %q", status, snippet(lastResponse(msgs))))
+				}
+			case len(msgs) > 0:
 				j.violations(check.Set(0).Add(check.ReplyToNotification), 0, msgs[0])
-			} else if status < 200 || status > 299 {
-				rec.Record(stats.Sample{Kind: stats.TransportError})
-				r.noteTransportError(fmt.Errorf("HTTP %d to a notification", status))
 			}
 			continue
 		}
@@ -303,8 +316,12 @@ func (d *mcpHTTPDriver) work(w int) {
 		}
 		// A 4xx with a JSON-RPC body (404 + -32601 for an unknown method,
 		// 400 + -32020) is the server's answer and was judged as one.
-		if err == nil && len(msgs) == 0 {
+		switch {
+		case err != nil:
+		case len(msgs) == 0:
 			err = fmt.Errorf("HTTP %d with no JSON-RPC response", status)
+		case !success(status) && !isJSON(lastResponse(msgs)):
+			err = fmt.Errorf("HTTP %d with no JSON-RPC response: %q", status, snippet(lastResponse(msgs)))
 		}
 		d.settle(tb, rec, ids, err)
 	}

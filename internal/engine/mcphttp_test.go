@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -97,6 +98,8 @@ func (f *fakeStreamableHTTP) ServeHTTP(w http.ResponseWriter, req *http.Request)
 		fmt.Fprint(w, ": keep-alive\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n")
 		fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"id\":\"ping-1\",\"method\":\"ping\"}\n\n")
 		fmt.Fprint(w, "data: "+response+"\n\n")
+	case "notifications/refused", "refused":
+		http.Error(w, "JSON RPC not handled", http.StatusBadRequest) // as go-sdk v1.8.0 does
 	default:
 		jsonReply(http.StatusNotFound, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"error":{"code":-32601,"message":"no such method"}}`)
 	}
@@ -188,5 +191,43 @@ func TestMCPSSEThatNeverEnds(t *testing.T) {
 	}
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("the run took %v", took)
+	}
+}
+
+// TestMCPHTTPRefusals: an HTTP error status with a body that is not JSON is
+// a refusal, not a malformed reply: for a notification (legal in Streamable
+// HTTP) it is a warning, for a request a transport error; neither is a rule
+// violation.
+func TestMCPHTTPRefusals(t *testing.T) {
+	tests := []struct {
+		method      string
+		notify      int
+		wantErrors  uint64
+		wantWarning string
+	}{
+		{"notifications/refused", 1, 0, "refused 50 notifications with an HTTP error status"},
+		{"refused", 0, 50, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.method, func(t *testing.T) {
+			cfg := baseConfig(target(t, serveFake(t, &fakeStreamableHTTP{})))
+			cfg.Profile = mcpProfile(t, "modern")
+			cfg.Method, cfg.Params, cfg.NotifyEvery = tc.method, nil, tc.notify
+			cfg.Rate, cfg.Conns, cfg.Duration = 500, 2, 100*time.Millisecond
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Violations) != 0 || res.Requests.TransportErrors != tc.wantErrors {
+				t.Fatalf("violations %v, transport errors %d; want none and %d", res.Violations, res.Requests.TransportErrors, tc.wantErrors)
+			}
+			found := tc.wantWarning == ""
+			for _, w := range res.Warnings {
+				found = found || strings.Contains(w, tc.wantWarning)
+			}
+			if !found {
+				t.Errorf("warnings %q lack %q", res.Warnings, tc.wantWarning)
+			}
+		})
 	}
 }

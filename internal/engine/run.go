@@ -55,6 +55,10 @@ type run struct {
 	params []byte      // the params as the profile sends them (MCP's _meta merged in)
 	// What the profile layer did, for the result's profile section.
 	handshakes, answered, cancels, outboxDropped atomic.Int64
+	// MCP over HTTP: notifications the server refused with an error status
+	// (legal in Streamable HTTP), and how the first one was refused.
+	notifyRefused       atomic.Int64
+	notifyRefusedSample atomic.Value
 
 	errMu      sync.Mutex // guards errSample and childExits
 	errSample  []string
@@ -237,7 +241,7 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	res.Connections = stats.Connections{Opened: r.connsOpened.Load(), Lost: r.connsLost.Load()}
 	res.Child = r.childReport()
 	res.Profile = r.profileReport()
-	res.Warnings = warnings(res)
+	res.Warnings = append(warnings(res), r.profileWarnings()...)
 	return res, nil
 }
 

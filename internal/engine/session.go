@@ -284,6 +284,19 @@ func (s *session) shutdown() error {
 	return err
 }
 
+// profileWarnings are the profile layer's findings that are not rule
+// violations but must not go unnoticed.
+func (r *run) profileWarnings() []string {
+	var w []string
+	if n := r.notifyRefused.Load(); n > 0 {
+		w = append(w, fmt.Sprintf("the server refused %d notifications with an HTTP error status (Streamable HTTP allows it), the first with %v", n, r.notifyRefusedSample.Load()))
+	}
+	if n := r.outboxDropped.Load(); n > 0 {
+		w = append(w, fmt.Sprintf("%d protocol messages (answers to the server's requests, cancellations) were not sent: more than 4 MiB waited for a server that did not read", n))
+	}
+	return w
+}
+
 // profileReport describes the profile layer's work for the result file.
 func (r *run) profileReport() *stats.ProfileReport {
 	p := &stats.ProfileReport{
