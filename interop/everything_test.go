@@ -63,7 +63,6 @@ package interop
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -337,7 +336,7 @@ func (c profileCase) run(t *testing.T) *result {
 		report string
 	)
 	if c.command != nil {
-		r, code, report = runLoadChild(t, c.args, c.command)
+		r, code, report = runLoadCmd(t, c.args, c.command)
 	} else {
 		r, code, report = runLoad(t, c.args)
 	}
@@ -431,58 +430,6 @@ func (c loadCase) judge(t *testing.T, r *result, code int) {
 	if code != want {
 		t.Errorf("exit code %d, want %d", code, want)
 	}
-}
-
-// runLoadChild is runLoad for a child-process target: `rpcload run ARGS -q
-// --timeout 5s -o FILE -- COMMAND...`. (runLoad appends its flags after
-// ARGS, which for a child would put them after "--", in the child's argv.)
-func runLoadChild(t *testing.T, args, command []string) (*result, int, string) {
-	t.Helper()
-	if buildErr != nil {
-		t.Fatalf("cannot run rpcload: %v", buildErr)
-	}
-	out := filepath.Join(t.TempDir(), "result.json")
-	full := append([]string{"run"}, args...)
-	full = append(full, "-q", "--timeout", "5s", "-o", out, "--")
-	full = append(full, command...)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, rpcloadPath, full...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// If rpcload has to be killed here, its child (in a process group of
-	// its own) sees its stdin and stdout close: gopls and server-everything
-	// exit then (server-everything with simulated logging on only at its
-	// next log line, within 5 s, when the write fails with EPIPE).
-	cmd.WaitDelay = 5 * time.Second
-	start := time.Now()
-	err := cmd.Run()
-	elapsed := time.Since(start)
-	code := 0
-	var exitErr *exec.ExitError
-	switch {
-	case errors.As(err, &exitErr):
-		code = exitErr.ExitCode()
-	case err != nil:
-		t.Fatalf("rpcload %s: %v\nstderr:\n%s", strings.Join(full, " "), err, stderr.String())
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("rpcload %s: killed after %v\nstderr:\n%s", strings.Join(full, " "), elapsed, stderr.String())
-	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatalf("rpcload %s exited %d without a result file: %v\nstdout:\n%s\nstderr:\n%s",
-			strings.Join(full, " "), code, err, stdout.String(), stderr.String())
-	}
-	var r result
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatalf("result file: %v", err)
-	}
-	t.Logf("rpcload %s -- %s\n  exit %d in %v: sent %d, notifications %d, messages %d, answered %d, ok %d; achieved %.0f/s; p50 %dµs p99 %dµs; violations %v",
-		strings.Join(args, " "), strings.Join(command, " "), code, elapsed.Round(time.Millisecond),
-		r.Requests.Sent, r.Requests.Notifications, r.Requests.Messages, r.Requests.Answered, r.Requests.OK,
-		r.Rate.Achieved, r.Latency.Corrected.P50us, r.Latency.Corrected.P99us, r.Violations)
-	return &r, code, stdout.String() + stderr.String()
 }
 
 // The arguments of the tool calls the MCP runs make.

@@ -150,12 +150,23 @@ type loadCase struct {
 // returns the parsed result file, the exit code and the text report.
 func runLoad(t *testing.T, args []string) (*result, int, string) {
 	t.Helper()
+	return runLoadCmd(t, args, nil)
+}
+
+// runLoadCmd is runLoad with a child-process target when child is not nil:
+// `rpcload run ARGS -q --timeout 5s -o FILE -- CHILD...` (the flags go
+// before "--", or they would be the child's arguments).
+func runLoadCmd(t *testing.T, args, child []string) (*result, int, string) {
+	t.Helper()
 	if buildErr != nil {
 		t.Fatalf("cannot run rpcload: %v", buildErr)
 	}
 	out := filepath.Join(t.TempDir(), "result.json")
 	full := append([]string{"run"}, args...)
 	full = append(full, "-q", "--timeout", "5s", "-o", out)
+	if child != nil {
+		full = append(append(full, "--"), child...)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, rpcloadPath, full...)

@@ -66,7 +66,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -210,54 +209,6 @@ func (l *gomcpBuffer) String() string {
 	return l.b.String()
 }
 
-// gomcpRunChild is runLoad for a child-process target: `rpcload run ARGS -q
-// --timeout 5s -o FILE -- CHILD...` (runLoad appends its flags after ARGS,
-// which would put them after "--", among the child's arguments).
-func gomcpRunChild(t *testing.T, args, child []string) (*result, int, string) {
-	t.Helper()
-	if buildErr != nil {
-		t.Fatalf("cannot run rpcload: %v", buildErr)
-	}
-	out := filepath.Join(t.TempDir(), "result.json")
-	full := append([]string{"run"}, args...)
-	full = append(full, "-q", "--timeout", "5s", "-o", out, "--")
-	full = append(full, child...)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, rpcloadPath, full...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 5 * time.Second
-	start := time.Now()
-	err := cmd.Run()
-	elapsed := time.Since(start)
-	code := 0
-	var exitErr *exec.ExitError
-	switch {
-	case errors.As(err, &exitErr):
-		code = exitErr.ExitCode()
-	case err != nil:
-		t.Fatalf("rpcload %s: %v\nstderr:\n%s", strings.Join(full, " "), err, stderr.String())
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("rpcload %s: killed after %v", strings.Join(full, " "), elapsed)
-	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatalf("rpcload %s exited %d without a result file: %v\nstdout:\n%s\nstderr:\n%s",
-			strings.Join(full, " "), code, err, stdout.String(), stderr.String())
-	}
-	var r result
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatalf("result file: %v", err)
-	}
-	t.Logf("rpcload %s\n  exit %d in %v: sent %d, notifications %d, messages %d, answered %d, ok %d; achieved %.0f/s; p50 %dµs p99 %dµs; violations %v",
-		strings.Join(full[1:], " "), code, elapsed.Round(time.Millisecond),
-		r.Requests.Sent, r.Requests.Notifications, r.Requests.Messages, r.Requests.Answered, r.Requests.OK,
-		r.Rate.Achieved, r.Latency.Corrected.P50us, r.Latency.Corrected.P99us, r.Violations)
-	return &r, code, stdout.String() + stderr.String()
-}
-
 // gomcpCase is one rpcload run with --profile mcp against an MCP server.
 type gomcpCase struct {
 	name    string
@@ -294,7 +245,7 @@ func (c gomcpCase) check(t *testing.T) {
 	if c.target != "" {
 		r, code, report = runLoad(t, append([]string{c.target}, args...))
 	} else {
-		r, code, report = gomcpRunChild(t, args, c.child)
+		r, code, report = runLoadCmd(t, args, c.child)
 	}
 	defer func() {
 		if t.Failed() {
