@@ -31,6 +31,11 @@ type serveFlags struct {
 	faultDelay  time.Duration
 	stall       string
 	maxFrame    string
+
+	profile        string
+	mcpEra         string
+	mcpResponse    string
+	serverMessages bool
 }
 
 func (f *serveFlags) register(fs *pflag.FlagSet) {
@@ -47,6 +52,10 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.faultDelay, "fault-delay", 50*time.Millisecond, "extra delay of the delay fault")
 	fs.StringVar(&f.stall, "stall", "", "a full stop FOR@AT, e.g. 2s@5s: no replies for 2 s starting 5 s after start")
 	fs.StringVar(&f.maxFrame, "max-frame", "16MiB", "largest request frame or body accepted")
+	fs.StringVar(&f.profile, "profile", "jsonrpc", "protocol of stream connections: jsonrpc, mcp (also Streamable HTTP on /mcp) or lsp (implies --framing content-length for --stdio)")
+	fs.StringVar(&f.mcpEra, "mcp-era", "dual", "MCP revisions spoken: dual (decided per connection or session by what the client sends first), modern (2026-07-28) or legacy (2025-11-25 and older)")
+	fs.StringVar(&f.mcpResponse, "mcp-response", "auto", "how /mcp answers requests: json, sse, or auto (sse for tools/call, json otherwise)")
+	fs.BoolVar(&f.serverMessages, "server-messages", false, "MCP: send each session a notifications/message and, in the legacy era, a ping request the client must answer")
 }
 
 func faultNames() string {
@@ -84,6 +93,10 @@ func (f *serveFlags) serverConfig() (testsrv.Config, error) {
 	if cfg.MaxFrame, err = parseSize(f.maxFrame); err != nil {
 		return cfg, usagef("--max-frame: %v", err)
 	}
+	cfg.Profile = testsrv.Profile(f.profile)
+	cfg.MCPEra = testsrv.MCPEra(f.mcpEra)
+	cfg.MCPResponse = testsrv.MCPResponse(f.mcpResponse)
+	cfg.ServerMessages = f.serverMessages
 	return cfg, nil
 }
 
@@ -109,19 +122,61 @@ func (f *serveFlags) mode(fs *pflag.FlagSet) (testsrv.Framing, error) {
 		return 0, usagef("--framing must be newline or content-length (got %q)", f.framing)
 	}
 	listeners := f.listenFlags()
+	if err := f.checkProfile(fs); err != nil {
+		return 0, err
+	}
+	lsp := f.profile == string(testsrv.ProfileLSP)
+	if lsp && !fs.Changed("framing") {
+		fr = testsrv.FramingContentLength // LSP over stdio is Content-Length framed
+	}
 	switch {
 	case f.stdio && len(listeners) > 0:
 		return 0, usagef("--stdio serves stdin and stdout only; it cannot be combined with %s", strings.Join(listeners, ", "))
 	case !f.stdio && fs.Changed("framing"):
 		return 0, usagef("--framing applies to --stdio only; for sockets use --tcp-lsp or --unix-lsp (Content-Length) or --tcp and --unix (newline)")
+	case !f.stdio && len(listeners) == 0 && lsp:
+		f.tcpLSPAddr = "127.0.0.1:9090"
 	case !f.stdio && len(listeners) == 0:
 		f.httpAddr, f.tcpAddr = "127.0.0.1:8080", "127.0.0.1:9090"
 	}
 	return fr, nil
 }
 
+// checkProfile validates --profile and the flags that only apply to some
+// profiles or transports.
+func (f *serveFlags) checkProfile(fs *pflag.FlagSet) error {
+	p, err := testsrv.ParseProfile(f.profile)
+	if err != nil {
+		return usagef("--profile must be jsonrpc, mcp or lsp (got %q)", f.profile)
+	}
+	f.profile = string(p)
+	if _, err := testsrv.ParseMCPEra(f.mcpEra); err != nil {
+		return usagef("--mcp-era must be dual, modern or legacy (got %q)", f.mcpEra)
+	}
+	if _, err := testsrv.ParseMCPResponse(f.mcpResponse); err != nil {
+		return usagef("--mcp-response must be auto, json or sse (got %q)", f.mcpResponse)
+	}
+	if p != testsrv.ProfileMCP {
+		for _, name := range []string{"mcp-era", "mcp-response", "server-messages"} {
+			if fs.Changed(name) {
+				return usagef("--%s applies to --profile mcp only (the profile is %s)", name, p)
+			}
+		}
+	}
+	switch {
+	case p == testsrv.ProfileMCP && fs.Changed("mcp-response") && f.httpAddr == "":
+		return usagef("--mcp-response applies to Streamable HTTP only; add --http ADDR (MCP is served on its /mcp path)")
+	case p == testsrv.ProfileLSP && f.httpAddr != "":
+		return usagef("--profile lsp has no HTTP transport; use --tcp-lsp, --unix-lsp or --stdio")
+	case p != testsrv.ProfileJSONRPC && (f.faults != "" || f.stall != ""):
+		return usagef("--fault and --stall work with --profile jsonrpc only (the profile is %s)", p)
+	}
+	return nil
+}
+
 const serveUsage = `usage: rpcload serve [--http ADDR] [--tcp ADDR] [--tcp-lsp ADDR] [--unix PATH] [--unix-lsp PATH] [flags]
        rpcload serve --stdio [--framing newline|content-length] [flags]
+       rpcload serve --profile mcp|lsp [...] [flags]
 
 The embedded reference JSON-RPC 2.0 server. Methods: lookup_weather {city}, convert {value,factor},
 get_time, echo, add [a,b], sleep {ms}, spin {us}, eth_blockNumber, eth_chainId.
@@ -129,6 +184,11 @@ With no address it listens on --http 127.0.0.1:8080 and --tcp 127.0.0.1:9090. --
 HTTP POST on every path and WebSocket on /ws. --stdio serves one connection on stdin and stdout
 (for "rpcload run -- rpcload serve --stdio") and exits when stdin ends; it writes nothing but
 replies to stdout.
+
+--profile mcp makes stream connections (TCP, Unix sockets, WebSocket, stdio) speak MCP, and --http
+serve MCP Streamable HTTP on /mcp (the other paths stay plain JSON-RPC); tools: echo, add {a,b},
+sleep {ms}. --profile lsp makes them speak LSP 3.17 (initialize, documentSymbol, hover, definition,
+sleep {ms}, shutdown/exit); with no address it listens on --tcp-lsp 127.0.0.1:9090.
 
 flags:
 %s`
@@ -167,7 +227,7 @@ func serveWith(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return exitUsage, usageError{err}
 	}
 	if f.stdio {
-		return serveStdio(ctx, srv, framing, stdin, stdout, stderr)
+		return serveStdio(ctx, srv, cfg.Profile, framing, stdin, stdout, stderr)
 	}
 	bound, err := srv.Listen(ctx, testsrv.Addrs{
 		HTTP: f.httpAddr, TCP: f.tcpAddr, TCPLSP: f.tcpLSPAddr, Unix: f.unixPath, UnixLSP: f.unixLSPPath,
@@ -175,32 +235,62 @@ func serveWith(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return exitUsage, err
 	}
-	for _, l := range []struct{ what, scheme, addr, path string }{
-		{"HTTP", "http://", bound.HTTP, "/"},
-		{"WebSocket", "ws://", bound.HTTP, "/ws"},
-		{"TCP", "tcp://", bound.TCP, ""},
-		{"TCP (Content-Length framing)", "tcp+lsp://", bound.TCPLSP, ""},
-		{"a Unix socket", "unix://", absPath(bound.Unix), ""},
-		{"a Unix socket (Content-Length framing)", "unix+lsp://", absPath(bound.UnixLSP), ""},
+	proto := protoName(cfg.Profile)
+	for _, l := range []struct{ proto, what, scheme, addr, path string }{
+		{"JSON-RPC", "HTTP", "http://", bound.HTTP, "/"},
+		{proto, "WebSocket", "ws://", bound.HTTP, "/ws"},
+		{proto, "TCP", "tcp://", bound.TCP, ""},
+		{proto, "TCP (Content-Length framing)", "tcp+lsp://", bound.TCPLSP, ""},
+		{proto, "a Unix socket", "unix://", absPath(bound.Unix), ""},
+		{proto, "a Unix socket (Content-Length framing)", "unix+lsp://", absPath(bound.UnixLSP), ""},
 	} {
 		if l.addr != "" {
-			fmt.Fprintf(stdout, "serving JSON-RPC over %s on %s%s%s\n", l.what, l.scheme, l.addr, l.path)
+			fmt.Fprintf(stdout, "serving %s over %s on %s%s%s\n", l.proto, l.what, l.scheme, l.addr, l.path)
 		}
+	}
+	if cfg.Profile == testsrv.ProfileMCP && bound.HTTP != "" {
+		fmt.Fprintf(stdout, "serving MCP over Streamable HTTP on http://%s%s\n", bound.HTTP, testsrv.MCPPath)
 	}
 	<-ctx.Done()
 	srv.Close()
 	fmt.Fprintf(stdout, "stopped after %d frames; faults injected: %v\n", srv.Requests(), srv.Injected())
+	printProtoStats(stdout, srv, cfg.Profile)
 	return exitOK, nil
+}
+
+// protoName names the protocol of stream connections in messages.
+func protoName(p testsrv.Profile) string {
+	switch p {
+	case testsrv.ProfileMCP:
+		return "MCP"
+	case testsrv.ProfileLSP:
+		return "LSP"
+	}
+	return "JSON-RPC"
+}
+
+// printProtoStats prints the counters of the MCP or LSP mode.
+func printProtoStats(w io.Writer, srv *testsrv.Server, p testsrv.Profile) {
+	switch p {
+	case testsrv.ProfileMCP:
+		st := srv.MCPStats()
+		fmt.Fprintf(w, "MCP: requests %v, notifications %v, errors %v, sessions %d, cancelled %d (%d in flight), server requests answered %d of %d\n",
+			st.Requests, st.Notifications, st.Errors, st.Sessions, st.Cancelled, st.CancelledInFlight, st.ServerRequestAnswers, st.ServerRequests)
+	case testsrv.ProfileLSP:
+		st := srv.LSPStats()
+		fmt.Fprintf(w, "LSP: requests %v, notifications %v, errors %v, cancel requests %d (%d in flight), server requests answered %v of %d\n",
+			st.Requests, st.Notifications, st.Errors, st.CancelRequests, st.CancelledInFlight, st.ServerRequestAnswers, st.ServerRequests)
+	}
 }
 
 // serveStdio serves one connection on stdin and stdout until stdin ends or
 // ctx is done. Everything it says goes to stderr: stdout is the protocol's.
-func serveStdio(ctx context.Context, srv *testsrv.Server, framing testsrv.Framing, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+func serveStdio(ctx context.Context, srv *testsrv.Server, profile testsrv.Profile, framing testsrv.Framing, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	// A reader that goes away should be a write error, not death by SIGPIPE.
 	sigpipe := make(chan os.Signal, 1)
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
-	fmt.Fprintf(stderr, "rpcload serve: serving JSON-RPC on stdin and stdout (%s framing)\n", framing)
+	fmt.Fprintf(stderr, "rpcload serve: serving %s on stdin and stdout (%s framing)\n", protoName(profile), framing)
 	done := make(chan error, 1)
 	go func() { done <- srv.ServeStdio(stdin, stdout, framing) }()
 	var err error
@@ -212,8 +302,14 @@ func serveStdio(ctx context.Context, srv *testsrv.Server, framing testsrv.Framin
 	}
 	srv.Close()
 	fmt.Fprintf(stderr, "rpcload serve: stopped after %d frames; faults injected: %v\n", srv.Requests(), srv.Injected())
+	printProtoStats(stderr, srv, profile)
 	if err != nil {
 		return exitFindings, err
+	}
+	if profile == testsrv.ProfileLSP && srv.LSPStats().ExitsWithoutShutdown > 0 {
+		// LSP: exit without a shutdown request first ends the process with 1.
+		fmt.Fprintln(stderr, "rpcload serve: exit came without shutdown; exiting with status 1")
+		return exitFindings, nil
 	}
 	return exitOK, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -242,5 +243,157 @@ func TestServeStdioBinary(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "stopped after 1 frames") {
 		t.Errorf("stderr %q", stderr.String())
+	}
+}
+
+// TestServeProfileFlags: --profile and the MCP flags refuse combinations
+// that cannot mean anything, naming the flags, before anything listens.
+func TestServeProfileFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"bad profile", []string{"--profile", "xml"}, []string{"--profile", "xml", "jsonrpc, mcp or lsp"}},
+		{"bad era", []string{"--profile", "mcp", "--mcp-era", "old"}, []string{"--mcp-era", "old"}},
+		{"bad response mode", []string{"--profile", "mcp", "--http", "127.0.0.1:0", "--mcp-response", "xml"}, []string{"--mcp-response", "xml"}},
+		{"era without mcp", []string{"--mcp-era", "modern"}, []string{"--mcp-era applies to --profile mcp only"}},
+		{"server messages with lsp", []string{"--profile", "lsp", "--server-messages"}, []string{"--server-messages applies to --profile mcp only", "lsp"}},
+		{"response mode without http", []string{"--profile", "mcp", "--tcp", "127.0.0.1:0", "--mcp-response", "sse"}, []string{"--mcp-response", "--http"}},
+		{"lsp over http", []string{"--profile", "lsp", "--http", "127.0.0.1:0"}, []string{"no HTTP transport", "--tcp-lsp"}},
+		{"faults with mcp", []string{"--profile", "mcp", "--fault", "drop"}, []string{"--fault", "jsonrpc only"}},
+		{"lsp stdio with listener", []string{"--profile", "lsp", "--stdio", "--tcp-lsp", "127.0.0.1:0"}, []string{"--stdio", "--tcp-lsp"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr lockedBuffer
+			code, err := serveWith(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr)
+			if code != exitUsage || err == nil {
+				t.Fatalf("serveWith(%q) = %d, %v; want exit 2 and an error", tc.args, code, err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestServeStdioProfiles: --profile lsp on stdio is Content-Length framed
+// without --framing and exits 0 after shutdown and exit, 1 after exit
+// alone; --profile mcp on stdio speaks newline-delimited MCP.
+func TestServeStdioProfiles(t *testing.T) {
+	cl := func(s string) string { return "Content-Length: " + strconv.Itoa(len(s)) + "\r\n\r\n" + s }
+	initialize := cl(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`) +
+		cl(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+	shutdown := cl(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`)
+	exit := cl(`{"jsonrpc":"2.0","method":"exit"}`)
+	discover := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n"
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		in     string
+		code   int
+		stdout []string // in this order
+		stderr []string
+	}{
+		{"lsp clean exit", []string{"--profile", "lsp", "--stdio"}, initialize + shutdown + exit + cl(`{"jsonrpc":"2.0","id":3,"method":"shutdown"}`), exitOK,
+			[]string{`"hoverProvider":true`, `"method":"window/logMessage"`, cl(`{"jsonrpc":"2.0","id":2,"result":null}`)},
+			[]string{"serving LSP on stdin and stdout (content-length framing)", "LSP: requests map[initialize:1 shutdown:1]"}},
+		{"lsp exit without shutdown", []string{"--profile", "lsp", "--stdio"}, initialize + exit, exitFindings,
+			[]string{`"hoverProvider":true`}, []string{"exit came without shutdown"}},
+		{"mcp", []string{"--profile", "mcp", "--stdio", "--mcp-era", "modern"}, discover, exitOK,
+			[]string{`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]`},
+			[]string{"serving MCP on stdin and stdout (newline framing)", "MCP: requests map[server/discover:1]"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			outR, outW := io.Pipe()
+			var stderr lockedBuffer
+			type result struct {
+				code int
+				err  error
+			}
+			done := make(chan result, 1)
+			go func() {
+				code, err := serveWith(context.Background(), tc.args, strings.NewReader(tc.in), outW, &stderr)
+				done <- result{code, err}
+			}()
+			got, err := io.ReadAll(outR)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := <-done; r.code != tc.code || r.err != nil {
+				t.Fatalf("exit %d, %v; want %d; stderr:\n%s", r.code, r.err, tc.code, stderr.String())
+			}
+			rest := string(got)
+			for _, w := range tc.stdout {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("stdout %q lacks %q (in order)", got, w)
+				}
+				rest = rest[i+len(w):]
+			}
+			if tc.code == exitOK && strings.Contains(rest, `"id":3`) {
+				t.Errorf("a request after exit was answered: %q", got)
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr %q lacks %q", stderr.String(), w)
+				}
+			}
+		})
+	}
+}
+
+// TestServeMCPListeners: --profile mcp prints the Streamable HTTP URL,
+// which answers, next to the stream listeners, and reports MCP counters.
+func TestServeMCPListeners(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outR, outW := io.Pipe()
+	var stderr lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		code, _ := serveWith(ctx, []string{"--profile", "mcp", "--http", "127.0.0.1:0", "--tcp", "127.0.0.1:0", "--mcp-response", "json"}, strings.NewReader(""), outW, &stderr)
+		done <- code
+		_ = outW.Close()
+	}()
+	sc := bufio.NewScanner(outR)
+	var mcpURL string
+	var lines []string
+	for len(lines) < 4 && sc.Scan() {
+		lines = append(lines, sc.Text())
+		if u, ok := strings.CutPrefix(sc.Text(), "serving MCP over Streamable HTTP on "); ok {
+			mcpURL = u
+		}
+	}
+	if !strings.HasSuffix(mcpURL, "/mcp") || !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "serving MCP over TCP on tcp://127.0.0.1:") }) {
+		t.Fatalf("lines %q", lines)
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req, _ := http.NewRequest(http.MethodPost, mcpURL, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "server/discover")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(got), `"supportedVersions":["2026-07-28"]`) {
+		t.Errorf("%d %s", resp.StatusCode, got)
+	}
+	cancel()
+	var rest []string
+	for sc.Scan() {
+		rest = append(rest, sc.Text())
+	}
+	if code := <-done; code != exitOK {
+		t.Errorf("exit %d", code)
+	}
+	if !slices.ContainsFunc(rest, func(l string) bool { return strings.HasPrefix(l, "MCP: requests map[server/discover:1]") }) {
+		t.Errorf("final lines %q", rest)
 	}
 }

@@ -97,5 +97,21 @@
 // # Stall
 //
 // Config.Stall stops all delivery for a window measured from New by
-// Config.Now: replies due inside it are held and written when it ends.
+// Config.Now: replies due inside it are held and written when it ends.//
+// # Protocol modes
+//
+// Config.Profile ProfileMCP or ProfileLSP makes every stream connection
+// (TCP, Unix socket, stdio, WebSocket) speak that protocol instead of the
+// methods above, with encoding/json (the plain path is untouched); faults
+// and stalls are refused in these modes. MCP (mcp.go) serves ping,
+// tools/list and tools/call with the tools echo, add {a,b} and sleep {ms},
+// in the eras of Config.MCPEra (modern 2026-07-28, legacy 2025-11-25 and
+// older, or dual: decided per connection by the first request), and
+// Streamable HTTP on MCPPath of the HTTP listener, answered as
+// Config.MCPResponse says. LSP (lsp.go) serves initialize, shutdown/exit,
+// documentSymbol, hover, definition and sleep {ms} on the documents a client
+// opens, and sends its own requests after initialized. notifications/cancelled
+// and $/cancelRequest stop a running sleep. MCPStats and LSPStats count
+// exactly what the server saw; WaitMCP and WaitLSP wait for a condition on
+// them without polling.
 package testsrv

@@ -85,6 +85,10 @@ func (h httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.wg.Done()
+	if r.URL.Path == MCPPath && s.cfg.Profile == ProfileMCP {
+		s.serveMCPHTTP(w, r)
+		return
+	}
 	if r.URL.Path == wsPath && websocket.IsWebSocketUpgrade(r) {
 		s.serveWS(w, r)
 		return

@@ -30,6 +30,14 @@ type Config struct {
 	MaxFrame   int              // largest accepted request frame/body in bytes; default DefaultMaxFrame
 	Stall      Stall            // optional full stop, relative to New
 	Now        func() time.Time // clock for get_time, eth_blockNumber and the stall window; default time.Now
+
+	// Protocol modes (mcp.go, lsp.go): Profile "" or ProfileJSONRPC is the
+	// plain server above; ProfileMCP and ProfileLSP make every stream
+	// connection (and /mcp on HTTP) speak that protocol instead.
+	Profile        Profile
+	MCPEra         MCPEra      // which MCP eras ProfileMCP speaks; "" is MCPDual
+	MCPResponse    MCPResponse // how /mcp answers requests; "" is MCPResponseAuto
+	ServerMessages bool        // MCP: send the client one request and one notification per session (see MCPStats)
 }
 
 // ErrConfig is wrapped by New's errors for invalid Config values.
@@ -51,6 +59,8 @@ type Server struct {
 	injected   [numFIDs]atomic.Uint64
 	unknownSeq atomic.Uint64 // numbers the ids invented by unknown_id
 	connSeq    atomic.Uint64 // connection index for per-connection PRNG seeds
+
+	proto protoState // MCP and LSP counters and sessions (mcpshared.go)
 
 	sharedMu  sync.Mutex // guards sharedRng
 	sharedRng *rand.Rand // decisions for HTTP requests without ConnContext state
@@ -83,6 +93,9 @@ func New(cfg Config) (*Server, error) {
 	case cfg.Stall.At < 0 || cfg.Stall.For < 0:
 		return nil, fmt.Errorf("%w: negative Stall %+v", ErrConfig, cfg.Stall)
 	}
+	if err := checkProtoConfig(&cfg); err != nil {
+		return nil, err
+	}
 	if cfg.FaultDelay == 0 {
 		cfg.FaultDelay = DefaultFaultDelay
 	}
@@ -106,6 +119,7 @@ func New(cfg Config) (*Server, error) {
 	for _, sp := range specs {
 		s.notifyFault = s.notifyFault || sp.id == fNotifyReply
 	}
+	s.proto.init()
 	return s, nil
 }
 

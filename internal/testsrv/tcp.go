@@ -131,6 +131,8 @@ type streamConn struct {
 	err       error  // the I/O error that ended the connection, if any
 
 	stopRead atomic.Bool // set by a graceful close: the reader discards input
+
+	proto protoConn // the MCP or LSP state of the connection; nil in plain JSON-RPC mode
 }
 
 // newConn returns a connection over rw (a byte stream) or ws.
@@ -149,6 +151,7 @@ func (s *Server) newConn(rw io.ReadWriteCloser, ws *websocket.Conn, f Framing, r
 	}
 	c.p.s = s
 	c.cond.L = &c.mu
+	c.proto = s.newProtoConn(c)
 	return c
 }
 
@@ -179,6 +182,9 @@ func (c *streamConn) serve() {
 // sure it never leaks) and unregisters it.
 func (c *streamConn) finishConn() {
 	c.teardown()
+	if c.proto != nil {
+		c.proto.stop()
+	}
 	c.s.mu.Lock()
 	delete(c.s.conns, c)
 	c.s.mu.Unlock()
@@ -256,6 +262,10 @@ func blankTrim(b []byte) []byte {
 func (c *streamConn) handle(frame []byte) {
 	s := c.s
 	s.requests.Add(1)
+	if c.proto != nil {
+		c.proto.frame(frame)
+		return
+	}
 	p := &c.p
 	p.eval(frame)
 	f, target := fNone, -1
