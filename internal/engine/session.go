@@ -42,11 +42,12 @@ type eraBox struct{ v atomic.Uint32 }
 func (b *eraBox) load() profile.Era   { return profile.Era(b.v.Load()) }
 func (b *eraBox) store(e profile.Era) { b.v.Store(uint32(e)) }
 
-// session is the profile layer of one stream connection. Everything it sends
-// that is not load (handshake steps, answers to the server's own requests,
-// cancellations, shutdown) goes through an outbox that a goroutine of its
-// own flushes, so the reader never blocks on the write side: a server that
-// waits for an answer before it reads on would otherwise deadlock with it.
+// session is the profile layer of one stream connection. What the reader and
+// the sweeper send (answers to the server's own requests, cancellations)
+// goes through an outbox that a goroutine of its own flushes, so the reader
+// never blocks on the write side: a server that waits for an answer before
+// it reads on would otherwise deadlock with it. Handshake and shutdown steps
+// are written at once by the goroutine that runs them (writeNow).
 type session struct {
 	r    *run
 	st   transport.Stream
@@ -132,6 +133,18 @@ func (s *session) enqueue(msg []byte) bool {
 	return true
 }
 
+// writeNow writes msg at once, between the load writer's and the flusher's
+// writes. Handshake and shutdown steps go this way, not through the outbox,
+// so they are on the wire in order, and before any load, when it returns.
+func (s *session) writeNow(msg []byte) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.st.Send(msg); err != nil {
+		return err
+	}
+	return s.st.Flush(time.Now().Add(s.r.cfg.Timeout))
+}
+
 // control claims a reply to one of the profile layer's own requests and
 // hands it to the waiter. It reports whether the message was such a reply
 // (a late one too: those are dropped).
@@ -181,7 +194,10 @@ func (s *session) request(step profile.Step, timeout time.Duration) ([]byte, err
 	msg = append(msg, '}')
 	w := &ctlWait{id: id, reply: make(chan []byte, 1)}
 	s.ctl.Store(w)
-	s.enqueue(msg)
+	if err := s.writeNow(msg); err != nil {
+		s.ctl.CompareAndSwap(w, nil)
+		return nil, err
+	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
@@ -201,7 +217,9 @@ func (s *session) steps(steps []profile.Step, era profile.Era, timeout time.Dura
 	var m wire.Message
 	for _, st := range steps {
 		if st.Notification {
-			s.enqueue(st.Append(nil, 0, wire.IDInt))
+			if err := s.writeNow(st.Append(nil, 0, wire.IDInt)); err != nil {
+				return era, fmt.Errorf("%s: %w", st.Method, err)
+			}
 			continue
 		}
 		rep, err := s.request(st, timeout)
