@@ -85,7 +85,7 @@ func (f *profileFlags) apply(fs *pflag.FlagSet, c *engine.Config) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	c.Profile = p
+	c.Profile, c.Tool = p, f.tool
 	if f.open != "" {
 		abs, err := filepath.Abs(f.open)
 		if err != nil {

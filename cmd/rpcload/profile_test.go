@@ -51,3 +51,14 @@ func TestRunProfilesOverStdio(t *testing.T) {
 		})
 	}
 }
+
+// TestRunUnknownTool: a tool the server does not list stops the run before
+// any load, with exit 2 and the tools it does offer.
+func TestRunUnknownTool(t *testing.T) {
+	bin := binary(t)
+	c := runBinary(t, childLimit, "run", "--profile", "mcp", "--tool", "nope", "--duration", "300ms", "-q", "--", bin, "serve", "--profile", "mcp", "--stdio")
+	if c.code != exitUsage {
+		t.Fatalf("want exit %d; %v", exitUsage, c)
+	}
+	mustContain(t, "stderr", c.stderr, `no tool "nope"`, "echo")
+}

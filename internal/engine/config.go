@@ -54,6 +54,9 @@ type Config struct {
 	// Steps are sent on every connection after the profile's handshake,
 	// before load (LSP: textDocument/didOpen of --open).
 	Steps []profile.Step
+	// Tool is the MCP tool the load calls (--tool); before the load, the
+	// server's tools/list must offer it.
+	Tool string
 }
 
 // Validate checks c and fills in defaults.

@@ -204,7 +204,14 @@ func (d *mcpHTTPDriver) start(ctx context.Context) error {
 	}
 	r.era = era
 	r.handshakes.Add(1)
-	return nil
+	return r.checkTool(era, func(method string, params []byte) ([]byte, error) {
+		body := profile.Step{Method: method, Params: params}.Append(nil, 1, wire.IDInt)
+		status, _, msgs, err := d.exchange(ctx, d.headers(era, method, params), body, nil)
+		if err == nil && !success(status) {
+			err = fmt.Errorf("HTTP %d %q", status, snippet(lastResponse(msgs)))
+		}
+		return lastResponse(msgs), err
+	})
 }
 
 func snippet(b []byte) string {

@@ -2,8 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -193,5 +196,37 @@ func TestMCPCancellationReachesTheServer(t *testing.T) {
 	}
 	if err := srv.WaitMCP(waitCtx(t), func(st testsrv.MCPStats) bool { return st.CancelledInFlight == 20 }); err != nil {
 		t.Fatalf("the server saw %+v: %v", srv.MCPStats(), err)
+	}
+}
+
+// TestMCPToolMustExist: with a tool named, the server's tools/list is read
+// first (over a stream and over HTTP, in both eras); a tool it does not
+// offer stops the run before any load, naming the tools it does offer.
+func TestMCPToolMustExist(t *testing.T) {
+	for _, era := range []testsrv.MCPEra{testsrv.MCPModern, testsrv.MCPLegacy} {
+		_, a := listenProfile(t, testsrv.Config{Profile: testsrv.ProfileMCP, MCPEra: era}, testsrv.Addrs{TCP: "127.0.0.1:0", HTTP: "127.0.0.1:0"})
+		for _, url := range []string{"tcp://" + a.TCP, "http://" + a.HTTP + testsrv.MCPPath} {
+			for _, tool := range []string{"echo", "nope"} {
+				t.Run(string(era)+"/"+url[:4]+"/"+tool, func(t *testing.T) {
+					cfg := baseConfig(target(t, url))
+					cfg.Profile, cfg.Tool = mcpProfile(t, "auto"), tool
+					cfg.Method, cfg.Params = "tools/call", []byte(`{"name":"`+tool+`","arguments":{}}`)
+					cfg.Rate, cfg.Duration, cfg.Timeout = 200, 50*time.Millisecond, 2*time.Second
+					res, err := Run(context.Background(), cfg)
+					if tool == "nope" {
+						if !errors.Is(err, ErrNoSuchTool) || !strings.Contains(err.Error(), `"nope"`) || !strings.Contains(err.Error(), "echo") {
+							t.Fatalf("Run = %v, want ErrNoSuchTool naming nope and listing echo", err)
+						}
+						return
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Contains(res.Profile.Tools, "echo") || res.Requests.OK != res.Requests.Sent {
+						t.Errorf("tools %v, requests %+v", res.Profile.Tools, res.Requests)
+					}
+				})
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"runtime"
@@ -53,6 +54,7 @@ type run struct {
 	prof   profile.Profile
 	era    profile.Era // mcp: EraAuto until the first connection detected it
 	params []byte      // the params as the profile sends them (MCP's _meta merged in)
+	tools  []string    // mcp with --tool: the tools the server listed
 	// What the profile layer did, for the result's profile section.
 	handshakes, answered, cancels, outboxDropped atomic.Int64
 	// MCP over HTTP: notifications the server refused with an error status
@@ -168,6 +170,9 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	startedAt := time.Now()
 	r.base, r.epoch = startedAt, startedAt
 	if err := d.start(ctx); err != nil {
+		if errors.Is(err, ErrNoSuchTool) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, cfg.Target.URL, err)
 	}
 	// The era is known now: the call's params are rewritten for it once.

@@ -211,6 +211,11 @@ func (s *session) request(step profile.Step, timeout time.Duration) ([]byte, err
 	}
 }
 
+// call sends one control request and returns its reply.
+func (s *session) call(method string, params []byte) ([]byte, error) {
+	return s.request(profile.Step{Method: method, Params: params}, s.r.cfg.Timeout)
+}
+
 // steps runs handshake or shutdown steps in order and returns the era the
 // connection speaks after them.
 func (s *session) steps(steps []profile.Step, era profile.Era, timeout time.Duration) (profile.Era, error) {
@@ -323,6 +328,7 @@ func (r *run) profileReport() *stats.ProfileReport {
 	}
 	if r.prof.Name() == profile.MCP {
 		p.Era, p.Version = r.era.String(), r.era.Version()
+		p.Tools = r.tools
 	}
 	return p
 }

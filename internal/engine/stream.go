@@ -79,6 +79,14 @@ func (d *streamDriver) dial(ctx context.Context) (*streamConn, error) {
 		if d.r.cfg.Batch > 1 {
 			sc.sess.probeEmptyBatch()
 		}
+		if err := d.r.checkTool(era, sc.sess.call); err != nil {
+			sc.broken.Store(true)
+			sc.st.Close()
+			<-sc.readerDone
+			sc.sess.stop()
+			d.r.removeTable(sc.tb)
+			return nil, err
+		}
 	}
 	return sc, nil
 }

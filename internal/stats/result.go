@@ -88,8 +88,9 @@ type ProfileReport struct {
 	// ServerRequestsAnswered counts requests from the server that rpcload
 	// answered (LSP's workspace/configuration, MCP's ping, ...); they are
 	// also in requests.server_messages and server_methods.
-	ServerRequestsAnswered int64 `json:"server_requests_answered"`
-	CancelsSent            int64 `json:"cancels_sent"` // cancellation notifications sent after timeouts
+	ServerRequestsAnswered int64    `json:"server_requests_answered"`
+	CancelsSent            int64    `json:"cancels_sent"`    // cancellation notifications sent after timeouts
+	Tools                  []string `json:"tools,omitempty"` // mcp with --tool: the tools the server listed
 }
 
 // Result is everything a run measured. Renderers print it; the JSON form is
