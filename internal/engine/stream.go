@@ -42,6 +42,7 @@ type streamConn struct {
 	sess       *session
 	wmu        sync.Mutex // the writer and the session's flusher take turns on st
 	broken     atomic.Bool
+	abandoned  atomic.Bool // closed by dial after a failed handshake
 	counters   connCounters
 	readerDone chan struct{}
 }
@@ -64,11 +65,7 @@ func (d *streamDriver) dial(ctx context.Context) (*streamConn, error) {
 	go d.read(sc)
 	era, err := sc.sess.handshake()
 	if err != nil {
-		sc.broken.Store(true)
-		sc.st.Close()
-		<-sc.readerDone
-		sc.sess.stop()
-		d.r.removeTable(sc.tb)
+		d.abandon(sc)
 		return nil, err
 	}
 	if len(d.slots) == 0 && !d.started {
@@ -80,15 +77,26 @@ func (d *streamDriver) dial(ctx context.Context) (*streamConn, error) {
 			sc.sess.probeEmptyBatch()
 		}
 		if err := d.r.checkTool(era, sc.sess.call); err != nil {
-			sc.broken.Store(true)
-			sc.st.Close()
-			<-sc.readerDone
-			sc.sess.stop()
-			d.r.removeTable(sc.tb)
+			d.abandon(sc)
 			return nil, err
 		}
 	}
 	return sc, nil
+}
+
+// abandon closes a connection that never became usable (its handshake
+// failed): the caller reports why, so its reader stops without reporting
+// the close as a lost connection.
+func (d *streamDriver) abandon(sc *streamConn) {
+	sc.abandoned.Store(true)
+	sc.broken.Store(true)
+	sc.st.Close()
+	<-sc.readerDone
+	sc.sess.stop()
+	d.r.removeTable(sc.tb)
+	if sc.child != nil && !sc.lost {
+		d.r.childGone(sc.child)
+	}
 }
 
 func (d *streamDriver) start(ctx context.Context) error {
@@ -251,7 +259,7 @@ func (d *streamDriver) read(sc *streamConn) {
 		}
 		j.frame(sc.tb, frame, now)
 	}
-	if r.stopping.Load() {
+	if r.stopping.Load() || sc.abandoned.Load() {
 		return
 	}
 	if err == io.EOF { // a bare EOF from a socket; child streams say more
