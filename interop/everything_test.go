@@ -394,44 +394,6 @@ func (c profileCase) run(t *testing.T) *result {
 	return r
 }
 
-// judge asserts what loadCase.check asserts about r and the exit code.
-func (c loadCase) judge(t *testing.T, r *result, code int) {
-	t.Helper()
-	q := r.Requests
-	if r.Schema != "rpcload.result/v1" {
-		t.Errorf("schema = %q, want rpcload.result/v1", r.Schema)
-	}
-	if q.Answered <= 0 {
-		t.Errorf("answered = %d, want > 0", q.Answered)
-	}
-	switch {
-	case c.errorCode != "":
-		if n := r.ErrorCodes[c.errorCode]; q.RPCErrors != q.Sent || q.Answered != q.Sent || n != q.Sent {
-			t.Errorf("sent %d, answered %d, rpc errors %d, codes %v: want every request answered with error %s",
-				q.Sent, q.Answered, q.RPCErrors, r.ErrorCodes, c.errorCode)
-		}
-	case !c.partial:
-		if q.OK != q.Sent || q.Answered != q.Sent {
-			t.Errorf("sent %d, answered %d, ok %d: want every request answered ok (error codes %v)",
-				q.Sent, q.Answered, q.OK, r.ErrorCodes)
-		}
-	}
-	if !c.partial {
-		if q.Timeouts+q.Leaked+q.TransportErrors+q.Late+q.InvalidReplies+q.Dropped != 0 {
-			t.Errorf("timeouts %d, leaked %d, transport errors %d %q, late %d, invalid %d, dropped %d: want 0",
-				q.Timeouts, q.Leaked, q.TransportErrors, r.TransportErrorSamples, q.Late, q.InvalidReplies, q.Dropped)
-		}
-	}
-	c.checkViolations(t, r)
-	want := 0
-	if len(c.known) > 0 {
-		want = 1
-	}
-	if code != want {
-		t.Errorf("exit code %d, want %d", code, want)
-	}
-}
-
 // The arguments of the tool calls the MCP runs make.
 const (
 	echoArgs = `{"message":"hello from rpcload"}`

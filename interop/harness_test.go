@@ -216,6 +216,13 @@ func (c loadCase) check(t *testing.T) {
 			t.Logf("rpcload's report:\n%s", report)
 		}
 	}()
+	c.judge(t, r, code)
+}
+
+// judge asserts what check does about a result r and exit code that came
+// from a run of c.
+func (c loadCase) judge(t *testing.T, r *result, code int) {
+	t.Helper()
 	q := r.Requests
 	if r.Schema != "rpcload.result/v1" {
 		t.Errorf("schema = %q, want rpcload.result/v1", r.Schema)

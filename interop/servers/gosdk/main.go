@@ -17,18 +17,13 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
-	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rpcload/rpcload/interop/servers/internal/loopback"
 )
 
 func main() {
@@ -81,42 +76,5 @@ func newServer() *mcp.Server {
 // serveHTTP serves s with opts on addr until stdin closes or a signal
 // arrives.
 func serveHTTP(s *mcp.Server, addr string, opts *mcp.StreamableHTTPOptions) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil || !net.ParseIP(host).IsLoopback() {
-		log.Fatalf("-http %q: want a loopback address such as 127.0.0.1:0", addr)
-	}
-	lst, err := net.Listen("tcp", addr)
-	if err != nil {
-		log.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, opts))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := hs.Serve(lst); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Fatal(err)
-		}
-	}()
-	fmt.Printf("http://%s/mcp\n", lst.Addr())
-	waitForEnd()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_ = hs.Shutdown(ctx) // streams still open are cut when ctx ends
-}
-
-// waitForEnd returns when stdin reaches EOF (the parent went away or closed
-// the pipe) or on SIGTERM/SIGINT.
-func waitForEnd() {
-	done := make(chan struct{}, 2)
-	go func() {
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		done <- struct{}{}
-	}()
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	go func() {
-		<-sig
-		done <- struct{}{}
-	}()
-	<-done
+	loopback.ServeMCP(addr, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, opts))
 }
