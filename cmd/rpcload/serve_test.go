@@ -95,23 +95,9 @@ func TestServeStdio(t *testing.T) {
 			[]string{"stopped after 1 frames", "duplicate:1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			outR, outW := io.Pipe()
-			var stderr lockedBuffer
-			type result struct {
-				code int
-				err  error
-			}
-			done := make(chan result, 1)
-			go func() {
-				code, err := serveWith(context.Background(), tc.args, strings.NewReader(tc.in), outW, &stderr)
-				done <- result{code, err}
-			}()
-			got, err := io.ReadAll(outR) // EOF: the server closed stdout
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r := <-done; r.code != exitOK || r.err != nil {
-				t.Fatalf("exit %d, %v; stderr:\n%s", r.code, r.err, stderr.String())
+			got, code, stderr := runServeStdio(t, tc.args, tc.in)
+			if code != exitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 			}
 			if string(got) != tc.want {
 				t.Errorf("stdout %q\nwant   %q", got, tc.want)
@@ -123,6 +109,33 @@ func TestServeStdio(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runServeStdio runs `rpcload serve ARGS` in-process with in as its stdin and
+// returns its stdout (read until the server closed it), its exit code and
+// its stderr. An error from serve fails the test.
+func runServeStdio(t *testing.T, args []string, in string) ([]byte, int, *lockedBuffer) {
+	t.Helper()
+	outR, outW := io.Pipe()
+	stderr := &lockedBuffer{}
+	type result struct {
+		code int
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, err := serveWith(context.Background(), args, strings.NewReader(in), outW, stderr)
+		done <- result{code, err}
+	}()
+	got, err := io.ReadAll(outR) // EOF: the server closed stdout
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil {
+		t.Fatalf("serve %q: %v; stderr:\n%s", args, r.err, stderr.String())
+	}
+	return got, r.code, stderr
 }
 
 // TestServeStdioInterrupted: cancelling the context ends --stdio at once,
@@ -307,23 +320,9 @@ func TestServeStdioProfiles(t *testing.T) {
 			[]string{"serving MCP on stdin and stdout (newline framing)", "MCP: requests map[server/discover:1]"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			outR, outW := io.Pipe()
-			var stderr lockedBuffer
-			type result struct {
-				code int
-				err  error
-			}
-			done := make(chan result, 1)
-			go func() {
-				code, err := serveWith(context.Background(), tc.args, strings.NewReader(tc.in), outW, &stderr)
-				done <- result{code, err}
-			}()
-			got, err := io.ReadAll(outR)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r := <-done; r.code != tc.code || r.err != nil {
-				t.Fatalf("exit %d, %v; want %d; stderr:\n%s", r.code, r.err, tc.code, stderr.String())
+			got, code, stderr := runServeStdio(t, tc.args, tc.in)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
 			}
 			rest := string(got)
 			for _, w := range tc.stdout {
