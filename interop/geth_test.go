@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"context"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -40,6 +41,27 @@ type gethEthService struct{ block atomic.Uint64 }
 // BlockNumber returns an increasing block number as a 0x-prefixed hex string.
 func (s *gethEthService) BlockNumber() hexutil.Uint64 {
 	return hexutil.Uint64(s.block.Add(1))
+}
+
+// NewHeads is the subscription eth_subscribe ["newHeads"]: it sends two
+// eth_subscription notifications carrying block numbers, as a node does
+// for new blocks, and stays open until the client goes away.
+func (s *gethEthService) NewHeads(ctx context.Context) (*rpc.Subscription, error) {
+	n, ok := rpc.NotifierFromContext(ctx)
+	if !ok {
+		return nil, rpc.ErrNotificationsUnsupported
+	}
+	sub := n.CreateSubscription()
+	go func() {
+		// Notifications sent before the subscription's own reply are held
+		// back by go-ethereum until that reply is out.
+		for range 2 {
+			if n.Notify(sub.ID, hexutil.Uint64(s.block.Add(1))) != nil {
+				return
+			}
+		}
+	}()
+	return sub, nil
 }
 
 // startGeth starts a go-ethereum rpc.Server with the test and eth services
@@ -132,6 +154,12 @@ func TestGethRPC(t *testing.T) {
 		{name: "ipc", args: []string{ipcURL, "--method", "test_echo", "--params", `["a",1]`,
 			"--concurrency", "64", "--conns", "4", "--duration", "1s"}},
 		{name: "ipc-batch-notify", args: load(ipcURL, "1s", "--batch", "10", "--notify-every", "5"), batches: true, notify: true},
+		// The eth profile: integer ids, batches, and subscription
+		// notifications counted apart from the replies.
+		{name: "http-eth-profile-batch", args: []string{httpURL, "--profile", "eth", "--method", "eth_blockNumber", "--batch", "10", "--rate", "200", "--duration", "1s"},
+			batches: true},
+		{name: "ws-eth-subscribe", args: []string{wsURL, "--profile", "eth", "--method", "eth_subscribe", "--params", `["newHeads"]`, "--rate", "500", "--duration", "1s"},
+			serverMethod: "eth_subscription"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -144,6 +144,9 @@ type loadCase struct {
 	// errorCode: every request must be answered with this JSON-RPC error
 	// code (e.g. "-32601" for an unknown method) instead of a result.
 	errorCode string
+	// serverMethod: the server must have sent messages of this method
+	// (e.g. eth_subscription), counted apart from the replies.
+	serverMethod string
 }
 
 // runLoad runs `rpcload run ARGS -q -o FILE` with a hard time limit and
@@ -232,6 +235,9 @@ func (c loadCase) judge(t *testing.T, r *result, code int) {
 	}
 	if c.notify && q.Notifications <= 0 {
 		t.Errorf("notifications = %d, want > 0 with --notify-every", q.Notifications)
+	}
+	if c.serverMethod != "" && r.ServerMethods[c.serverMethod] == 0 {
+		t.Errorf("server methods %v: want %s messages counted", r.ServerMethods, c.serverMethod)
 	}
 	if c.batches && q.Messages >= q.Sent+q.Notifications {
 		t.Errorf("messages = %d for %d calls: batches were not sent as arrays", q.Messages, q.Sent+q.Notifications)
