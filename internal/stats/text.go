@@ -44,7 +44,7 @@ func WriteText(w io.Writer, r *Result) error {
 	if q.ServerMessages > 0 {
 		p("  messages sent by the server %d\n", q.ServerMessages)
 		for _, m := range SortedKeys(r.ServerMethods) {
-			p("    %-28s %d\n", oneLine(m, 60), r.ServerMethods[m])
+			p("    %-32s %d\n", oneLine(m, 60), r.ServerMethods[m])
 		}
 	}
 	if len(r.ErrorCodes) > 0 {
