@@ -62,6 +62,7 @@ type session struct {
 	quit   chan struct{}
 	done   chan struct{} // closed when the flusher has returned
 	once   sync.Once     // closes quit
+	dead   atomic.Bool   // a flush failed: the stream is broken, queue nothing more
 
 	ctl    atomic.Pointer[ctlWait] // the control request waiting for its reply
 	empty  atomic.Pointer[ctlWait] // the empty-batch probe waiting for its reply
@@ -110,6 +111,7 @@ func (s *session) flushLoop() {
 		err := s.st.Flush(time.Now().Add(s.r.cfg.Timeout))
 		s.wmu.Unlock()
 		if err != nil {
+			s.dead.Store(true)
 			return // the stream is broken; its reader reports that
 		}
 	}
@@ -117,6 +119,9 @@ func (s *session) flushLoop() {
 
 // enqueue queues a copy of msg for the write side.
 func (s *session) enqueue(msg []byte) bool {
+	if s.dead.Load() {
+		return false
+	}
 	s.mu.Lock()
 	if s.queued+len(msg) > maxOutbox {
 		s.mu.Unlock()
