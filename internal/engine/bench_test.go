@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"math/rand/v2"
 	"net"
 	"runtime"
 	"testing"
@@ -23,8 +24,12 @@ type requestPath struct {
 	tb    *pending.Table
 	j     judge
 	wrec  *stats.Recorder
+	cc    connCounters
+	g     *paramGen
 	buf   []byte
+	ids   []uint64
 	reply []byte
+	seq   uint64
 }
 
 func newRequestPath() *requestPath { return newRequestPathProfile(profile.JSONRPC, "") }
@@ -32,22 +37,55 @@ func newRequestPath() *requestPath { return newRequestPathProfile(profile.JSONRP
 // newRequestPathProfile is newRequestPath under a profile (and MCP era),
 // whose rules then judge every reply.
 func newRequestPathProfile(name profile.Name, era string) *requestPath {
+	params := StaticParams(`[1,"a"]`)
+	if name == profile.MCP {
+		params = StaticParams(`{"name":"echo","arguments":{"a":1}}`) // MCP params are objects
+	}
+	return newRequestPathCalls(name, era, Call{Name: "echo", Method: "echo", Params: params})
+}
+
+// newRequestPathCalls is the request path of a mix.
+func newRequestPathCalls(name profile.Name, era string, calls ...Call) *requestPath {
 	prof, _ := profile.New(name, profile.Options{MCPEra: era})
-	r := &run{cfg: &Config{IDFormat: wire.IDInt, Timeout: time.Second}, agg: stats.NewAggregator([]string{"echo"}), method: []byte(`"echo"`), prof: prof, era: prof.Era()}
-	p := &requestPath{r: r, tb: pending.New(1024), wrec: r.agg.NewRecorder(), buf: make([]byte, 0, 256), reply: make([]byte, 0, 256)}
-	p.j = judge{r: r, rec: r.agg.NewRecorder()}
+	cfg := &Config{IDFormat: wire.IDInt, Timeout: time.Second, MaxInFlight: 1024, Calls: calls, Profile: prof}
+	if err := cfg.validateCalls(); err != nil {
+		panic(err)
+	}
+	names := []string{}
+	for _, c := range cfg.Calls {
+		names = append(names, c.Name)
+	}
+	r := &run{cfg: cfg, agg: stats.NewAggregator(names), prof: prof, era: prof.Era(), unmatched: uint16(len(calls)), pickPCG: rand.NewPCG(0, 0)}
+	r.pickRand = rand.New(r.pickPCG)
+	if r.era == profile.EraAuto {
+		r.era = profile.EraModern
+	}
+	if err := r.prepareCalls(); err != nil {
+		panic(err)
+	}
+	p := &requestPath{r: r, tb: pending.New(1024), wrec: r.agg.NewRecorder(), g: newParamGen(), buf: make([]byte, 0, 256), ids: make([]uint64, 0, 16), reply: make([]byte, 0, 256)}
+	p.j = judge{r: r, rec: r.agg.NewRecorder(), sent: &p.cc}
 	return p
 }
 
+// once sends one call through encodeTick and judges the reply a correct
+// server would send (its result: the params).
 func (p *requestPath) once(now int64) {
-	id, _ := p.tb.Add(pending.Entry{Intended: now, Sent: now, Deadline: now + 1e9})
-	p.buf = wire.AppendRequest(p.buf[:0], id, wire.IDInt, p.r.method, []byte(`[1,"a"]`))
-	p.wrec.Record(stats.Sample{Kind: stats.Sent})
-	// The reply a server would send back.
+	p.seq++
+	t := tick{seq: p.seq, intended: now, call: p.r.pick(p.seq)}
+	p.r.inflight.Add(int64(p.r.calls[t.call].weight))
+	p.buf, p.ids, _ = p.r.encodeTick(p.tb, p.wrec, &p.cc, p.g, p.buf, p.ids[:0], t)
+	var m wire.Message
+	wire.Scan(p.buf, &m)
 	p.reply = append(p.reply[:0], `{"jsonrpc":"2.0","id":`...)
-	p.reply = wire.AppendID(p.reply, id, wire.IDInt)
-	p.reply = append(p.reply, `,"result":[1,"a"]}`...)
-	p.r.inflight.Add(1)
+	p.reply = append(p.reply, m.ID...)
+	p.reply = append(p.reply, `,"result":`...)
+	if m.Params != nil {
+		p.reply = append(p.reply, m.Params...)
+	} else {
+		p.reply = append(p.reply, "null"...)
+	}
+	p.reply = append(p.reply, '}')
 	p.j.frame(p.tb, p.reply, now+1000)
 }
 

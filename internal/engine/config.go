@@ -57,16 +57,39 @@ type Config struct {
 	// Tool is the MCP tool the load calls (--tool); before the load, the
 	// server's tools/list must offer it.
 	Tool string
+
+	// Calls is the mix of a scenario. Empty: Method, Params and Batch make
+	// the one call (and NotifyEvery applies to it).
+	Calls []Call
+	// Seed drives every random choice (which call, generated params,
+	// Poisson arrivals), so a run can be replayed exactly.
+	Seed uint64
+	// Stages shape the load over time instead of a steady Rate or
+	// Concurrency; StartRate and StartConcurrency are where the first
+	// stage ramps from.
+	Stages           []Stage
+	StartRate        float64
+	StartConcurrency int
+	// Poisson makes open-loop arrivals a Poisson process at the scheduled
+	// rate instead of evenly spaced.
+	Poisson bool
+
+	single       bool // the one call of the flags
+	stagedOpen   bool // stages of rates: open loop
+	stagedClosed bool // stages of concurrency: closed loop
 }
 
 // Validate checks c and fills in defaults.
 func (c *Config) Validate() error {
+	if err := c.validateStages(); err != nil {
+		return err
+	}
 	switch {
 	case c.Rate < 0:
 		return fmt.Errorf("--rate must not be negative (got %g)", c.Rate)
 	case c.Rate > 0 && c.Concurrency > 0:
 		return errors.New("--rate (open loop) and --concurrency (closed loop) exclude each other")
-	case c.Rate == 0 && c.Concurrency <= 0:
+	case c.Rate == 0 && c.Concurrency <= 0 && !c.stagedOpen:
 		return errors.New("give --rate R (open loop) or --concurrency N (closed loop)")
 	case c.Rate > 10_000_000:
 		return fmt.Errorf("--rate %g is above the supported 10,000,000 req/s", c.Rate)
@@ -80,16 +103,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--drain must not be negative (got %s)", c.Drain)
 	case c.MaxInFlight < 1:
 		return fmt.Errorf("--max-inflight must be at least 1 (got %d)", c.MaxInFlight)
-	case c.Method == "":
-		return errors.New("--method must not be empty")
 	case c.NotifyEvery < 0:
 		return fmt.Errorf("--notify-every must not be negative (got %d)", c.NotifyEvery)
 	case c.Batch < 0 || c.Batch > 100000:
 		return fmt.Errorf("--batch must be between 0 and 100000 (got %d)", c.Batch)
-	case c.Batch > 1 && c.Concurrency > 0 && c.Concurrency < c.Batch:
-		return fmt.Errorf("--concurrency %d cannot hold one batch of %d; it counts requests in flight", c.Concurrency, c.Batch)
-	case c.Batch > 1 && c.MaxInFlight < c.Batch:
-		return fmt.Errorf("--max-inflight %d cannot hold one batch of %d", c.MaxInFlight, c.Batch)
 	case c.MaxFrame < 64:
 		return fmt.Errorf("--max-frame must be at least 64 bytes (got %d)", c.MaxFrame)
 	}
@@ -108,6 +125,12 @@ func (c *Config) Validate() error {
 		}
 		c.Params = compact.Bytes()
 	}
+	if err := c.validateCalls(); err != nil {
+		return err
+	}
+	if c.NotifyEvery > 0 && !c.single {
+		return errors.New("--notify-every applies to --method; in a mix, give the call notify: true")
+	}
 	if c.Profile == nil {
 		c.Profile, _ = profile.New(profile.JSONRPC, profile.Options{})
 	}
@@ -123,12 +146,22 @@ func (c *Config) Validate() error {
 	return nil
 }
 
+// batches reports whether any call is sent as batches.
+func (c *Config) batches() bool {
+	for _, call := range c.Calls {
+		if call.Batch > 1 {
+			return true
+		}
+	}
+	return c.Batch > 1
+}
+
 // validateProfile checks what the profile forbids or needs.
 func (c *Config) validateProfile() error {
 	p := c.Profile
 	name := p.Name()
 	switch {
-	case c.Batch > 1 && !p.AllowsBatch():
+	case c.batches() && !p.AllowsBatch():
 		return fmt.Errorf("--batch: the %s profile does not allow JSON-RPC batches", name)
 	case !p.AllowsIDFormat(c.IDFormat):
 		return fmt.Errorf("--id-format string: the %s profile sends integer ids only", name)

@@ -30,8 +30,8 @@ func (r *run) emptyBatchVerdict(reply []byte, why string) {
 		why = "the reply to [] is not one -32600 error object with id null"
 	}
 	rec := r.agg.NewRecorder()
-	rec.Record(stats.Sample{Kind: stats.Violation, Rule: check.EmptyBatchReplyWrong, Method: unmatched})
-	r.agg.KeepSample(check.EmptyBatchReplyWrong, unmatched, reply, why)
+	rec.Record(stats.Sample{Kind: stats.Violation, Rule: check.EmptyBatchReplyWrong, Method: r.unmatched})
+	r.agg.KeepSample(check.EmptyBatchReplyWrong, int(r.unmatched), reply, why)
 }
 
 // probeEmptyBatch sends [] on a stream whose reader is running and judges

@@ -163,20 +163,21 @@ func (d *httpDriver) work() {
 	// a transport error or its timeout, and whatever the body did not answer
 	// is settled right after it, so the table holds one message at a time
 	// and the sweeper never races the worker.
-	tb := pending.New(max(r.weight(), 1))
+	tb := pending.New(r.maxWeight())
 	var counters connCounters
 	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &counters}
 	defer j.finish()
 	rec := j.rec
 	body := make([]byte, 0, 1024)
 	reply := make([]byte, 0, 4096)
-	ids := make([]uint64, 0, max(r.cfg.Batch, 1))
+	ids := make([]uint64, 0, r.maxWeight())
+	g := newParamGen()
 	p := &poster{d: d}
 	defer p.close()
 	post := p.post
 	for t := range r.ticks {
 		var expectReply bool
-		body, ids, expectReply = r.encodeTick(tb, rec, &counters, body, ids[:0], t)
+		body, ids, expectReply = r.encodeTick(tb, rec, &counters, g, body, ids[:0], t)
 		if len(body) == 0 {
 			continue
 		}

@@ -36,9 +36,11 @@ type mcpHTTPDriver struct {
 	url    string
 
 	session string // set by start, before any worker runs
-	// base are the headers of every POST; call adds the headers of the
-	// run's call (Mcp-Method, Mcp-Name in the modern era), built once.
-	base, call http.Header
+	// base are the headers of every POST; calls adds the headers of each
+	// call with static params (Mcp-Method, Mcp-Name in the modern era),
+	// built once; a call with generated params gets them per request.
+	base  http.Header
+	calls []http.Header
 
 	stop    context.Context
 	stopNow context.CancelFunc
@@ -223,7 +225,12 @@ func snippet(b []byte) string {
 
 func (d *mcpHTTPDriver) serve() {
 	r := d.r
-	d.call = d.headers(r.era, r.cfg.Method, r.params)
+	d.calls = make([]http.Header, len(r.calls))
+	for i, c := range r.calls {
+		if c.isStatic {
+			d.calls[i] = d.headers(r.era, c.Method, c.static)
+		}
+	}
 	var wg sync.WaitGroup
 	for w := range r.cfg.Conns {
 		wg.Add(1)
@@ -290,10 +297,11 @@ func (d *mcpHTTPDriver) work(w int) {
 	rec := j.rec
 	var body []byte
 	ids := make([]uint64, 0, 1)
+	g := newParamGen()
 	each := func(m []byte) { j.frame(tb, m, r.now()) }
 	for t := range r.ticks {
 		var expectReply bool
-		body, ids, expectReply = r.encodeTick(tb, rec, &counters, body, ids[:0], t)
+		body, ids, expectReply = r.encodeTick(tb, rec, &counters, g, body, ids[:0], t)
 		if len(body) == 0 {
 			continue
 		}
@@ -302,7 +310,11 @@ func (d *mcpHTTPDriver) work(w int) {
 		if !expectReply {
 			judged = nil
 		}
-		status, _, msgs, err := d.exchange(ctx, d.call, body, judged)
+		h := d.calls[t.call]
+		if h == nil {
+			h = d.headers(r.era, r.calls[t.call].Method, g.buf)
+		}
+		status, _, msgs, err := d.exchange(ctx, h, body, judged)
 		cancel()
 		if err == nil && !expectReply {
 			// A notification: 202 and no body; a response would be one to a

@@ -8,9 +8,6 @@ import (
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
-// unmatched is the stats method index for replies that matched no request.
-const unmatched = 1
-
 // judge handles every frame that arrives on one connection (or in one HTTP
 // body): it matches the reply to its request and records the outcome and
 // any broken rules. One judge per receiving goroutine.
@@ -95,7 +92,7 @@ func (j *judge) frame(tb *pending.Table, frame []byte, now int64) {
 	}
 	if j.msg.BatchLen == 0 {
 		// An empty array answers nothing; JSON-RPC says a server must not send one.
-		j.violations(check.Set(0).Add(check.BatchMissingReply), unmatched, frame)
+		j.violations(check.Set(0).Add(check.BatchMissingReply), j.r.unmatched, frame)
 		return
 	}
 	var b batchReply
@@ -131,9 +128,9 @@ type batchReply struct {
 func (j *judge) one(tb *pending.Table, frame []byte, now int64, b *batchReply) {
 	m := &j.msg
 	if m.Kind == wire.KindRequest || m.Kind == wire.KindNotification {
-		j.rec.Record(stats.Sample{Kind: stats.ServerMessage, Method: unmatched})
+		j.rec.Record(stats.Sample{Kind: stats.ServerMessage, Method: j.r.unmatched})
 		j.countServerMethod(m.Method)
-		j.violations(j.r.prof.Check(m, j.eraNow()), unmatched, frame)
+		j.violations(j.r.prof.Check(m, j.eraNow()), j.r.unmatched, frame)
 		if m.Kind == wire.KindRequest && j.peer != nil {
 			j.peer.answerServer(m)
 		}
@@ -143,7 +140,7 @@ func (j *judge) one(tb *pending.Table, frame []byte, now int64, b *batchReply) {
 		return
 	}
 	rules := check.Envelope(m) | j.r.prof.Check(m, j.eraNow())
-	method := uint16(unmatched)
+	method := j.r.unmatched
 	switch m.IDKind {
 	case wire.IDNull:
 		switch {
@@ -175,8 +172,13 @@ func (j *judge) one(tb *pending.Table, frame []byte, now int64, b *batchReply) {
 			}
 			j.rec.Record(stats.Sample{Kind: kind, Method: method, A: now - e.Intended, B: now - e.Sent, Code: code})
 			j.r.done()
+			if c := &j.r.calls[method]; c.Expect.any() {
+				if why := expectation(c, m, e.Fingerprint); why != "" {
+					j.expectFailed(method, frame, why)
+				}
+			}
 		case pending.Late:
-			j.rec.Record(stats.Sample{Kind: stats.Late, Method: unmatched})
+			j.rec.Record(stats.Sample{Kind: stats.Late, Method: j.r.unmatched})
 		case pending.DuplicateReply:
 			rules = rules.Add(check.DuplicateReply)
 		case pending.UnknownID:

@@ -4,19 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/rpcload/rpcload/internal/pending"
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
-	"github.com/rpcload/rpcload/internal/wire"
 )
 
 // tick is one scheduled call: its sequence number and when the schedule
@@ -24,6 +21,7 @@ import (
 type tick struct {
 	seq      uint64
 	intended int64
+	call     uint16 // index into run.calls
 }
 
 // run is the state shared by the goroutines of one run.
@@ -39,21 +37,30 @@ type run struct {
 	agg      *stats.Aggregator
 	ticks    chan tick
 	tokens   chan struct{} // closed loop: one token per request allowed in flight
+	retire   atomic.Int64  // closed-loop stages: tokens to take out of the pool as they come back
+	pool     int           // closed loop: tokens made at the start
 	inflight atomic.Int64
 	maxSeen  atomic.Int64
-	method   []byte      // the method as a JSON string
-	fp       uint64      // fingerprint of the params
-	stopping atomic.Bool // sending has ended; failures from closing are expected
+	calls    []callState // the mix, ready to send
+	// unmatched is the stats method index of replies that matched no
+	// request: the one after the calls.
+	unmatched uint16
+	cumWeight []float64 // cumulative call weights, for pick
+	pickPCG   *rand.PCG // the dispatcher's, reseeded per call
+	pickRand  *rand.Rand
+	rewrites  bool        // generated params pass through the profile (MCP's modern _meta)
+	stopping  atomic.Bool // sending has ended; failures from closing are expected
 	// interrupted is set when the run was interrupted: requests cut short
 	// by that are leaked, not timed out.
 	interrupted atomic.Bool
+	// endSending stops the dispatcher early (a call's data ran out).
+	endSending context.CancelFunc
 
 	mu     sync.Mutex // guards tables
 	tables map[*pending.Table]canceller
 
 	prof   profile.Profile
 	era    profile.Era // mcp: EraAuto until the first connection detected it
-	params []byte      // the params as the profile sends them (MCP's _meta merged in)
 	tools  []string    // mcp with --tool: the tools the server listed
 	// What the profile layer did, for the result's profile section.
 	handshakes, answered, cancels, outboxDropped atomic.Int64
@@ -141,20 +148,30 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &run{
-		cfg:      &cfg,
-		agg:      stats.NewAggregator([]string{cfg.Method}),
-		tables:   map[*pending.Table]canceller{},
-		children: map[transport.ChildStream]struct{}{},
-		method:   wire.AppendString(nil, cfg.Method),
-		prof:     cfg.Profile,
+	names := make([]string, len(cfg.Calls))
+	for i, c := range cfg.Calls {
+		names[i] = c.Name
 	}
+	r := &run{
+		cfg:       &cfg,
+		agg:       stats.NewAggregator(names),
+		tables:    map[*pending.Table]canceller{},
+		children:  map[transport.ChildStream]struct{}{},
+		prof:      cfg.Profile,
+		unmatched: uint16(len(cfg.Calls)),
+		pickPCG:   rand.NewPCG(0, 0),
+	}
+	r.pickRand = rand.New(r.pickPCG)
 	r.era = r.prof.Era()
 	r.ticks = make(chan tick, min(cfg.MaxInFlight, 1<<16))
-	if cfg.Rate == 0 {
+	if cfg.Rate == 0 && !cfg.stagedOpen {
 		n := min(cfg.Concurrency, cfg.MaxInFlight)
 		r.tokens = make(chan struct{}, n)
-		for range n {
+		r.pool = n
+		if cfg.stagedClosed {
+			r.pool = min(cfg.StartConcurrency, n) // the stages ramp from here
+		}
+		for range r.pool {
 			r.tokens <- struct{}{}
 		}
 	}
@@ -175,13 +192,11 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, cfg.Target.URL, err)
 	}
-	// The era is known now: the call's params are rewritten for it once.
-	params, err := r.prof.Params(r.era, cfg.Method, cfg.Params)
-	if err != nil {
+	// The era is known now: static params are rewritten for it once.
+	if err := r.prepareCalls(); err != nil {
 		d.close()
-		return nil, fmt.Errorf("--params for the %s profile: %w", r.prof.Name(), err)
+		return nil, err
 	}
-	r.params, r.fp = params, maphash.Bytes(fpSeed, params)
 	// The schedule starts once connections are up, so connecting does not
 	// count as lag.
 	r.resetClock()
@@ -194,15 +209,20 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	tickerDone := make(chan struct{})
 	go func() { r.intervals(tickerStop); close(tickerDone) }()
 
-	if cfg.Rate > 0 {
+	sendCtx, endSending := context.WithCancel(ctx)
+	r.endSending = endSending
+	sched := (*schedule)(nil)
+	if cfg.Rate > 0 || cfg.stagedOpen {
 		// The schedule itself ends the open loop: every tick intended
 		// before the duration is sent or dropped, however late.
-		r.dispatchOpen(ctx, r.agg.NewRecorder())
+		sched = newSchedule(&cfg)
+		r.dispatchOpen(sendCtx, sched, r.agg.NewRecorder())
 	} else {
-		sendCtx, cancel := context.WithTimeout(ctx, cfg.Duration)
-		r.dispatchClosed(sendCtx)
+		closedCtx, cancel := context.WithTimeout(sendCtx, cfg.Duration)
+		r.dispatchClosed(closedCtx)
 		cancel()
 	}
+	endSending()
 	if ctx.Err() != nil {
 		r.interrupted.Store(true)
 		d.interrupt(cfg.InterruptDrain)
@@ -236,7 +256,9 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	if err := r.agg.Fill(res); err != nil {
 		return nil, err
 	}
-	res.Rate.Target = cfg.Rate
+	if sched != nil {
+		res.Rate.Target = sched.targetRate()
+	}
 	if res.DurationS > 0 {
 		res.Rate.Achieved = float64(res.Requests.Messages) / res.DurationS
 	}
@@ -250,44 +272,38 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	return res, nil
 }
 
-var fpSeed = maphash.MakeSeed()
 
-// dispatchOpen turns rate.Limiter reservations into ticks. The limiter is
-// driven by a virtual clock (the previous tick's intended time), so it yields
-// the exact schedule start, start+1/R, start+2/R, ... however late the
-// dispatcher wakes up; ticks that are already due are released at once and
-// keep their intended time, so lateness shows up as lag, never as a slower
-// schedule.
-func (r *run) dispatchOpen(ctx context.Context, rec *stats.Recorder) {
+// dispatchOpen turns the schedule into ticks. The schedule gives the exact
+// intended time of every arrival however late the dispatcher wakes up;
+// ticks that are already due are released at once and keep their intended
+// time, so lateness shows up as lag, never as a slower schedule.
+func (r *run) dispatchOpen(ctx context.Context, sched *schedule, rec *stats.Recorder) {
 	lockDispatcherThread()
 	defer runtime.UnlockOSThread()
-	lim := rate.NewLimiter(rate.Limit(r.cfg.Rate), 1)
-	virt := r.epoch
-	end := r.cfg.Duration.Nanoseconds()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	maxIn, w := int64(r.cfg.MaxInFlight), int64(r.weight())
+	maxIn := int64(r.cfg.MaxInFlight)
 	var seq uint64
 	for {
-		res := lim.ReserveN(virt, 1)
-		virt = virt.Add(res.DelayFrom(virt))
-		intended := int64(virt.Sub(r.epoch))
-		if intended >= end {
+		intended, ok := sched.next()
+		if !ok {
 			return
 		}
 		if !r.waitUntil(ctx, timer, intended) {
 			return
 		}
 		seq++
+		call := r.pick(seq)
+		w := int64(r.calls[call].weight)
 		if r.inflight.Load()+w > maxIn {
 			for range w {
-				rec.Record(stats.Sample{Kind: stats.Dropped})
+				rec.Record(stats.Sample{Kind: stats.Dropped, Method: call})
 			}
 			continue
 		}
 		r.admit(w)
 		select {
-		case r.ticks <- tick{seq: seq, intended: intended}:
+		case r.ticks <- tick{seq: seq, intended: intended, call: call}:
 		case <-ctx.Done():
 			r.inflight.Add(-w)
 			return
@@ -330,14 +346,20 @@ func (r *run) admit(w int64) {
 }
 
 // dispatchClosed keeps Concurrency requests in flight: each resolution hands
-// a token back, and each token (or, for batches, each set of --batch tokens)
-// becomes a tick whose intended time is the moment the last token came back.
+// a token back, and each token (or, for a batch, one per element) becomes a
+// tick whose intended time is the moment the last token came back. With
+// stages, a controller adds tokens or retires returned ones to follow the
+// target.
 func (r *run) dispatchClosed(ctx context.Context) {
+	if r.cfg.stagedClosed {
+		go r.followStages(ctx)
+	}
 	var seq uint64
-	w := r.weight()
 	for {
-		// A batch needs one token per element.
-		for k := range w {
+		seq++
+		call := r.pick(seq)
+		w := r.calls[call].weight
+		for k := 0; k < w; {
 			select {
 			case <-ctx.Done():
 				for range k {
@@ -345,15 +367,65 @@ func (r *run) dispatchClosed(ctx context.Context) {
 				}
 				return
 			case <-r.tokens:
+				if r.takeRetire() {
+					continue // the target went down: this token leaves the pool
+				}
+				k++
 			}
 		}
-		seq++
 		r.admit(int64(w))
 		select {
-		case r.ticks <- tick{seq: seq, intended: r.now()}:
+		case r.ticks <- tick{seq: seq, intended: r.now(), call: call}:
 		case <-ctx.Done():
 			r.inflight.Add(-int64(w))
+			for range w {
+				r.tokens <- struct{}{}
+			}
 			return
+		}
+	}
+}
+
+// stageTick is how often the closed-loop controller follows the stages.
+const stageTick = 10 * time.Millisecond
+
+// followStages moves the token pool to the stages' target concurrency.
+func (r *run) followStages(ctx context.Context) {
+	t := time.NewTicker(stageTick)
+	defer t.Stop()
+	pool := r.pool
+	for {
+		target := min(concurrencyAt(r.cfg, time.Duration(r.now())), cap(r.tokens))
+		for ; pool < target; pool++ {
+			if r.takeRetire() {
+				continue // a retirement not yet carried out is cancelled instead
+			}
+			select {
+			case r.tokens <- struct{}{}:
+			default: // cannot happen while the count is right; never block on it
+			}
+		}
+		if pool > target {
+			r.retire.Add(int64(pool - target))
+			pool = target
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// takeRetire takes one pending retirement, if there is one.
+func (r *run) takeRetire() bool {
+	for {
+		v := r.retire.Load()
+		if v <= 0 {
+			return false
+		}
+		if r.retire.CompareAndSwap(v, v-1) {
+			return true
 		}
 	}
 }

@@ -162,6 +162,7 @@ func (d *streamDriver) close() {
 func (d *streamDriver) write(i int) {
 	r := d.r
 	rec := r.agg.NewRecorder()
+	g := newParamGen()
 	msg := make([]byte, 0, 1024)
 	ids := make([]uint64, 0, writeCoalesce)
 	var nextDial time.Time
@@ -188,7 +189,7 @@ func (d *streamDriver) write(i int) {
 		}
 		ids = ids[:0]
 		sc.wmu.Lock()
-		msg, ids = d.send(sc, rec, msg, ids, t)
+		msg, ids = d.send(sc, rec, g, msg, ids, t)
 	gather:
 		for n := 1; n < writeCoalesce; n++ {
 			select {
@@ -196,7 +197,7 @@ func (d *streamDriver) write(i int) {
 				if !ok {
 					break gather
 				}
-				msg, ids = d.send(sc, rec, msg, ids, t)
+				msg, ids = d.send(sc, rec, g, msg, ids, t)
 			default:
 				break gather
 			}
@@ -224,13 +225,13 @@ func (d *streamDriver) fail(rec *stats.Recorder, err error) {
 	if err != nil {
 		d.r.noteTransportError(err)
 	}
-	rec.Record(stats.Sample{Kind: stats.TransportError, Method: 0})
+	rec.Record(stats.Sample{Kind: stats.TransportError, Method: d.r.unmatched})
 	d.r.done()
 }
 
 // send registers and encodes tick t and queues its message on the stream.
-func (d *streamDriver) send(sc *streamConn, rec *stats.Recorder, msg []byte, ids []uint64, t tick) ([]byte, []uint64) {
-	msg, ids, _ = d.r.encodeTick(sc.tb, rec, &sc.counters, msg, ids, t)
+func (d *streamDriver) send(sc *streamConn, rec *stats.Recorder, g *paramGen, msg []byte, ids []uint64, t tick) ([]byte, []uint64) {
+	msg, ids, _ = d.r.encodeTick(sc.tb, rec, &sc.counters, g, msg, ids, t)
 	if len(msg) > 0 {
 		sc.st.Send(msg)
 	}
@@ -251,7 +252,7 @@ func (d *streamDriver) read(sc *streamConn) {
 		frame, err = sc.st.Recv()
 		now := r.now()
 		if errors.Is(err, transport.ErrFrameTooLarge) {
-			j.violations(check.Set(0).Add(check.FrameTooLarge), unmatched, nil)
+			j.violations(check.Set(0).Add(check.FrameTooLarge), r.unmatched, nil)
 			continue
 		}
 		if err != nil {

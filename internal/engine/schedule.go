@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// Stage is one step of a load shape: over Duration the target (Rate for
+// open loop, Concurrency for closed loop) moves linearly from where the
+// previous stage ended (or Config.StartRate / StartConcurrency) to the
+// stage's own value, as k6's ramping executors do. A stage whose value
+// equals the previous one holds the load steady.
+type Stage struct {
+	Duration    time.Duration
+	Rate        float64
+	Concurrency int
+}
+
+// validateStages checks the stages and derives the run's duration and mode
+// from them.
+func (c *Config) validateStages() error {
+	if len(c.Stages) == 0 || c.stagedOpen || c.stagedClosed {
+		return nil // none, or checked already (Run validates again)
+	}
+	var total time.Duration
+	openLoop := c.Stages[0].Rate > 0 || (c.Stages[0].Concurrency == 0 && c.StartRate > 0)
+	for i, s := range c.Stages {
+		switch {
+		case s.Duration <= 0:
+			return fmt.Errorf("stage %d: duration must be positive", i+1)
+		case s.Rate < 0 || s.Concurrency < 0 || math.IsNaN(s.Rate):
+			return fmt.Errorf("stage %d: rate and concurrency must not be negative", i+1)
+		case s.Rate > 0 && s.Concurrency > 0, openLoop && s.Concurrency > 0, !openLoop && s.Rate > 0:
+			return fmt.Errorf("stage %d: stages are all rate (open loop) or all concurrency (closed loop), not both", i+1)
+		case s.Rate > 10_000_000:
+			return fmt.Errorf("stage %d: rate %g is above the supported 10,000,000 req/s", i+1, s.Rate)
+		}
+		total += s.Duration
+	}
+	if c.Rate > 0 || c.Concurrency > 0 {
+		return errors.New("give stages or a steady --rate/--concurrency, not both")
+	}
+	c.Duration = total
+	if openLoop {
+		c.stagedOpen = true
+		return nil
+	}
+	peak := c.StartConcurrency
+	for _, s := range c.Stages {
+		peak = max(peak, s.Concurrency)
+	}
+	if peak == 0 {
+		return errors.New("every closed-loop stage has concurrency 0")
+	}
+	c.Concurrency = peak // sizes the token pool; the controller follows the stages
+	c.stagedClosed = true
+	return nil
+}
+
+// segment is a piece of the open-loop schedule on which the rate is linear:
+// rate(start+x) = a + b·x for x in [0, dur), and the cumulative arrivals
+// before it are cum.
+type segment struct {
+	start, dur float64 // seconds
+	a, b       float64 // requests/s, requests/s²
+	cum        float64
+}
+
+// schedule maps "the n-th arrival" to its intended time: the time t at which
+// the integral of the rate reaches s_n. s_n = n-1 for uniform arrivals
+// (first at 0, then every 1/rate), or a sum of Exp(1) draws for Poisson
+// arrivals, which makes inter-arrival times exponential at the current rate.
+type schedule struct {
+	segs    []segment
+	end     float64 // seconds
+	total   float64 // arrivals in the whole schedule (for the target rate)
+	poisson *rand.Rand
+	s       float64 // the integral value of the next arrival
+}
+
+func newSchedule(c *Config) *schedule {
+	sc := &schedule{}
+	if len(c.Stages) == 0 {
+		d := c.Duration.Seconds()
+		sc.segs = []segment{{dur: d, a: c.Rate}}
+		sc.end, sc.total = d, c.Rate*d
+	} else {
+		prev, t, cum := c.StartRate, 0.0, 0.0
+		for _, st := range c.Stages {
+			d := st.Duration.Seconds()
+			seg := segment{start: t, dur: d, a: prev, b: (st.Rate - prev) / d, cum: cum}
+			sc.segs = append(sc.segs, seg)
+			cum += (prev + st.Rate) / 2 * d
+			t += d
+			prev = st.Rate
+		}
+		sc.end, sc.total = t, cum
+	}
+	if c.Poisson {
+		sc.poisson = rand.New(rand.NewPCG(c.Seed, 0x5851f42d4c957f2d))
+		sc.s = sc.poisson.ExpFloat64()
+	}
+	return sc
+}
+
+// next returns the intended time of the next arrival, in nanoseconds from
+// the start, or false when the schedule has ended.
+func (sc *schedule) next() (int64, bool) {
+	t, ok := sc.at(sc.s)
+	if !ok {
+		return 0, false
+	}
+	if sc.poisson != nil {
+		sc.s += sc.poisson.ExpFloat64()
+	} else {
+		sc.s++
+	}
+	return int64(t * 1e9), true
+}
+
+// at inverts the cumulative rate: the time at which s arrivals are due.
+func (sc *schedule) at(s float64) (float64, bool) {
+	for _, g := range sc.segs {
+		inSeg := (2*g.a + g.b*g.dur) / 2 * g.dur // arrivals within the segment
+		if s >= g.cum+inSeg {
+			continue
+		}
+		u := s - g.cum
+		var x float64
+		switch {
+		case u <= 0:
+		case g.b == 0:
+			x = u / g.a
+		default:
+			// (b/2)x² + a·x = u, in the form that stays exact as b → 0.
+			x = 2 * u / (g.a + math.Sqrt(math.Max(0, g.a*g.a+2*g.b*u)))
+		}
+		if x >= g.dur {
+			continue // rounding at the segment's end
+		}
+		return g.start + x, true
+	}
+	return 0, false
+}
+
+// targetRate is the average rate the schedule asks for.
+func (sc *schedule) targetRate() float64 {
+	if sc.end <= 0 {
+		return 0
+	}
+	return sc.total / sc.end
+}
+
+// concurrencyAt is the closed-loop target at elapsed time t.
+func concurrencyAt(c *Config, t time.Duration) int {
+	prev := float64(c.StartConcurrency)
+	for _, st := range c.Stages {
+		if t < st.Duration {
+			x := t.Seconds() / st.Duration.Seconds()
+			return int(math.Round(prev + (float64(st.Concurrency)-prev)*x))
+		}
+		t -= st.Duration
+		prev = float64(st.Concurrency)
+	}
+	return int(prev)
+}
