@@ -59,9 +59,9 @@ type run struct {
 	mu     sync.Mutex // guards tables
 	tables map[*pending.Table]canceller
 
-	prof   profile.Profile
-	era    profile.Era // mcp: EraAuto until the first connection detected it
-	tools  []string    // mcp with --tool: the tools the server listed
+	prof  profile.Profile
+	era   profile.Era // mcp: EraAuto until the first connection detected it
+	tools []string    // mcp with --tool: the tools the server listed
 	// What the profile layer did, for the result's profile section.
 	handshakes, answered, cancels, outboxDropped atomic.Int64
 	// MCP over HTTP: notifications the server refused with an error status
@@ -271,7 +271,6 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	res.Warnings = append(warnings(res), r.profileWarnings()...)
 	return res, nil
 }
-
 
 // dispatchOpen turns the schedule into ticks. The schedule gives the exact
 // intended time of every arrival however late the dispatcher wakes up;
