@@ -211,3 +211,31 @@ func TestParamsRunOut(t *testing.T) {
 		t.Errorf("the run went on for %v after its data ran out", took)
 	}
 }
+
+// TestDryRun: the messages a run would send, without a connection, the
+// same for the same seed.
+func TestDryRun(t *testing.T) {
+	cfg := baseConfig(target(t, "tcp://127.0.0.1:1"))
+	cfg.Calls = []Call{{Method: "echo", Params: counterParams{}, Weight: 2}, {Method: "add", Params: StaticParams(`[1,2]`), Notify: true}}
+	cfg.Seed = 3
+	var a, b strings.Builder
+	if err := DryRun(cfg, 5, &a); err != nil {
+		t.Fatal(err)
+	}
+	DryRun(cfg, 5, &b)
+	lines := strings.Split(strings.TrimSpace(a.String()), "\n")
+	if len(lines) != 5 || a.String() != b.String() {
+		t.Fatalf("dry runs:\n%s\n%s", a.String(), b.String())
+	}
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) || !strings.Contains(l, `"jsonrpc":"2.0"`) {
+			t.Errorf("line %q", l)
+		}
+	}
+	cfg.Calls = []Call{{Method: "echo", Params: limitedParams{n: 2}}}
+	var c strings.Builder
+	DryRun(cfg, 5, &c)
+	if got := strings.Count(c.String(), "\n"); got != 3 || !strings.Contains(c.String(), "ran out") {
+		t.Errorf("a template that runs out after 2:\n%s", c.String())
+	}
+}
