@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rpcload/rpcload/internal/testsrv"
 )
 
 // arrivals runs a schedule to its end and returns the intended times.
@@ -175,5 +178,33 @@ func TestStageValidation(t *testing.T) {
 				t.Fatalf("validateStages() = %v, want an error about %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestClosedLoopStages: with concurrency stages the number in flight
+// follows the target: the run's peak reaches the top stage and never
+// exceeds it, and the early intervals hold fewer in flight than the late.
+func TestClosedLoopStages(t *testing.T) {
+	_, _, tcpURL := startServer(t, testsrv.Config{})
+	cfg := baseConfig(target(t, tcpURL))
+	cfg.Rate = 0
+	cfg.Method, cfg.Params = "sleep", []byte(`{"ms":20}`)
+	cfg.StartConcurrency = 2
+	cfg.Stages = []Stage{{Duration: 300 * time.Millisecond, Concurrency: 2}, {Duration: 300 * time.Millisecond, Concurrency: 40}}
+	cfg.Interval = 100 * time.Millisecond
+	cfg.Timeout, cfg.Drain = 2*time.Second, 2*time.Second
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.InFlightMax > 40 || res.InFlightMax < 30 {
+		t.Errorf("in flight at most %d, want up to the top stage (40) and not past it", res.InFlightMax)
+	}
+	if len(res.Series) < 6 {
+		t.Fatalf("series %d points", len(res.Series))
+	}
+	early, late := res.Series[1].Sent, res.Series[5].Sent
+	if early*4 > late {
+		t.Errorf("sent %d in the second interval (2 in flight) and %d in the sixth (ramping to 40): no ramp", early, late)
 	}
 }
