@@ -24,6 +24,9 @@ type Call struct {
 	Timeout time.Duration // 0: the run's
 	Weight  float64       // relative frequency; 0 means 1
 	Expect  Expect        // checked on every reply (requests only)
+	// IDReuse makes the call the id-reuse probe: sent with the id of the
+	// request in flight sent last on the connection (streams only).
+	IDReuse bool
 }
 
 // Template produces the params of one request: the JSON for the call with
@@ -107,6 +110,10 @@ func (c *Config) validateCalls() error {
 			return fmt.Errorf("call %q: timeout must be positive", call.Name)
 		case call.Notify && call.Expect.any():
 			return fmt.Errorf("call %q: a notification gets no reply to expect anything of", call.Name)
+		case call.IDReuse && (call.Notify || call.Batch > 1 || call.Expect.any()):
+			return fmt.Errorf("call %q: the id-reuse probe is a single request without expectations", call.Name)
+		case call.IDReuse && !c.Target.IsStream():
+			return fmt.Errorf("call %q: the id-reuse probe needs a stream target (over HTTP every request stands alone)", call.Name)
 		case call.Batch > 1 && c.Concurrency > 0 && c.Concurrency < call.Batch:
 			return fmt.Errorf("--concurrency %d cannot hold one batch of %d; it counts requests in flight", c.Concurrency, call.Batch)
 		case call.Batch > 1 && c.MaxInFlight < call.Batch:

@@ -24,6 +24,11 @@ type connCounters struct {
 // flight; every element releases its slot once (a notification when
 // written, a request when it resolves).
 func (r *run) encodeTick(tb *pending.Table, rec *stats.Recorder, cc *connCounters, g *paramGen, msg []byte, ids []uint64, t tick) ([]byte, []uint64, bool) {
+	return r.encodeTickOn(tb, nil, rec, cc, g, msg, ids, t)
+}
+
+// encodeTickOn is encodeTick on a connection that can carry id-reuse probes.
+func (r *run) encodeTickOn(tb *pending.Table, reuse *idReuse, rec *stats.Recorder, cc *connCounters, g *paramGen, msg []byte, ids []uint64, t tick) ([]byte, []uint64, bool) {
 	c := &r.calls[t.call]
 	n := c.weight
 	if r.interrupted.Load() {
@@ -46,6 +51,11 @@ func (r *run) encodeTick(tb *pending.Table, rec *stats.Recorder, cc *connCounter
 			r.done()
 		}
 		return msg[:0], ids, false
+	}
+	if c.IDReuse {
+		r.done() // a probe is not a request of the load
+		last, inFlight := tb.Last()
+		return r.encodeProbe(reuse, last, inFlight, c, params, msg), ids, false
 	}
 	now := r.now()
 	lag := now - t.intended

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/testsrv"
 )
 
@@ -237,5 +238,64 @@ func TestDryRun(t *testing.T) {
 	DryRun(cfg, 5, &c)
 	if got := strings.Count(c.String(), "\n"); got != 3 || !strings.Contains(c.String(), "ran out") {
 		t.Errorf("a template that runs out after 2:\n%s", c.String())
+	}
+}
+
+// TestIDReuseProbe: probes take the id of a request in flight; what the
+// server does with them is reported apart and counts nothing against the
+// load. The reference server answers both requests; a server that refuses
+// a reused id with -32600 is told apart.
+func TestIDReuseProbe(t *testing.T) {
+	refusing := lineServer(t, func() func([]byte) []byte {
+		var mu sync.Mutex
+		seen := map[string]bool{}
+		return func(line []byte) []byte {
+			var m struct {
+				ID json.RawMessage `json:"id"`
+			}
+			json.Unmarshal(line, &m)
+			mu.Lock()
+			defer mu.Unlock()
+			if seen[string(m.ID)] {
+				return []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32600,"message":"id in use"}}` + "\n")
+			}
+			seen[string(m.ID)] = true
+			return nil // the originals are answered at the end: hold them
+		}
+	}())
+	_, _, tcpURL := startServer(t, testsrv.Config{})
+	for _, tc := range []struct {
+		name, url string
+		check     func(t *testing.T, rep *stats.IDReuseReport, q stats.Requests)
+	}{
+		{"reference server answers both", tcpURL, func(t *testing.T, rep *stats.IDReuseReport, q stats.Requests) {
+			if rep.BothAnswered+rep.OneReply != rep.Probes || q.OK != q.Sent {
+				t.Errorf("report %+v requests %+v", rep, q)
+			}
+		}},
+		{"refused with -32600", refusing, func(t *testing.T, rep *stats.IDReuseReport, q stats.Requests) {
+			if rep.ErrorCodes["-32600"] != rep.Probes || q.RPCErrors != 0 {
+				t.Errorf("report %+v requests %+v: the refusals must be the probes', not the load's", rep, q)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := baseConfig(target(t, tc.url))
+			cfg.Conns = 1
+			cfg.Calls = []Call{{Method: "sleep", Params: StaticParams(`{"ms":50}`), Weight: 3}, {Name: "probe", Method: "echo", Params: StaticParams(`[1]`), IDReuse: true}}
+			cfg.Rate, cfg.Duration, cfg.Timeout, cfg.Drain = 400, 100*time.Millisecond, 200*time.Millisecond, 300*time.Millisecond
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := res.IDReuse
+			if rep == nil || rep.Probes == 0 {
+				t.Fatalf("id reuse report %+v", rep)
+			}
+			if res.Violations["duplicate_reply"] != 0 || res.Violations["unknown_id"] != 0 {
+				t.Errorf("violations %v: the probes' replies were judged against the load", res.Violations)
+			}
+			tc.check(t, rep, res.Requests)
+		})
 	}
 }

@@ -32,6 +32,8 @@ type judge struct {
 	// era is the era the connection speaks, for the profile's rules; nil
 	// means the run's era, fixed before any reply came.
 	era *eraBox
+	// reuse is the connection's id-reuse probes (nil: none possible).
+	reuse *idReuse
 }
 
 // peer is the profile layer's side of a connection, as the judge needs it.
@@ -152,6 +154,9 @@ func (j *judge) one(tb *pending.Table, frame []byte, now int64, b *batchReply) {
 			rules = rules.Add(check.UnexpectedNullID)
 		}
 	case wire.IDNumber, wire.IDString:
+		if j.reuse.claim(m, tb) {
+			return // a reply the id-reuse probe drew: its own outcome, not the load's
+		}
 		e, v, typeChanged := tb.Resolve(m.ID)
 		switch v {
 		case pending.Answered:

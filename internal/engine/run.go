@@ -55,6 +55,7 @@ type run struct {
 	interrupted atomic.Bool
 	// endSending stops the dispatcher early (a call's data ran out).
 	endSending context.CancelFunc
+	reuse      reuseCounts // the id-reuse probes
 
 	mu     sync.Mutex // guards tables
 	tables map[*pending.Table]canceller
@@ -268,6 +269,7 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	res.Connections = stats.Connections{Opened: r.connsOpened.Load(), Lost: r.connsLost.Load()}
 	res.Child = r.childReport()
 	res.Profile = r.profileReport()
+	res.IDReuse = r.reuseReport()
 	res.Warnings = append(warnings(res), r.profileWarnings()...)
 	return res, nil
 }

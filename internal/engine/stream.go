@@ -39,6 +39,7 @@ type streamConn struct {
 	child      transport.ChildStream // set when the stream is a child process
 	lost       bool                  // the reader saw it end (and reported it); read after readerDone
 	tb         *pending.Table
+	reuse      idReuse
 	sess       *session
 	wmu        sync.Mutex // the writer and the session's flusher take turns on st
 	broken     atomic.Bool
@@ -231,7 +232,7 @@ func (d *streamDriver) fail(rec *stats.Recorder, err error) {
 
 // send registers and encodes tick t and queues its message on the stream.
 func (d *streamDriver) send(sc *streamConn, rec *stats.Recorder, g *paramGen, msg []byte, ids []uint64, t tick) ([]byte, []uint64) {
-	msg, ids, _ = d.r.encodeTick(sc.tb, rec, &sc.counters, g, msg, ids, t)
+	msg, ids, _ = d.r.encodeTickOn(sc.tb, &sc.reuse, rec, &sc.counters, g, msg, ids, t)
 	if len(msg) > 0 {
 		sc.st.Send(msg)
 	}
@@ -244,8 +245,9 @@ func (d *streamDriver) send(sc *streamConn, rec *stats.Recorder, g *paramGen, ms
 func (d *streamDriver) read(sc *streamConn) {
 	r := d.r
 	defer close(sc.readerDone)
-	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &sc.counters, peer: sc.sess, era: &sc.sess.era}
+	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &sc.counters, peer: sc.sess, era: &sc.sess.era, reuse: &sc.reuse}
 	defer j.finish()
+	defer r.settleProbes(&sc.reuse)
 	var err error
 	for {
 		var frame []byte

@@ -132,6 +132,16 @@ func (t *Table) Pending(id uint64) bool {
 	return found
 }
 
+// Last returns the id handed out most recently (0 before the first) and
+// whether it is still pending.
+func (t *Table) Last() (id uint64, pending bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id = t.next - 1
+	_, pending = t.index.get(id)
+	return id, pending
+}
+
 func (t *Table) addLocked(e Entry) (uint64, error) {
 	if len(t.free) == 0 {
 		if len(t.slots) >= t.capacity {

@@ -93,6 +93,18 @@ type ProfileReport struct {
 	Tools                  []string `json:"tools,omitempty"` // mcp with --tool: the tools the server listed
 }
 
+// IDReuseReport is what the id-reuse probe found: requests sent with the id
+// of a request still in flight on the same connection. None of it counts
+// against the load.
+type IDReuseReport struct {
+	Probes       int64            `json:"probes"`          // probes sent
+	NoIDInFlight int64            `json:"no_id_in_flight"` // probe calls not sent: no request was in flight to take the id of
+	BothAnswered int64            `json:"both_answered"`   // the id got two replies (or more)
+	OneReply     int64            `json:"one_reply"`       // the id got one reply for two requests
+	NoReply      int64            `json:"no_reply"`        // the id got none by the end
+	ErrorCodes   map[string]int64 `json:"error_codes"`     // codes of the error replies the probes drew
+}
+
 // Result is everything a run measured. Renderers print it; the JSON form is
 // the result file.
 type Result struct {
@@ -119,6 +131,7 @@ type Result struct {
 	Connections           Connections              `json:"connections"`
 	Child                 *ChildReport             `json:"child,omitempty"`
 	Profile               *ProfileReport           `json:"profile,omitempty"`
+	IDReuse               *IDReuseReport           `json:"id_reuse,omitempty"`
 	TransportErrorSamples []string                 `json:"transport_error_samples"`
 }
 

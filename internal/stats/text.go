@@ -68,6 +68,13 @@ func WriteText(w io.Writer, r *Result) error {
 			}
 		}
 	}
+	if u := r.IDReuse; u != nil {
+		p("\nid reuse probe (not counted in the load)\n  sent %d with the id of a request in flight (%d not sent: none in flight)\n", u.Probes, u.NoIDInFlight)
+		p("  the id got two replies %d, one reply %d, none %d\n", u.BothAnswered, u.OneReply, u.NoReply)
+		for _, c := range SortedKeys(u.ErrorCodes) {
+			p("  error %s drawn %d times\n", c, u.ErrorCodes[c])
+		}
+	}
 	if len(r.TransportErrorSamples) > 0 {
 		p("\ntransport errors seen\n")
 		for _, e := range r.TransportErrorSamples {
