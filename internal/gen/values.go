@@ -1,0 +1,224 @@
+package gen
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// asMap accepts both shapes a YAML or JSON decoder gives a mapping.
+func asMap(v any) (map[string]any, bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		return v, true
+	case map[any]any:
+		m := make(map[string]any, len(v))
+		for k, e := range v {
+			s, ok := k.(string)
+			if !ok {
+				s = fmt.Sprint(k) // reported as an unknown key by the caller
+			}
+			m[s] = e
+		}
+		return m, true
+	}
+	return nil, false
+}
+
+// toInt64 accepts every integer kind, json.Number and integral floats (JSON
+// decoders give float64 for every number).
+func toInt64(v any) (int64, bool) {
+	switch v := v.(type) {
+	case int:
+		return int64(v), true
+	case int8:
+		return int64(v), true
+	case int16:
+		return int64(v), true
+	case int32:
+		return int64(v), true
+	case int64:
+		return v, true
+	case uint:
+		return int64(v), uint64(v) <= math.MaxInt64
+	case uint8:
+		return int64(v), true
+	case uint16:
+		return int64(v), true
+	case uint32:
+		return int64(v), true
+	case uint64:
+		return int64(v), v <= math.MaxInt64
+	case float32:
+		return floatToInt(float64(v))
+	case float64:
+		return floatToInt(v)
+	case json.Number:
+		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+			return n, true
+		}
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil {
+			return 0, false
+		}
+		return floatToInt(f)
+	}
+	return 0, false
+}
+
+func floatToInt(f float64) (int64, bool) {
+	// -2^63 is exact in float64; 2^63 is the first value out of range.
+	if f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// toFloat64 accepts every number kind.
+func toFloat64(v any) (float64, bool) {
+	switch v := v.(type) {
+	case float64:
+		return v, true
+	case float32:
+		return float64(v), true
+	case uint:
+		return float64(v), true
+	case uint64:
+		return float64(v), true
+	case json.Number:
+		f, err := strconv.ParseFloat(string(v), 64)
+		return f, err == nil
+	}
+	n, ok := toInt64(v)
+	return float64(n), ok
+}
+
+// toQuantity reads an Ethereum quantity bound: a non-negative integer or a
+// "0x" hex string (leading zeros allowed here, since it is input).
+func toQuantity(v any) (uint64, bool) {
+	switch v := v.(type) {
+	case string:
+		h, ok := strings.CutPrefix(v, "0x")
+		if !ok || h == "" {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(h, 16, 64)
+		return n, err == nil
+	case uint:
+		return uint64(v), true
+	case uint64:
+		return v, true
+	case float64:
+		if v >= 0 && v < 1<<64 && v == math.Trunc(v) {
+			return uint64(v), true
+		}
+		return 0, false
+	case json.Number:
+		n, err := strconv.ParseUint(string(v), 10, 64)
+		if err == nil {
+			return n, true
+		}
+	}
+	n, ok := toInt64(v)
+	return uint64(n), ok && n >= 0
+}
+
+// describe names a value in an error: short, and as the user wrote it.
+func describe(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		if len(v) > 40 {
+			v = v[:40] + "..."
+		}
+		return strconv.Quote(v)
+	case []any:
+		return fmt.Sprintf("a list of %d", len(v))
+	case map[string]any, map[any]any:
+		return "a mapping"
+	case bool:
+		return strconv.FormatBool(v)
+	}
+	if f, ok := toFloat64(v); ok {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// isJSONNumber checks RFC 8259's number grammar:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func isJSONNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && '1' <= s[i] && s[i] <= '9':
+		i = digits(s, i)
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		j := digits(s, i+1)
+		if j == i+1 {
+			return false
+		}
+		i = j
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		j := digits(s, i)
+		if j == i {
+			return false
+		}
+		i = j
+	}
+	return i == len(s)
+}
+
+func digits(s string, i int) int {
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// appendFloatJSON formats a literal float like encoding/json does (plain
+// digits from 1e-6 to 1e21, exponent outside), so literal params read as
+// they would from json.Marshal: 1000000, not 1e+06.
+func appendFloatJSON(dst []byte, f float64, bits int) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, bits)
+	if format == 'e' {
+		// clean up e-09 to e-9, as encoding/json does
+		n := len(dst)
+		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}
+
+// appendCompact appends raw JSON without insignificant space.
+func appendCompact(dst, raw []byte) ([]byte, error) {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return dst, err
+	}
+	return append(dst, b.Bytes()...), nil
+}
