@@ -47,7 +47,9 @@ type runFlags struct {
 	allowViolations bool
 	interval        time.Duration
 	quiet           bool
-	prof            profileFlags // registered by run only, not by the demo
+	prof            profileFlags  // registered by run only, not by the demo
+	scen            scenarioFlags // likewise
+	drainFromFile   bool          // the scenario file set the drain
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
@@ -123,7 +125,7 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 		NotifyEvery: f.notifyEvery, Batch: f.batch, Insecure: f.insecure, HTTP2: f.http2, Interval: f.interval,
 		Restart: f.restart, Child: transport.ChildOptions{StderrPath: f.stderrPath, Grace: f.grace},
 	}
-	if c.Rate == 0 && c.Concurrency == 0 && !fs.Changed("rate") {
+	if c.Rate == 0 && c.Concurrency == 0 && !fs.Changed("rate") && (f.scen.sc == nil || len(f.scen.sc.Load.Stages) == 0) {
 		c.Rate = 1000
 	}
 	if c.Conns == 0 && !fs.Changed("conns") {
@@ -138,7 +140,7 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 			c.Conns = 64
 		}
 	}
-	if !fs.Changed("drain") {
+	if !fs.Changed("drain") && !f.drainFromFile {
 		c.Drain = c.Timeout
 	}
 	if f.params != "" {
@@ -167,6 +169,9 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 	}
 	if f.interval <= 0 {
 		return c, usagef("--interval must be positive (got %s)", f.interval)
+	}
+	if err := f.scen.apply(fs, &c); err != nil {
+		return c, err
 	}
 	if err := f.prof.apply(fs, &c); err != nil {
 		return c, err
@@ -262,6 +267,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	var f runFlags
 	f.register(fs)
 	f.prof.register(fs)
+	f.scen.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: rpcload run TARGET --method NAME [flags]\n       rpcload run --method NAME [flags] -- COMMAND [ARGS...]\n\nTARGET is http://host:port/path, https://..., ws://..., wss://..., tcp://host:port (newline-delimited JSON),\ntcp+lsp://host:port (Content-Length framing), unix:///path, or unix+lsp:///path. After --, a command\nto start as a child process speaking JSON-RPC on its stdin and stdout.\n\nflags:\n%s", fs.FlagUsages())
 	}
@@ -272,29 +278,45 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return exitUsage, usageError{err}
 	}
 	var cfg engine.Config
-	var err error
+	fileTarget, fileCommand, err := f.scen.load(fs, &f)
+	if err != nil {
+		return exitUsage, err
+	}
+	fromFile := fileTarget != "" || fileCommand != nil
 	switch dash := fs.ArgsLenAtDash(); {
 	case dash >= 0 && dash != 0:
 		return exitUsage, usagef("give either a TARGET or a command after --, not both")
 	case dash == 0 && fs.NArg() == 0:
 		return exitUsage, usagef("no command after --")
+	case dash < 0 && fs.NArg() == 0 && fromFile:
 	case dash < 0 && fs.NArg() != 1:
 		return exitUsage, usagef("run takes exactly one TARGET (got %d); see rpcload run --help", fs.NArg())
 	}
-	if err := f.prof.presetMethod(fs, &f); err != nil {
-		return exitUsage, err
+	if f.scen.sc == nil {
+		if err := f.prof.presetMethod(fs, &f); err != nil {
+			return exitUsage, err
+		}
+		if f.method == "" {
+			return exitUsage, usagef("--method is required (or --tool with --profile mcp, or -f with a scenario)")
+		}
 	}
-	if f.method == "" {
-		return exitUsage, usagef("--method is required (or --tool with --profile mcp)")
-	}
-	if fs.ArgsLenAtDash() == 0 {
+	switch {
+	case fs.ArgsLenAtDash() == 0:
 		f.prof.defaultFraming(fs, &f)
 		cfg, err = f.configCommand(fs, fs.Args())
-	} else {
+	case fs.NArg() == 1:
 		cfg, err = f.config(fs, fs.Arg(0))
+	case fileCommand != nil:
+		f.prof.defaultFraming(fs, &f)
+		cfg, err = f.configCommand(fs, fileCommand)
+	default:
+		cfg, err = f.config(fs, fileTarget)
 	}
 	if err != nil {
 		return exitUsage, err
+	}
+	if f.scen.dryRun > 0 {
+		return f.scen.dryRunTo(cfg, stdout)
 	}
 	return execute(ctx, cfg, &f, stdout, stderr)
 }
@@ -370,6 +392,22 @@ func settings(c engine.Config) map[string]any {
 		"timeout": c.Timeout.String(), "drain": c.Drain.String(), "max_inflight": c.MaxInFlight,
 		"method": c.Method, "id_format": idf, "notify_every": c.NotifyEvery, "batch": c.Batch, "max_frame": c.MaxFrame,
 		"insecure": c.Insecure, "http2": c.HTTP2, "opening_steps": []string{},
+		"seed": strconv.FormatUint(c.Seed, 10), "poisson": c.Poisson,
+	}
+	if len(c.Calls) > 1 || !c.Single() {
+		var mix []map[string]any
+		for _, call := range c.Calls {
+			mix = append(mix, map[string]any{"name": call.Name, "method": call.Method, "weight": call.Weight,
+				"notify": call.Notify, "batch": call.Batch, "timeout": call.Timeout.String(), "id_reuse": call.IDReuse})
+		}
+		s["mix"] = mix
+	}
+	if len(c.Stages) > 0 {
+		var st []map[string]any
+		for _, x := range c.Stages {
+			st = append(st, map[string]any{"duration": x.Duration.String(), "rate": x.Rate, "concurrency": x.Concurrency})
+		}
+		s["stages"] = st
 	}
 	if c.Params != nil {
 		s["params"] = string(c.Params)

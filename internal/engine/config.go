@@ -146,6 +146,10 @@ func (c *Config) Validate() error {
 	return nil
 }
 
+// Single reports whether the run is the one call of the flags (Method),
+// not a mix.
+func (c *Config) Single() bool { return c.single }
+
 // batches reports whether any call is sent as batches.
 func (c *Config) batches() bool {
 	for _, call := range c.Calls {

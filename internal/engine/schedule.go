@@ -26,14 +26,22 @@ func (c *Config) validateStages() error {
 		return nil // none, or checked already (Run validates again)
 	}
 	var total time.Duration
-	openLoop := c.Stages[0].Rate > 0 || (c.Stages[0].Concurrency == 0 && c.StartRate > 0)
+	anyRate, anyConc := c.StartRate > 0, c.StartConcurrency > 0
+	for _, s := range c.Stages {
+		anyRate = anyRate || s.Rate > 0
+		anyConc = anyConc || s.Concurrency > 0
+	}
+	if !anyRate && !anyConc {
+		return errors.New("every stage has rate 0 and concurrency 0: nothing would be sent")
+	}
+	openLoop := anyRate
 	for i, s := range c.Stages {
 		switch {
 		case s.Duration <= 0:
 			return fmt.Errorf("stage %d: duration must be positive", i+1)
 		case s.Rate < 0 || s.Concurrency < 0 || math.IsNaN(s.Rate):
 			return fmt.Errorf("stage %d: rate and concurrency must not be negative", i+1)
-		case s.Rate > 0 && s.Concurrency > 0, openLoop && s.Concurrency > 0, !openLoop && s.Rate > 0:
+		case anyRate && anyConc:
 			return fmt.Errorf("stage %d: stages are all rate (open loop) or all concurrency (closed loop), not both", i+1)
 		case s.Rate > 10_000_000:
 			return fmt.Errorf("stage %d: rate %g is above the supported 10,000,000 req/s", i+1, s.Rate)
@@ -51,9 +59,6 @@ func (c *Config) validateStages() error {
 	peak := c.StartConcurrency
 	for _, s := range c.Stages {
 		peak = max(peak, s.Concurrency)
-	}
-	if peak == 0 {
-		return errors.New("every closed-loop stage has concurrency 0")
 	}
 	c.Concurrency = peak // sizes the token pool; the controller follows the stages
 	c.stagedClosed = true

@@ -50,6 +50,13 @@ func TestScheduleShape(t *testing.T) {
 				}
 				return 2000 * (3 - x)
 			}},
+		{"from zero: a pause, then a ramp", Config{Stages: []Stage{{Duration: s, Rate: 0}, {Duration: s, Rate: 1000}}},
+			func(x float64) float64 {
+				if x < 1 {
+					return 0
+				}
+				return 1000 * (x - 1)
+			}},
 		{"start rate, step down, pause at zero", Config{StartRate: 500, Stages: []Stage{{Duration: s, Rate: 500}, {Duration: s, Rate: 0}, {Duration: s, Rate: 0}, {Duration: s, Rate: 1000}}},
 			func(x float64) float64 {
 				switch {
@@ -169,7 +176,7 @@ func TestStageValidation(t *testing.T) {
 		{"mixed kinds", Config{Stages: []Stage{{Duration: s, Rate: 10}, {Duration: s, Concurrency: 4}}}, "all rate"},
 		{"zero duration", Config{Stages: []Stage{{Rate: 10}}}, "duration"},
 		{"with a steady rate", Config{Rate: 5, Stages: []Stage{{Duration: s, Rate: 10}}}, "not both"},
-		{"all zero concurrency", Config{Stages: []Stage{{Duration: s}}}, "concurrency 0"},
+		{"all zero", Config{Stages: []Stage{{Duration: s}, {Duration: s}}}, "nothing would be sent"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

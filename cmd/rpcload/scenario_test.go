@@ -1,0 +1,116 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rpcload/rpcload/internal/testsrv"
+)
+
+// writeScenario writes a scenario file into a temporary directory.
+func writeScenario(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestRunScenario runs the real binary on a scenario file against the
+// reference server: the mix is sent by weight, each call counted under its
+// name, expectations are checked, and flags override the file.
+func TestRunScenario(t *testing.T) {
+	_, _, tcpURL := startServer(t, testsrv.Config{})
+	path := writeScenario(t, `version: 1
+target: `+tcpURL+`
+seed: 5
+load: {rate: 400, duration: 10s}
+mix:
+  - method: echo
+    weight: 3
+    params: {n: {$int: [1, 100]}, s: {$string: 8}}
+    expect: {result_equals_params: true}
+  - method: add
+    params: [2, 3]
+    expect: {result_equals: 5}
+  - name: missing
+    method: no_such_method
+    expect: {error_code: -32601}
+`)
+	out := filepath.Join(t.TempDir(), "result.json")
+	c := runBinary(t, childLimit, "run", "-f", path, "--duration", "300ms", "-q", "-o", out)
+	if c.code != exitOK {
+		t.Fatalf("want exit 0; %v", c)
+	}
+	res := readResult(t, out)
+	if res.Requests.Sent != 120 || len(res.Violations) != 0 {
+		t.Fatalf("requests %+v violations %v (the file's 10s must give way to --duration 300ms)", res.Requests, res.Violations)
+	}
+	for _, name := range []string{"echo", "add", "missing"} {
+		if res.Methods[name].Requests.Sent == 0 {
+			t.Errorf("call %s was never sent: %v", name, res.Methods)
+		}
+	}
+	if res.Settings["seed"] != "5" {
+		t.Errorf("settings seed %v, want the file's 5", res.Settings["seed"])
+	}
+}
+
+// TestDryRunScenario: --dry-run prints the messages without connecting
+// (the target is a closed port), the same ones for the same seed.
+func TestDryRunScenario(t *testing.T) {
+	path := writeScenario(t, `version: 1
+target: tcp://127.0.0.1:1
+load: {rate: 10, duration: 1s}
+mix:
+  - method: eth_getBalance
+    params: [{$hex: {bytes: 20}}, latest]
+  - method: eth_blockNumber
+`)
+	a := runBinary(t, childLimit, "run", "-f", path, "--dry-run", "4", "--seed", "9")
+	b := runBinary(t, childLimit, "run", "-f", path, "--dry-run", "4", "--seed", "9")
+	if a.code != exitOK || a.stdout != b.stdout {
+		t.Fatalf("dry runs differ or failed:\n%v\n%v", a, b)
+	}
+	lines := strings.Split(strings.TrimSpace(a.stdout), "\n")
+	if len(lines) != 5 || lines[4] != "# seed 9" {
+		t.Fatalf("dry run output:\n%s", a.stdout)
+	}
+	for _, l := range lines[:4] {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m["jsonrpc"] != "2.0" {
+			t.Errorf("line %q: %v", l, err)
+		}
+	}
+}
+
+// TestScenarioUsageErrors: a broken file is reported with its position,
+// and the flags that exclude a scenario say so.
+func TestScenarioUsageErrors(t *testing.T) {
+	good := writeScenario(t, "version: 1\ntarget: tcp://127.0.0.1:1\nload: {rate: 1, duration: 1s}\nmix:\n  - method: a\n")
+	bad := writeScenario(t, "version: 1\nload: {rate: -1, duration: 1s}\nmix:\n  - method: a\n    wieght: 2\n")
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"broken file", []string{"run", "-f", bad}, []string{"s.yaml:2:", "s.yaml:5:", "wieght"}},
+		{"missing file", []string{"run", "-f", "/no/such/file.yaml"}, []string{"/no/such/file.yaml"}},
+		{"method with a mix", []string{"run", "-f", good, "--method", "x"}, []string{"--method", "mix"}},
+		{"bad arrival", []string{"run", "-f", good, "--arrival", "bursty"}, []string{"--arrival", "bursty"}},
+		{"no target anywhere", []string{"run", "-f", writeScenario(t, "version: 1\nload: {rate: 1, duration: 1s}\nmix:\n  - method: a\n")}, []string{"TARGET"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := runBinary(t, childLimit, tc.args...)
+			if c.code != exitUsage {
+				t.Fatalf("want exit %d; %v", exitUsage, c)
+			}
+			mustContain(t, "stderr", c.stderr, tc.want...)
+		})
+	}
+}

@@ -1,0 +1,69 @@
+package discover
+
+import (
+	"bytes"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the output (go test -update rewrites it); got:\n%s", path, got)
+	}
+}
+
+func read(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// cases are the golden outputs: each document with a fixed seed.
+var cases = []struct {
+	golden string
+	make   func(t *testing.T, seed uint64) ([]byte, error)
+}{
+	{"openrpc.golden.yaml", func(t *testing.T, seed uint64) ([]byte, error) {
+		return FromOpenRPC(read(t, "openrpc.json"), "", rand.New(rand.NewPCG(seed, 1)))
+	}},
+	{"tools.golden.yaml", func(t *testing.T, seed uint64) ([]byte, error) {
+		return FromMCPTools(read(t, "tools.json"), "http://127.0.0.1:3001/mcp", "auto", rand.New(rand.NewPCG(seed, 1)))
+	}},
+}
+
+func TestGolden(t *testing.T) {
+	for _, tc := range cases {
+		t.Run(tc.golden, func(t *testing.T) {
+			out, err := tc.make(t, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.golden, out)
+			again, _ := tc.make(t, 1)
+			if !bytes.Equal(out, again) {
+				t.Error("the same seed wrote a different file")
+			}
+		})
+	}
+}
