@@ -59,6 +59,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		code, err = runCmd(ctx, rest, stdout, stderr)
 	case "serve":
 		code, err = serveCmd(ctx, rest, stdout, stderr)
+	case "scenario":
+		code, err = scenarioCmd(ctx, rest, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "rpcload %s\n", version)
 		return exitOK

@@ -207,16 +207,39 @@ func (r *run) maxWeight() int {
 	return w
 }
 
-// paramGen is one writer's generator of params.
+// paramGen is one writer's generator of params, and what the run needs to
+// know of the writer: when it last sent something.
 type paramGen struct {
 	pcg *rand.PCG
 	rnd *rand.Rand
 	buf []byte
+	// lastSent is when this writer last took a call for the wire (run
+	// clock); read once the writer has returned.
+	lastSent int64
 }
 
-func newParamGen() *paramGen {
+// newParamGen returns a writer's generator, known to the run so that the
+// sending phase can end at the last message written, not at the last reply
+// an HTTP worker waited for.
+func (r *run) newParamGen() *paramGen {
 	p := rand.NewPCG(0, 0)
-	return &paramGen{pcg: p, rnd: rand.New(p), buf: make([]byte, 0, 256)}
+	g := &paramGen{pcg: p, rnd: rand.New(p), buf: make([]byte, 0, 256)}
+	r.gensMu.Lock()
+	r.gens = append(r.gens, g)
+	r.gensMu.Unlock()
+	return g
+}
+
+// lastSent is when the last message of the run was written (0 if none);
+// call it after every writer has returned.
+func (r *run) lastSent() int64 {
+	r.gensMu.Lock()
+	defer r.gensMu.Unlock()
+	var last int64
+	for _, g := range r.gens {
+		last = max(last, g.lastSent)
+	}
+	return last
 }
 
 // params returns the params of call c for sequence number seq (valid until

@@ -38,7 +38,7 @@ func DryRun(cfg Config, n int, w io.Writer) error {
 	r.endSending = func() { stopped = true }
 	tb := pending.New(n * r.maxWeight())
 	rec := r.agg.NewRecorder()
-	g := newParamGen()
+	g := r.newParamGen()
 	var cc connCounters
 	var msg []byte
 	var ids []uint64

@@ -58,6 +58,7 @@ func (r *run) encodeTickOn(tb *pending.Table, reuse *idReuse, rec *stats.Recorde
 		return r.encodeProbe(reuse, last, inFlight, c, params, msg), ids, false
 	}
 	now := r.now()
+	g.lastSent = now
 	lag := now - t.intended
 	first := (t.seq-1)*uint64(n) + 1 // element sequence number of the tick's first element (one call, uniform weight)
 	requests := 0

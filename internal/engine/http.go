@@ -171,7 +171,7 @@ func (d *httpDriver) work() {
 	body := make([]byte, 0, 1024)
 	reply := make([]byte, 0, 4096)
 	ids := make([]uint64, 0, r.maxWeight())
-	g := newParamGen()
+	g := r.newParamGen()
 	p := &poster{d: d}
 	defer p.close()
 	post := p.post

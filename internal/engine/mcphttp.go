@@ -297,7 +297,7 @@ func (d *mcpHTTPDriver) work(w int) {
 	rec := j.rec
 	var body []byte
 	ids := make([]uint64, 0, 1)
-	g := newParamGen()
+	g := r.newParamGen()
 	each := func(m []byte) { j.frame(tb, m, r.now()) }
 	for t := range r.ticks {
 		var expectReply bool

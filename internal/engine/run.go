@@ -56,6 +56,8 @@ type run struct {
 	// endSending stops the dispatcher early (a call's data ran out).
 	endSending context.CancelFunc
 	reuse      reuseCounts // the id-reuse probes
+	gensMu     sync.Mutex  // guards gens
+	gens       []*paramGen // every writer's
 
 	mu     sync.Mutex // guards tables
 	tables map[*pending.Table]canceller
@@ -230,8 +232,18 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	}
 	close(r.ticks)
 	<-served
-	sendingEnded := r.now()
+	// The sending phase ends with the last message written. An HTTP worker
+	// returns only after its last reply, which belongs to the drain.
 	interrupted := ctx.Err() != nil
+	sendingEnded := r.now()
+	if last := r.lastSent(); last > 0 && last < sendingEnded {
+		sendingEnded = last
+		if sched != nil && !interrupted {
+			// An open-loop schedule spans its whole duration, its last
+			// tick one interval before the end.
+			sendingEnded = max(sendingEnded, min(int64(cfg.Duration), r.now()))
+		}
+	}
 
 	drain := cfg.Drain
 	if interrupted {

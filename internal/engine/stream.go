@@ -163,7 +163,7 @@ func (d *streamDriver) close() {
 func (d *streamDriver) write(i int) {
 	r := d.r
 	rec := r.agg.NewRecorder()
-	g := newParamGen()
+	g := r.newParamGen()
 	msg := make([]byte, 0, 1024)
 	ids := make([]uint64, 0, writeCoalesce)
 	var nextDial time.Time

@@ -108,7 +108,7 @@ var methodCases = []frameCase{
 
 // protocolCases cover invalid requests, ids, names and batches.
 var protocolCases = []frameCase{
-	{"rpc.discover", req("1", "rpc.discover", ""), unknown("1", "rpc.discover")},
+	{"rpc.other", req("1", "rpc.other", ""), unknown("1", "rpc.other")},
 	{"empty method", req("1", "", ""), unknown("1", "")},
 	{"escaped method name", `{"jsonrpc":"2.0","id":1,"method":"get\u005ftime"}`, res("1", `"14:05"`)},
 	{"string id", req(`"abc"`, "eth_chainId", ""), res(`"abc"`, `"0x539"`)},

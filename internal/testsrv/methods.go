@@ -112,9 +112,11 @@ func (p *proc) call(i int, method, params []byte) {
 		if p.bind(i, "eth_chainId", params, nil, &v) {
 			p.ok(i, []byte(chainID))
 		}
+	case "rpc.discover":
+		p.ok(i, openRPCDoc)
 	default:
 		// The raw name is already a valid JSON string (UTF-8 was checked), so it
-		// is the data as is. rpc.* names land here too: none is implemented.
+		// is the data as is. Other rpc.* names land here too.
 		p.fail(i, wire.CodeMethodNotFound, msgMethodNotFound, method)
 	}
 }

@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/pending"
+	"github.com/rpcload/rpcload/internal/profile"
+	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+// CallOnce connects to cfg's target as a run would (the profile's handshake
+// included), sends one request and returns its result: for discovery
+// (rpc.discover, tools/list), not for load. cfg's load settings are not
+// used; an error reply is an error naming its code and message.
+func CallOnce(ctx context.Context, cfg Config, method string, params []byte) ([]byte, error) {
+	cfg.Method, cfg.Params, cfg.Calls = method, nil, nil
+	cfg.Rate, cfg.Concurrency, cfg.Stages, cfg.Conns, cfg.Duration = 1, 0, nil, 1, time.Second
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	r := &run{cfg: &cfg, agg: stats.NewAggregator([]string{method}), tables: map[*pending.Table]canceller{},
+		children: map[transport.ChildStream]struct{}{}, prof: cfg.Profile, unmatched: 1, pickPCG: rand.NewPCG(0, 0)}
+	r.pickRand = rand.New(r.pickPCG)
+	now := time.Now()
+	r.base, r.epoch = now, now
+	r.era = r.prof.Era()
+	r.stopping.Store(true) // nothing of this is a run's finding
+	var request func(params []byte) ([]byte, error)
+	var closeAll func()
+	switch {
+	case cfg.Target.IsStream():
+		d := &streamDriver{r: r}
+		if err := d.start(ctx); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, cfg.Target.URL, err)
+		}
+		closeAll = d.close
+		request = func(p []byte) ([]byte, error) { return d.slots[0].sess.call(method, p) }
+	case r.prof.Name() == profile.MCP:
+		d := newMCPHTTPDriver(r)
+		if err := d.start(ctx); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, cfg.Target.URL, err)
+		}
+		closeAll = d.close
+		request = func(p []byte) ([]byte, error) {
+			body := profile.Step{Method: method, Params: p}.Append(nil, 1, wire.IDInt)
+			ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+			defer cancel()
+			_, _, msgs, err := d.exchange(ctx, d.headers(r.era, method, p), body, nil)
+			return lastResponse(msgs), err
+		}
+	default:
+		d := newHTTPDriver(r)
+		closeAll = func() {}
+		request = func(p []byte) ([]byte, error) {
+			ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+			defer cancel()
+			c, err := transport.DialH1(ctx, d.opts)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, cfg.Target.URL, err)
+			}
+			defer c.Close()
+			body := profile.Step{Method: method, Params: p}.Append(nil, 1, wire.IDInt)
+			reply, _, err := c.Post(body, nil, time.Now().Add(cfg.Timeout))
+			var se *transport.StatusError
+			if err != nil && !errors.As(err, &se) {
+				return nil, err
+			}
+			return reply, nil
+		}
+	}
+	defer closeAll()
+	p, err := r.prof.Params(r.era, method, params)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := request(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	var m wire.Message
+	wire.Scan(rep, &m)
+	switch m.Kind {
+	case wire.KindResult:
+		return append([]byte(nil), m.Result...), nil
+	case wire.KindError:
+		msg, _ := wire.Unquote(nil, m.ErrMsg)
+		return nil, fmt.Errorf("%s: error %d: %s", method, m.Code, msg)
+	}
+	return nil, fmt.Errorf("%s: the reply is not a JSON-RPC response: %.200s", method, rep)
+}
