@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpcload/rpcload/internal/pending"
 	"github.com/rpcload/rpcload/internal/profile"
+	"github.com/rpcload/rpcload/internal/scenario"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/testsrv"
 	"github.com/rpcload/rpcload/internal/wire"
@@ -232,4 +233,36 @@ func BenchmarkInflightHeap100k(b *testing.B) {
 		perReq = float64(int64(heapAt100k)-int64(heapAt10k)) / 90000
 	}
 	b.ReportMetric(perReq, "heap-bytes/inflight")
+}
+
+// BenchmarkGenerateEthereumMix measures what the generator does per request
+// for the mix of scenarios/ethereum.yaml (pick the call, generate its params
+// from templates and the address feeder, encode, register the id), on one
+// goroutine: requests/s per core. The table entry is forgotten at once, as
+// a reply would resolve it.
+func BenchmarkGenerateEthereumMix(b *testing.B) {
+	sc, err := scenario.Load("../../scenarios/ethereum.yaml", func(string) (string, bool) { return "", false })
+	if err != nil {
+		b.Fatal(err)
+	}
+	var calls []Call
+	for _, c := range sc.Mix {
+		ec := Call{Name: c.Name, Method: c.Method, Weight: c.Weight, Batch: c.Batch, Notify: c.Notify}
+		if c.Params != nil {
+			ec.Params = c.Params
+		}
+		calls = append(calls, ec)
+	}
+	p := newRequestPathCalls(profile.Eth, "", calls...)
+	p.r.cfg.Seed = 1
+	b.ReportAllocs()
+	for b.Loop() {
+		p.seq++
+		t := tick{seq: p.seq, call: p.r.pick(p.seq)}
+		p.buf, p.ids, _ = p.r.encodeTick(p.tb, p.wrec, &p.cc, p.g, p.buf, p.ids[:0], t)
+		for _, id := range p.ids {
+			p.tb.Forget(id)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 }
