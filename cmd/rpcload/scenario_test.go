@@ -114,3 +114,29 @@ func TestScenarioUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestExampleScenariosDryRun: every file in scenarios/ loads and generates
+// requests as written (without a server: --dry-run connects to nothing).
+func TestExampleScenariosDryRun(t *testing.T) {
+	files, err := filepath.Glob("../../scenarios/*.yaml")
+	if err != nil || len(files) < 6 {
+		t.Fatalf("scenarios/: %v %v", files, err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			c := runBinary(t, childLimit, "run", "-f", f, "--dry-run", "20", "--seed", "1")
+			if c.code != exitOK {
+				t.Fatalf("want exit 0; %v", c)
+			}
+			lines := strings.Split(strings.TrimSpace(c.stdout), "\n")
+			if len(lines) != 21 {
+				t.Fatalf("%d lines:\n%s", len(lines), c.stdout)
+			}
+			for _, l := range lines[:20] {
+				if !json.Valid([]byte(l)) {
+					t.Errorf("not JSON: %s", l)
+				}
+			}
+		})
+	}
+}
