@@ -101,6 +101,10 @@ func (p *parser) mix(n *yaml.Node, s *Scenario, failed map[string]bool) []Call {
 		}
 		if v, ok := f["params"]; ok {
 			c.Params = p.params(v.val, where+".params", s, failed)
+		} else if s.Profile.Name == string(profile.LSP) && s.Profile.Open != "" && strings.HasPrefix(c.Method, "textDocument/") {
+			// A request about the opened document needs only its uri
+			// (documentSymbol, foldingRange, codeLens, ...).
+			c.Params, _ = gen.Compile(map[string]any{"textDocument": map[string]any{"uri": profile.FileURI(s.Profile.Open)}}, nil)
 		}
 		if v, ok := f["expect"]; ok {
 			c.Expect = p.expect(v.val, where+".expect")
