@@ -103,45 +103,56 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if err != nil {
 		return exitUsage, err
 	}
-	tools, err := listAllTools(ctx, cfg)
+	tools, err := listAll(ctx, cfg, "tools/list", "tools")
 	if err != nil {
 		return exitCodeOf(err), err
+	}
+	lists := discover.MCPLists{Tools: tools}
+	// Prompts and resources are optional capabilities: a server without
+	// them refuses the list, and the scenario has tool calls only.
+	if p, err := listAll(ctx, cfg, "prompts/list", "prompts"); err == nil {
+		lists.Prompts = p
+	}
+	if r, err := listAll(ctx, cfg, "resources/list", "resources"); err == nil {
+		lists.Resources = r
 	}
 	eraName := ""
 	if *era != "auto" {
 		eraName = *era
 	}
-	yml, err := discover.FromMCPTools(tools, *target, eraName, rnd)
+	yml, err := discover.FromMCP(lists, *target, eraName, rnd)
 	if err != nil {
 		return exitFindings, fmt.Errorf("the server's tools/list: %w", err)
 	}
 	return writeScenarioOut(*out, yml, stdout)
 }
 
-// listAllTools reads tools/list page by page and returns one result object
-// holding every tool.
-func listAllTools(ctx context.Context, cfg engine.Config) ([]byte, error) {
+// listAll reads an MCP list (tools/list, prompts/list, ...) page by page
+// and returns one result object holding every item under key.
+func listAll(ctx context.Context, cfg engine.Config, method, key string) ([]byte, error) {
 	var all []json.RawMessage
 	var params []byte
 	for range 20 {
-		res, err := engine.CallOnce(ctx, cfg, "tools/list", params)
+		res, err := engine.CallOnce(ctx, cfg, method, params)
 		if err != nil {
 			return nil, err
 		}
-		var page struct {
-			Tools      []json.RawMessage `json:"tools"`
-			NextCursor string            `json:"nextCursor"`
-		}
+		var page map[string]json.RawMessage
 		if err := json.Unmarshal(res, &page); err != nil {
-			return nil, fmt.Errorf("tools/list result: %w", err)
+			return nil, fmt.Errorf("%s result: %w", method, err)
 		}
-		all = append(all, page.Tools...)
-		if page.NextCursor == "" {
+		var items []json.RawMessage
+		if err := json.Unmarshal(page[key], &items); err != nil {
+			return nil, fmt.Errorf("%s result: %q is not a list", method, key)
+		}
+		all = append(all, items...)
+		var cursor string
+		if json.Unmarshal(page["nextCursor"], &cursor) != nil || cursor == "" {
 			break
 		}
-		params, _ = json.Marshal(map[string]string{"cursor": page.NextCursor})
+		params, _ = json.Marshal(map[string]string{"cursor": cursor})
 	}
-	return json.Marshal(map[string]any{"tools": all})
+	return json.Marshal(map[string]any{key: all})
 }
 
 func exitCodeOf(err error) int {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -65,5 +66,29 @@ func TestGolden(t *testing.T) {
 				t.Error("the same seed wrote a different file")
 			}
 		})
+	}
+}
+
+// TestFromMCPPromptsAndResources: prompts become prompts/get calls with
+// their required arguments generated, resources become resources/read calls,
+// each named apart from the tools.
+func TestFromMCPPromptsAndResources(t *testing.T) {
+	lists := MCPLists{
+		Tools:     []byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}`),
+		Prompts:   []byte(`{"prompts":[{"name":"greet","description":"Says hello.","arguments":[{"name":"who","required":true},{"name":"tone"}]}]}`),
+		Resources: []byte(`{"resources":[{"uri":"file:///readme","name":"readme"},{"uri":"mem://x"}]}`),
+	}
+	out, err := FromMCP(lists, "", "", rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"method: prompts/get", "name: prompt:greet", "who: {$string: 8}", "method: resources/read",
+		"name: resource:readme", "uri: 'file:///readme'", "name: resource:mem://x", "# Says hello."} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "tone") {
+		t.Errorf("an optional prompt argument was filled in:\n%s", out)
 	}
 }

@@ -17,9 +17,27 @@ import (
 // above the call. The profile is {name: mcp}, with mcp_era: profileEra when
 // that is not "". target may be "" (given on the command line then).
 func FromMCPTools(toolsList []byte, target string, profileEra string, r *rand.Rand) ([]byte, error) {
+	return FromMCP(MCPLists{Tools: toolsList}, target, profileEra, r)
+}
+
+// MCPLists are the results of an MCP server's list requests (each with its
+// pages joined); nil for one the server does not offer.
+type MCPLists struct {
+	Tools     []byte // tools/list: {"tools": [...]}
+	Prompts   []byte // prompts/list: {"prompts": [{name, description, arguments: [{name, required}]}]}
+	Resources []byte // resources/list: {"resources": [{uri, name, description}]}
+}
+
+// FromMCP is FromMCPTools with, besides the tools, one prompts/get per
+// prompt (its required arguments filled with generated strings; prompt
+// arguments are strings) and one resources/read per resource, named
+// "prompt:NAME" and "resource:NAME". Tools are required; the other lists
+// are optional.
+func FromMCP(lists MCPLists, target string, profileEra string, r *rand.Rand) ([]byte, error) {
 	if r == nil {
 		return nil, errors.New("discover: nil random source")
 	}
+	toolsList := lists.Tools
 	root, err := parseJSON(toolsList)
 	if err != nil {
 		return nil, fmt.Errorf("discover: the tools/list result is not JSON: %w", err)
@@ -72,9 +90,102 @@ func FromMCPTools(toolsList []byte, target string, profileEra string, r *rand.Ra
 		c.params = mapping("name", str(name), "arguments", args)
 		s.calls = append(s.calls, c)
 	}
+	if err := s.addPrompts(lists.Prompts, used); err != nil {
+		return nil, err
+	}
+	if err := s.addResources(lists.Resources, used); err != nil {
+		return nil, err
+	}
+	if len(lists.Prompts) > 0 || len(lists.Resources) > 0 {
+		s.header[0] = "Written by rpcload scenario from-mcp from the server's tools, prompts and resources lists."
+		s.header[1] = "One call per tool (tools/call), prompt (prompts/get) and resource (resources/read), weight 1."
+	}
 	out, err := s.render()
 	if err != nil {
 		return nil, fmt.Errorf("discover: %w", err)
 	}
 	return out, nil
+}
+
+// uniqueName returns name, or name#N when it was used before.
+func uniqueName(name string, used map[string]int) string {
+	if used[name]++; used[name] > 1 {
+		return fmt.Sprintf("%s#%d", name, used[name])
+	}
+	return name
+}
+
+// describe adds an item's description (or title) as the call's comment.
+func describe(c *call, item *yaml.Node) {
+	if d, _ := getStr(item, "description"); d != "" {
+		c.comments = append(c.comments, oneLine(d, 100))
+	} else if d, _ := getStr(item, "title"); d != "" {
+		c.comments = append(c.comments, oneLine(d, 100))
+	}
+}
+
+// addPrompts adds a prompts/get per prompt of a prompts/list result.
+func (s *file) addPrompts(list []byte, used map[string]int) error {
+	if len(list) == 0 {
+		return nil
+	}
+	root, err := parseJSON(list)
+	if err != nil {
+		return fmt.Errorf("discover: the prompts/list result is not JSON: %w", err)
+	}
+	prompts := get(root, "prompts")
+	if prompts == nil || prompts.Kind != yaml.SequenceNode {
+		return errors.New(`discover: the prompts/list result has no "prompts" list`)
+	}
+	for _, p := range prompts.Content {
+		name, ok := getStr(p, "name")
+		if !ok || name == "" {
+			continue
+		}
+		c := call{method: "prompts/get", name: uniqueName("prompt:"+name, used)}
+		describe(&c, p)
+		args := mapping()
+		if list := get(p, "arguments"); list != nil && list.Kind == yaml.SequenceNode {
+			for _, a := range list.Content {
+				an, ok := getStr(a, "name")
+				if req := get(a, "required"); !ok || req == nil || req.Value != "true" {
+					continue // optional arguments are left out
+				}
+				args.Content = append(args.Content, str(an), generator("$string", num(8)))
+			}
+		}
+		c.params = mapping("name", str(name), "arguments", args)
+		s.calls = append(s.calls, c)
+	}
+	return nil
+}
+
+// addResources adds a resources/read per resource of a resources/list result.
+func (s *file) addResources(list []byte, used map[string]int) error {
+	if len(list) == 0 {
+		return nil
+	}
+	root, err := parseJSON(list)
+	if err != nil {
+		return fmt.Errorf("discover: the resources/list result is not JSON: %w", err)
+	}
+	resources := get(root, "resources")
+	if resources == nil || resources.Kind != yaml.SequenceNode {
+		return errors.New(`discover: the resources/list result has no "resources" list`)
+	}
+	for _, res := range resources.Content {
+		uri, ok := getStr(res, "uri")
+		if !ok || uri == "" {
+			continue
+		}
+		name, _ := getStr(res, "name")
+		if name == "" {
+			name = uri
+		}
+		c := call{method: "resources/read", name: uniqueName("resource:"+name, used)}
+		describe(&c, res)
+		c.params = mapping("uri", str(uri))
+		s.calls = append(s.calls, c)
+	}
+	return nil
 }
