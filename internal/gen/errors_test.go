@@ -20,6 +20,7 @@ func TestCompileErrors(t *testing.T) {
 	}{
 		{"unknown generator", decode(t, `{"$foo":1}`), "$foo", "unknown generator $foo; known generators: " + knownGenerators + " (write $$foo for a literal key)"},
 		{"generator next to other keys", decode(t, `{"$int":[1,2],"b":1,"a":2}`), "", "a generator must be the only key of its mapping, but $int is next to a, b (write $$int for a literal key)"},
+		{"two generators in one mapping", decode(t, `{"$int":[1,2],"$float":[0,1]}`), "", "a generator must be the only key of its mapping, but $float is next to $int (write $$float for a literal key)"},
 		{"nested path", decode(t, `{"a":[1,{"b":{"$int":[2,1]}}]}`), "a[1].b.$int", "min 2 is greater than max 1"},
 		{"odd key quoted", decode(t, `{"a b":{"$int":"x"}}`), `["a b"].$int`, `expected [min, max], e.g. {$int: [1, 100]}; got "x"`},
 		{"int one bound", decode(t, `{"$int":[1]}`), "$int", "expected [min, max]"},

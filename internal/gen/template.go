@@ -310,6 +310,9 @@ func (c *compiler) mapping(m map[string]any) {
 		}
 		others := slices.DeleteFunc(slices.Clone(keys), isGenKey)
 		slices.Sort(others)
+		if len(others) == 0 { // only generators: each is next to the others
+			others, gens = gens[1:], gens[:1]
+		}
 		c.errorf("a generator must be the only key of its mapping, but %s is next to %s (write $%s for a literal key)",
 			strings.Join(gens, ", "), strings.Join(others, ", "), gens[0])
 		c.lit = append(c.lit, "null"...)
