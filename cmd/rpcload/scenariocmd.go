@@ -130,7 +130,7 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (
 // listAll reads an MCP list (tools/list, prompts/list, ...) page by page
 // and returns one result object holding every item under key.
 func listAll(ctx context.Context, cfg engine.Config, method, key string) ([]byte, error) {
-	var all []json.RawMessage
+	all := []json.RawMessage{} // [] rather than null when the server lists nothing
 	var params []byte
 	for range 20 {
 		res, err := engine.CallOnce(ctx, cfg, method, params)
@@ -142,7 +142,7 @@ func listAll(ctx context.Context, cfg engine.Config, method, key string) ([]byte
 			return nil, fmt.Errorf("%s result: %w", method, err)
 		}
 		var items []json.RawMessage
-		if err := json.Unmarshal(page[key], &items); err != nil {
+		if raw := page[key]; raw != nil && json.Unmarshal(raw, &items) != nil { // absent or null: an empty list
 			return nil, fmt.Errorf("%s result: %q is not a list", method, key)
 		}
 		all = append(all, items...)

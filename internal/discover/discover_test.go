@@ -92,3 +92,14 @@ func TestFromMCPPromptsAndResources(t *testing.T) {
 		t.Errorf("an optional prompt argument was filled in:\n%s", out)
 	}
 }
+
+// TestFromMCPEmptyLists: a server listing no prompts (null, absent or
+// empty) gives a scenario of its tools.
+func TestFromMCPEmptyLists(t *testing.T) {
+	for _, prompts := range []string{`{"prompts":null}`, `{}`, `{"prompts":[]}`} {
+		out, err := FromMCP(MCPLists{Tools: []byte(`{"tools":[{"name":"echo"}]}`), Prompts: []byte(prompts)}, "", "", rand.New(rand.NewPCG(1, 2)))
+		if err != nil || !strings.Contains(string(out), "name: echo") {
+			t.Errorf("prompts %s: %v\n%s", prompts, err, out)
+		}
+	}
+}

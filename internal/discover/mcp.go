@@ -134,7 +134,10 @@ func (s *file) addPrompts(list []byte, used map[string]int) error {
 		return fmt.Errorf("discover: the prompts/list result is not JSON: %w", err)
 	}
 	prompts := get(root, "prompts")
-	if prompts == nil || prompts.Kind != yaml.SequenceNode {
+	if prompts == nil || prompts.Tag == "!!null" {
+		return nil // the server lists none
+	}
+	if prompts.Kind != yaml.SequenceNode {
 		return errors.New(`discover: the prompts/list result has no "prompts" list`)
 	}
 	for _, p := range prompts.Content {
@@ -170,7 +173,10 @@ func (s *file) addResources(list []byte, used map[string]int) error {
 		return fmt.Errorf("discover: the resources/list result is not JSON: %w", err)
 	}
 	resources := get(root, "resources")
-	if resources == nil || resources.Kind != yaml.SequenceNode {
+	if resources == nil || resources.Tag == "!!null" {
+		return nil // the server lists none
+	}
+	if resources.Kind != yaml.SequenceNode {
 		return errors.New(`discover: the resources/list result has no "resources" list`)
 	}
 	for _, res := range resources.Content {
