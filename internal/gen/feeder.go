@@ -323,7 +323,7 @@ func (b *builder) checkCSV(data []byte) (numeric []bool, err error) {
 			return nil, fmt.Errorf("%s:%d: %d fields, but the header has %d", b.name, line, len(rec), len(b.f.cols))
 		}
 		for i, cell := range rec {
-			numeric[i] = numeric[i] && isJSONNumber(cell)
+			numeric[i] = numeric[i] && wire.IsNumber(cell)
 		}
 	}
 	if rows == 0 {

@@ -231,7 +231,7 @@ func (c *compiler) node(v any) {
 	case float64:
 		c.float(v, 64)
 	case json.Number:
-		if !isJSONNumber(string(v)) {
+		if !wire.IsNumber(string(v)) {
 			c.errorf("%q is not a JSON number", string(v))
 			c.lit = append(c.lit, "null"...)
 			return

@@ -402,7 +402,7 @@ func callTool(modern bool, p map[string]json.RawMessage) ([]byte, *rpcError, tim
 // numberArg returns the literal of a JSON number argument.
 func numberArg(raw []byte) (string, bool) {
 	t := bytes.TrimSpace(raw)
-	if !isJSONNumber(t) {
+	if !wire.IsNumber(t) {
 		return "", false
 	}
 	return string(t), true

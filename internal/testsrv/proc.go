@@ -203,7 +203,7 @@ func canSwapType(pt *part) bool {
 	case wire.IDNumber:
 		return true
 	case wire.IDString:
-		return len(pt.id) > 2 && isJSONNumber(pt.id[1:len(pt.id)-1])
+		return len(pt.id) > 2 && wire.IsNumber(pt.id[1:len(pt.id)-1])
 	}
 	return false
 }
