@@ -149,7 +149,6 @@ func describe(v any) string {
 	return fmt.Sprintf("a %T", v)
 }
 
-
 // appendFloatJSON formats a literal float like encoding/json does (plain
 // digits from 1e-6 to 1e21, exponent outside), so literal params read as
 // they would from json.Marshal: 1000000, not 1e+06.

@@ -317,4 +317,3 @@ func appendFloat(dst []byte, f float64) []byte {
 	}
 	return dst
 }
-
