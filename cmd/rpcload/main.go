@@ -2,7 +2,10 @@
 //
 //	rpcload                         demo: load-test the embedded reference server
 //	rpcload run TARGET [flags]      load-test a server
+//	rpcload run -f scenario.yaml    run a scenario file
 //	rpcload serve [flags]           run the embedded reference server
+//	rpcload scenario from-openrpc|from-mcp ...   write a scenario from what a server offers
+//	rpcload compare a.json b.json   result files side by side
 //
 // Exit codes: 0 ok; 1 the run completed but saw violations, leaks,
 // timeouts or transport errors; 2 usage or configuration error; 3 target unreachable;
@@ -61,6 +64,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		code, err = serveCmd(ctx, rest, stdout, stderr)
 	case "scenario":
 		code, err = scenarioCmd(ctx, rest, stdout, stderr)
+	case "compare":
+		code, err = compareCmd(rest, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "rpcload %s\n", version)
 		return exitOK
@@ -94,8 +99,13 @@ const topUsage = `rpcload: load-test JSON-RPC 2.0 servers and check every reply
 
 usage:
   rpcload                      load-test the embedded reference server for 10 s (a demo)
-  rpcload run TARGET [flags]   load-test TARGET (http://, https://, tcp://host:port)
+  rpcload run TARGET [flags]   load-test TARGET (http(s)://, ws(s)://, tcp://, unix://, or -- COMMAND)
+  rpcload run -f FILE [flags]  run a scenario file (docs/scenarios.md)
   rpcload serve [flags]        run the embedded reference server
+  rpcload scenario from-openrpc (FILE | --discover TARGET) | from-mcp (TARGET | -- COMMAND)
+                               write a scenario from what a server offers
+  rpcload compare A.json B.json [...]
+                               result files side by side, with ratios to the first
   rpcload version
 
 Run "rpcload run --help" or "rpcload serve --help" for their flags.
