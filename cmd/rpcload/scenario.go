@@ -70,22 +70,13 @@ func (f *scenarioFlags) load(fs *pflag.FlagSet, rf *runFlags) (target string, co
 	set("insecure", func() { rf.insecure = rf.insecure || t.Insecure })
 	set("restart", func() { rf.restart = rf.restart || t.Restart })
 	p := sc.Profile
-	for name, v := range map[string]string{"profile": p.Name, "mcp-era": p.MCPEra, "workspace": p.Workspace, "open": p.Open} {
-		if v == "" {
-			continue
+	for _, pf := range []struct {
+		flag, value string
+		dst         *string
+	}{{"profile", p.Name, &rf.prof.name}, {"mcp-era", p.MCPEra, &rf.prof.mcpEra}, {"workspace", p.Workspace, &rf.prof.workspace}, {"open", p.Open, &rf.prof.open}} {
+		if pf.value != "" {
+			set(pf.flag, func() { *pf.dst = pf.value })
 		}
-		set(name, func() {
-			switch name {
-			case "profile":
-				rf.prof.name = v
-			case "mcp-era":
-				rf.prof.mcpEra = v
-			case "workspace":
-				rf.prof.workspace = v
-			case "open":
-				rf.prof.open = v
-			}
-		})
 	}
 	for name, value := range sc.Headers {
 		rf.headers = append([]string{name + ": " + value}, rf.headers...) // -H given later wins

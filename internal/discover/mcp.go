@@ -62,15 +62,8 @@ func FromMCP(lists MCPLists, target string, profileEra string, r *rand.Rand) ([]
 			s.skipped = append(s.skipped, fmt.Sprintf("left out: tool %d has no name", i))
 			continue
 		}
-		c := call{method: "tools/call", name: name}
-		if used[name]++; used[name] > 1 {
-			c.name = fmt.Sprintf("%s#%d", name, used[name])
-		}
-		if d, _ := getStr(t, "description"); d != "" {
-			c.comments = append(c.comments, oneLine(d, 100))
-		} else if d, _ := getStr(t, "title"); d != "" {
-			c.comments = append(c.comments, oneLine(d, 100))
-		}
+		c := call{method: "tools/call", name: uniqueName(name, used)}
+		describe(&c, t)
 		schema := get(t, "inputSchema")
 		var args *yaml.Node
 		if schema != nil {
@@ -124,23 +117,33 @@ func describe(c *call, item *yaml.Node) {
 	}
 }
 
-// addPrompts adds a prompts/get per prompt of a prompts/list result.
-func (s *file) addPrompts(list []byte, used map[string]int) error {
+// listItems returns the items under key of an MCP list result (method
+// names it in errors); none when the result is empty, lacks key or has null.
+func listItems(list []byte, method, key string) ([]*yaml.Node, error) {
 	if len(list) == 0 {
-		return nil
+		return nil, nil
 	}
 	root, err := parseJSON(list)
 	if err != nil {
-		return fmt.Errorf("discover: the prompts/list result is not JSON: %w", err)
+		return nil, fmt.Errorf("discover: the %s result is not JSON: %w", method, err)
 	}
-	prompts := get(root, "prompts")
-	if prompts == nil || prompts.Tag == "!!null" {
-		return nil // the server lists none
+	items := get(root, key)
+	if items == nil || items.Tag == "!!null" {
+		return nil, nil // the server lists none
 	}
-	if prompts.Kind != yaml.SequenceNode {
-		return errors.New(`discover: the prompts/list result has no "prompts" list`)
+	if items.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("discover: the %s result has no %q list", method, key)
 	}
-	for _, p := range prompts.Content {
+	return items.Content, nil
+}
+
+// addPrompts adds a prompts/get per prompt of a prompts/list result.
+func (s *file) addPrompts(list []byte, used map[string]int) error {
+	prompts, err := listItems(list, "prompts/list", "prompts")
+	if err != nil {
+		return err
+	}
+	for _, p := range prompts {
 		name, ok := getStr(p, "name")
 		if !ok || name == "" {
 			continue
@@ -165,21 +168,11 @@ func (s *file) addPrompts(list []byte, used map[string]int) error {
 
 // addResources adds a resources/read per resource of a resources/list result.
 func (s *file) addResources(list []byte, used map[string]int) error {
-	if len(list) == 0 {
-		return nil
-	}
-	root, err := parseJSON(list)
+	resources, err := listItems(list, "resources/list", "resources")
 	if err != nil {
-		return fmt.Errorf("discover: the resources/list result is not JSON: %w", err)
+		return err
 	}
-	resources := get(root, "resources")
-	if resources == nil || resources.Tag == "!!null" {
-		return nil // the server lists none
-	}
-	if resources.Kind != yaml.SequenceNode {
-		return errors.New(`discover: the resources/list result has no "resources" list`)
-	}
-	for _, res := range resources.Content {
+	for _, res := range resources {
 		uri, ok := getStr(res, "uri")
 		if !ok || uri == "" {
 			continue
