@@ -53,10 +53,18 @@ type Point struct {
 	Timeouts        uint64  `json:"timeouts"`
 	Dropped         uint64  `json:"dropped"`
 	Violations      uint64  `json:"violations"`
+	Late            uint64  `json:"late"`
 	InFlight        int64   `json:"inflight"`
-	ChildRSSBytes   int64   `json:"child_rss_bytes,omitempty"` // resident memory of the server's child processes, when rpcload started them
-	P50us           int64   `json:"p50_us"`
-	P99us           int64   `json:"p99_us"`
+	// OldestPendingUs is the age, at the interval's end, of the oldest
+	// request still waiting for its reply (0 when none is).
+	OldestPendingUs int64 `json:"oldest_pending_us"`
+	// TimedOutUnanswered counts requests that timed out and have had no
+	// late reply since, at the interval's end: the leak suspects of a soak.
+	TimedOutUnanswered int64   `json:"timed_out_unanswered"`
+	TargetRate         float64 `json:"target_rate"`               // the schedule's rate at the interval's end (0 in closed loop)
+	ChildRSSBytes      int64   `json:"child_rss_bytes,omitempty"` // resident memory of the server's child processes, when rpcload started them
+	P50us              int64   `json:"p50_us"`
+	P99us              int64   `json:"p99_us"`
 }
 
 // Aggregator merges every Recorder of a run.

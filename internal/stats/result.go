@@ -133,6 +133,12 @@ type Result struct {
 	Profile               *ProfileReport           `json:"profile,omitempty"`
 	IDReuse               *IDReuseReport           `json:"id_reuse,omitempty"`
 	TransportErrorSamples []string                 `json:"transport_error_samples"`
+	Thresholds            []ThresholdVerdict       `json:"thresholds,omitempty"` // --threshold verdicts, in the order given
+	Soak                  *SoakReport              `json:"soak,omitempty"`       // --soak: growth fits and the verdict
+	Shard                 *ShardInfo               `json:"shard,omitempty"`      // --shard i/n: this result is one shard's
+	MergedFrom            []MergedPart             `json:"merged_from,omitempty"`
+	Rounds                *RoundsReport            `json:"rounds,omitempty"` // --target A --target B --rounds N
+	Diff                  *DiffReport              `json:"diff,omitempty"`   // --diff: results compared between two targets
 }
 
 // Fill writes the aggregated figures into r (counts, latencies, per method,

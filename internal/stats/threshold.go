@@ -1,0 +1,16 @@
+package stats
+
+// ThresholdVerdict is the outcome of one --threshold expression, evaluated
+// on a result.
+type ThresholdVerdict struct {
+	Expr   string  `json:"expr"`             // as the user wrote it
+	Method string  `json:"method,omitempty"` // the method filter, "" = all methods
+	Figure string  `json:"figure"`           // what was measured, e.g. "p99"
+	Value  float64 `json:"value"`            // the measured figure (latencies in microseconds, rates as fractions)
+	Limit  float64 `json:"limit"`            // the right-hand side, in the same unit
+	Pass   bool    `json:"pass"`
+	// Detail says in words what was compared, or why the figure could not
+	// be measured (a method with no replies); a figure that cannot be
+	// measured fails.
+	Detail string `json:"detail"`
+}
