@@ -108,37 +108,40 @@ type IDReuseReport struct {
 // Result is everything a run measured. Renderers print it; the JSON form is
 // the result file.
 type Result struct {
-	Schema                string                   `json:"schema"`
-	Tool                  string                   `json:"tool"`
-	Target                string                   `json:"target"`
-	StartedAt             string                   `json:"started_at"`
-	DurationS             float64                  `json:"duration_s"` // length of the sending phase
-	DrainS                float64                  `json:"drain_s"`    // time spent waiting for replies after sending stopped
-	Settings              map[string]any           `json:"settings"`
-	Rate                  Rate                     `json:"rate"`
-	InFlightMax           int64                    `json:"inflight_max"`
-	Requests              Requests                 `json:"requests"`
-	Violations            map[string]uint64        `json:"violations"`
-	ViolationSamples      map[string][]FrameSample `json:"violation_samples"`
-	ErrorCodes            map[string]uint64        `json:"error_codes"`
-	ServerMethods         map[string]uint64        `json:"server_methods"` // requests and notifications the server sent, by method
-	Latency               LatencySet               `json:"latency"`
-	ClampedValues         uint64                   `json:"clamped_values"`
-	Methods               map[string]MethodResult  `json:"methods"`
-	Series                []Point                  `json:"series"`
-	Warnings              []string                 `json:"warnings"`
-	Interrupted           bool                     `json:"interrupted"`
-	Connections           Connections              `json:"connections"`
-	Child                 *ChildReport             `json:"child,omitempty"`
-	Profile               *ProfileReport           `json:"profile,omitempty"`
-	IDReuse               *IDReuseReport           `json:"id_reuse,omitempty"`
-	TransportErrorSamples []string                 `json:"transport_error_samples"`
-	Thresholds            []ThresholdVerdict       `json:"thresholds,omitempty"` // --threshold verdicts, in the order given
-	Soak                  *SoakReport              `json:"soak,omitempty"`       // --soak: growth fits and the verdict
-	Shard                 *ShardInfo               `json:"shard,omitempty"`      // --shard i/n: this result is one shard's
-	MergedFrom            []MergedPart             `json:"merged_from,omitempty"`
-	Rounds                *RoundsReport            `json:"rounds,omitempty"` // --target A --target B --rounds N
-	Diff                  *DiffReport              `json:"diff,omitempty"`   // --diff: results compared between two targets
+	Schema           string                   `json:"schema"`
+	Tool             string                   `json:"tool"`
+	Target           string                   `json:"target"`
+	StartedAt        string                   `json:"started_at"`
+	DurationS        float64                  `json:"duration_s"` // length of the sending phase
+	DrainS           float64                  `json:"drain_s"`    // time spent waiting for replies after sending stopped
+	Settings         map[string]any           `json:"settings"`
+	Rate             Rate                     `json:"rate"`
+	InFlightMax      int64                    `json:"inflight_max"`
+	Requests         Requests                 `json:"requests"`
+	Violations       map[string]uint64        `json:"violations"`
+	ViolationSamples map[string][]FrameSample `json:"violation_samples"`
+	ErrorCodes       map[string]uint64        `json:"error_codes"`
+	// ErrorMessages keeps the first distinct error messages seen per error
+	// code (a few per code, each cut to 512 bytes), as the server wrote them.
+	ErrorMessages         map[string][]string     `json:"error_messages,omitempty"`
+	ServerMethods         map[string]uint64       `json:"server_methods"` // requests and notifications the server sent, by method
+	Latency               LatencySet              `json:"latency"`
+	ClampedValues         uint64                  `json:"clamped_values"`
+	Methods               map[string]MethodResult `json:"methods"`
+	Series                []Point                 `json:"series"`
+	Warnings              []string                `json:"warnings"`
+	Interrupted           bool                    `json:"interrupted"`
+	Connections           Connections             `json:"connections"`
+	Child                 *ChildReport            `json:"child,omitempty"`
+	Profile               *ProfileReport          `json:"profile,omitempty"`
+	IDReuse               *IDReuseReport          `json:"id_reuse,omitempty"`
+	TransportErrorSamples []string                `json:"transport_error_samples"`
+	Thresholds            []ThresholdVerdict      `json:"thresholds,omitempty"` // --threshold verdicts, in the order given
+	Soak                  *SoakReport             `json:"soak,omitempty"`       // --soak: growth fits and the verdict
+	Shard                 *ShardInfo              `json:"shard,omitempty"`      // --shard i/n: this result is one shard's
+	MergedFrom            []MergedPart            `json:"merged_from,omitempty"`
+	Rounds                *RoundsReport           `json:"rounds,omitempty"` // --target A --target B --rounds N
+	Diff                  *DiffReport             `json:"diff,omitempty"`   // --diff: results compared between two targets
 }
 
 // Fill writes the aggregated figures into r (counts, latencies, per method,
