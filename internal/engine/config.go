@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rpcload/rpcload/internal/profile"
+	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
 )
@@ -46,6 +47,9 @@ type Config struct {
 	// OnInterval, if set, is called after each interval with the new point
 	// and the totals so far (for a progress line).
 	OnInterval func(p Interval)
+	// IntervalHists asks for each interval's histograms in Interval.Hists
+	// (for an HdrHistogram interval log).
+	IntervalHists bool
 	// InterruptDrain bounds the drain after the context is cancelled.
 	InterruptDrain time.Duration
 	// Profile is the ecosystem layer (handshake, params, answers to the
@@ -73,8 +77,15 @@ type Config struct {
 	// Poisson makes open-loop arrivals a Poisson process at the scheduled
 	// rate instead of evenly spaced.
 	Poisson bool
+	// Shard makes this run part i of n runs that together make the load the
+	// rest of the Config describes; the zero value is a whole run.
+	Shard Shard
+	// StartAt, if set, is the wall-clock time the schedule starts at, after
+	// the connections are up: shards on many machines start together.
+	StartAt time.Time
 
 	single       bool // the one call of the flags
+	sharded    bool // applyShard has divided the load
 	stagedOpen   bool // stages of rates: open loop
 	stagedClosed bool // stages of concurrency: closed loop
 }
@@ -82,6 +93,9 @@ type Config struct {
 // Validate checks c and fills in defaults.
 func (c *Config) Validate() error {
 	if err := c.validateStages(); err != nil {
+		return err
+	}
+	if err := c.applyShard(); err != nil {
 		return err
 	}
 	switch {
@@ -198,4 +212,9 @@ type Interval struct {
 	InFlight  int64
 	P99us     int64
 	TotalSent uint64
+	// Point is the interval as the time series stores it.
+	Point stats.Point
+	// Hists holds the interval's histograms when Config.IntervalHists is
+	// set; they are reused, valid only during the call.
+	Hists *stats.IntervalHists
 }

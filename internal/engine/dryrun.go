@@ -36,13 +36,14 @@ func DryRun(cfg Config, n int, w io.Writer) error {
 	}
 	stopped := false
 	r.endSending = func() { stopped = true }
-	tb := pending.New(n * r.maxWeight())
+	tb := pending.NewAt(n*r.maxWeight(), r.cfg.Shard.idBase())
 	rec := r.agg.NewRecorder()
 	g := r.newParamGen()
 	var cc connCounters
 	var msg []byte
 	var ids []uint64
-	for seq := uint64(1); seq <= uint64(n) && !stopped; seq++ {
+	for k := uint64(1); k <= uint64(n) && !stopped; k++ {
+		seq := cfg.Shard.seq(k)
 		t := tick{seq: seq, call: r.pick(seq)}
 		msg, ids, _ = r.encodeTick(tb, rec, &cc, g, msg, ids[:0], t)
 		if len(msg) == 0 {

@@ -163,7 +163,7 @@ func (d *httpDriver) work() {
 	// a transport error or its timeout, and whatever the body did not answer
 	// is settled right after it, so the table holds one message at a time
 	// and the sweeper never races the worker.
-	tb := pending.New(r.maxWeight())
+	tb := pending.NewAt(r.maxWeight(), r.cfg.Shard.idBase())
 	var counters connCounters
 	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &counters}
 	defer j.finish()

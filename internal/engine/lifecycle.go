@@ -93,20 +93,48 @@ func (r *run) intervals(stop <-chan struct{}) {
 	defer t.Stop()
 	var total uint64
 	var prev time.Duration
+	var hists *stats.IntervalHists
+	if r.cfg.IntervalHists {
+		hists = stats.NewIntervalHists()
+	}
 	for {
+		last := false
 		select {
 		case <-stop:
-			p := r.agg.TickRSS(time.Duration(r.now()).Seconds(), r.inflight.Load(), r.childRSS())
-			r.report(p, &total, &prev)
-			return
+			last = true
 		case <-t.C:
-			p := r.agg.TickRSS(time.Duration(r.now()).Seconds(), r.inflight.Load(), r.childRSS())
-			r.report(p, &total, &prev)
+		}
+		now := r.now()
+		p := r.agg.TickWith(time.Duration(now).Seconds(), r.gauges(now), hists)
+		r.report(p, hists, &total, &prev)
+		if last {
+			return
 		}
 	}
 }
 
-func (r *run) report(p stats.Point, total *uint64, prev *time.Duration) {
+// gauges reads the figures of an interval that are states, not counts.
+func (r *run) gauges(now int64) stats.Gauges {
+	g := stats.Gauges{InFlight: r.inflight.Load(), ChildRSS: r.childRSS()}
+	if r.rates != nil {
+		g.TargetRate = r.rates.rateAt(time.Duration(now).Seconds())
+	}
+	r.mu.Lock()
+	oldest, found := int64(0), false
+	for tb := range r.tables {
+		if sent, ok := tb.OldestSent(); ok && (!found || sent < oldest) {
+			oldest, found = sent, true
+		}
+		g.TimedOutUnanswered += int64(tb.TimedOut())
+	}
+	r.mu.Unlock()
+	if found && now > oldest {
+		g.OldestPendingUs = (now - oldest) / 1000
+	}
+	return g
+}
+
+func (r *run) report(p stats.Point, hists *stats.IntervalHists, total *uint64, prev *time.Duration) {
 	*total += p.Sent
 	elapsed := time.Duration(p.T * float64(time.Second))
 	length := elapsed - *prev
@@ -115,6 +143,7 @@ func (r *run) report(p stats.Point, total *uint64, prev *time.Duration) {
 		r.cfg.OnInterval(Interval{
 			Elapsed: elapsed, Length: length, Sent: p.Sent, Answered: p.Answered,
 			Errors: p.RPCErrors + p.TransportErrors + p.Timeouts, InFlight: p.InFlight, P99us: p.P99us, TotalSent: *total,
+			Point: p, Hists: hists,
 		})
 	}
 }

@@ -290,7 +290,7 @@ func (d *mcpHTTPDriver) work(w int) {
 	// The workers share one session (a legacy server's Mcp-Session-Id), in
 	// which ids must not repeat among requests in flight: each worker
 	// takes ids from its own range.
-	tb := pending.NewAt(1, uint64(w)<<32+1)
+	tb := pending.NewAt(1, r.cfg.Shard.idBase()+uint64(w)<<32)
 	var counters connCounters
 	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &counters, peer: &mcpPeer{d: d}}
 	defer j.finish()

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/pending"
 	"github.com/rpcload/rpcload/internal/profile"
@@ -34,6 +35,9 @@ type judge struct {
 	era *eraBox
 	// reuse is the connection's id-reuse probes (nil: none possible).
 	reuse *idReuse
+	// messagesOffered counts error messages this judge offered per code;
+	// past stats.MaxMessagesPerCode it stops offering, as with samples.
+	messagesOffered map[int64]int
 }
 
 // peer is the profile layer's side of a connection, as the judge needs it.
@@ -177,6 +181,9 @@ func (j *judge) one(tb *pending.Table, frame []byte, now int64, b *batchReply) {
 			}
 			j.rec.Record(stats.Sample{Kind: kind, Method: method, A: now - e.Intended, B: now - e.Sent, Code: code})
 			j.r.done()
+			if kind == stats.RPCError {
+				j.offerErrorMessage(code, m.ErrMsg)
+			}
 			if c := &j.r.calls[method]; c.Expect.any() {
 				if why := expectation(c, m, e.Fingerprint); why != "" {
 					j.expectFailed(method, frame, why)
@@ -229,4 +236,21 @@ func (j *judge) violations(rules check.Set, method uint16, frame []byte) {
 			}
 		}
 	}
+}
+
+// offerErrorMessage hands an error reply's message to the aggregator, the
+// first few times per code: the slow path, a lock and an unquote each.
+func (j *judge) offerErrorMessage(code int64, raw []byte) {
+	if j.messagesOffered[code] >= stats.MaxMessagesPerCode {
+		return
+	}
+	if j.messagesOffered == nil {
+		j.messagesOffered = map[int64]int{}
+	}
+	j.messagesOffered[code]++
+	var msg string
+	if raw == nil || json.Unmarshal(raw, &msg) != nil {
+		msg = "(no message)"
+	}
+	j.r.agg.KeepErrorMessage(code, msg)
 }

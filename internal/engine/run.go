@@ -37,6 +37,7 @@ type run struct {
 	agg      *stats.Aggregator
 	ticks    chan tick
 	tokens   chan struct{} // closed loop: one token per request allowed in flight
+	rates    *schedule     // open loop: the schedule, for the target rate of each interval
 	retire   atomic.Int64  // closed-loop stages: tokens to take out of the pool as they come back
 	pool     int           // closed loop: tokens made at the start
 	inflight atomic.Int64
@@ -200,6 +201,18 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 		d.close()
 		return nil, err
 	}
+	var startLate time.Duration
+	if !cfg.StartAt.IsZero() {
+		startLate = time.Since(cfg.StartAt)
+		switch err := waitStart(ctx.Done(), cfg.StartAt, time.Now); {
+		case errors.Is(err, errStartCancelled):
+			// Interrupted while waiting: the run starts and ends at once,
+			// and reports as interrupted.
+		case err != nil:
+			d.close()
+			return nil, err
+		}
+	}
 	// The schedule starts once connections are up, so connecting does not
 	// count as lag.
 	r.resetClock()
@@ -208,17 +221,20 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	sweepDone := make(chan struct{})
 	sweepStop := make(chan struct{})
 	go func() { r.sweeper(sweepStop); close(sweepDone) }()
+	sched := (*schedule)(nil)
+	if cfg.Rate > 0 || cfg.stagedOpen {
+		sched = newSchedule(&cfg)
+		r.rates = newSchedule(&cfg) // the interval ticker's copy: rateAt only
+	}
 	tickerStop := make(chan struct{})
 	tickerDone := make(chan struct{})
 	go func() { r.intervals(tickerStop); close(tickerDone) }()
 
 	sendCtx, endSending := context.WithCancel(ctx)
 	r.endSending = endSending
-	sched := (*schedule)(nil)
-	if cfg.Rate > 0 || cfg.stagedOpen {
+	if sched != nil {
 		// The schedule itself ends the open loop: every tick intended
 		// before the duration is sent or dropped, however late.
-		sched = newSchedule(&cfg)
 		r.dispatchOpen(sendCtx, sched, r.agg.NewRecorder())
 	} else {
 		closedCtx, cancel := context.WithTimeout(sendCtx, cfg.Duration)
@@ -262,7 +278,7 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	<-tickerDone
 
 	res := &stats.Result{
-		Tool: "rpcload", Target: cfg.Target.URL, StartedAt: startedAt.UTC().Format(time.RFC3339Nano),
+		Tool: "rpcload", Target: cfg.Target.URL, StartedAt: r.epoch.UTC().Format(time.RFC3339Nano),
 		DurationS: time.Duration(sendingEnded).Seconds(), DrainS: time.Duration(drainEnded - sendingEnded).Seconds(),
 		InFlightMax: r.maxSeen.Load(), Interrupted: interrupted,
 	}
@@ -283,6 +299,12 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	res.Profile = r.profileReport()
 	res.IDReuse = r.reuseReport()
 	res.Warnings = append(warnings(res), r.profileWarnings()...)
+	if startLate > time.Second {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the connections were up %s after --start-at; the schedule started then, not at --start-at", startLate.Round(time.Millisecond)))
+	}
+	if cfg.Shard.Sharded() {
+		res.Shard = &stats.ShardInfo{Index: cfg.Shard.Index, Count: cfg.Shard.Count}
+	}
 	return res, nil
 }
 
@@ -296,7 +318,7 @@ func (r *run) dispatchOpen(ctx context.Context, sched *schedule, rec *stats.Reco
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	maxIn := int64(r.cfg.MaxInFlight)
-	var seq uint64
+	var k uint64 // this instance's ticks so far
 	for {
 		intended, ok := sched.next()
 		if !ok {
@@ -305,7 +327,8 @@ func (r *run) dispatchOpen(ctx context.Context, sched *schedule, rec *stats.Reco
 		if !r.waitUntil(ctx, timer, intended) {
 			return
 		}
-		seq++
+		k++
+		seq := r.cfg.Shard.seq(k)
 		call := r.pick(seq)
 		w := int64(r.calls[call].weight)
 		if r.inflight.Load()+w > maxIn {
@@ -367,9 +390,10 @@ func (r *run) dispatchClosed(ctx context.Context) {
 	if r.cfg.stagedClosed {
 		go r.followStages(ctx)
 	}
-	var seq uint64
+	var k uint64 // this instance's ticks so far
 	for {
-		seq++
+		k++
+		seq := r.cfg.Shard.seq(k)
 		call := r.pick(seq)
 		w := r.calls[call].weight
 		for k := 0; k < w; {

@@ -84,28 +84,42 @@ type schedule struct {
 	total   float64 // arrivals in the whole schedule (for the target rate)
 	poisson *rand.Rand
 	s       float64 // the integral value of the next arrival
+	step    float64 // evenly spaced: how far s moves per arrival (n for shard i/n)
 }
 
 func newSchedule(c *Config) *schedule {
-	sc := &schedule{}
+	sc := &schedule{step: 1}
+	// Evenly spaced arrivals of shard i/n are the whole run's arrivals
+	// i-1, i-1+n, ...: the schedule follows the whole run's rate and steps
+	// n at a time, so every shard computes its instants exactly as one
+	// instance would. Poisson shards draw their own arrivals at 1/n of it.
+	mult := 1.0
+	if c.Shard.Sharded() && !c.Poisson {
+		mult = float64(c.Shard.Count)
+		sc.s, sc.step = float64(c.Shard.Index-1), mult
+	}
 	if len(c.Stages) == 0 {
 		d := c.Duration.Seconds()
-		sc.segs = []segment{{dur: d, a: c.Rate}}
-		sc.end, sc.total = d, c.Rate*d
+		sc.segs = []segment{{dur: d, a: c.Rate * mult}}
+		sc.end, sc.total = d, c.Rate*mult*d
 	} else {
-		prev, t, cum := c.StartRate, 0.0, 0.0
+		prev, t, cum := c.StartRate*mult, 0.0, 0.0
 		for _, st := range c.Stages {
 			d := st.Duration.Seconds()
-			seg := segment{start: t, dur: d, a: prev, b: (st.Rate - prev) / d, cum: cum}
+			rate := st.Rate * mult
+			seg := segment{start: t, dur: d, a: prev, b: (rate - prev) / d, cum: cum}
 			sc.segs = append(sc.segs, seg)
-			cum += (prev + st.Rate) / 2 * d
+			cum += (prev + rate) / 2 * d
 			t += d
-			prev = st.Rate
+			prev = rate
 		}
 		sc.end, sc.total = t, cum
 	}
+	sc.total /= mult
 	if c.Poisson {
-		sc.poisson = rand.New(rand.NewPCG(c.Seed, 0x5851f42d4c957f2d))
+		// Shards draw independent arrivals: the sum of n Poisson
+		// processes at rate R/n is one at rate R.
+		sc.poisson = rand.New(rand.NewPCG(c.Seed, 0x5851f42d4c957f2d+uint64(c.Shard.Index)))
 		sc.s = sc.poisson.ExpFloat64()
 	}
 	return sc
@@ -121,7 +135,7 @@ func (sc *schedule) next() (int64, bool) {
 	if sc.poisson != nil {
 		sc.s += sc.poisson.ExpFloat64()
 	} else {
-		sc.s++
+		sc.s += sc.step
 	}
 	return int64(t * 1e9), true
 }
@@ -149,6 +163,17 @@ func (sc *schedule) at(s float64) (float64, bool) {
 		return g.start + x, true
 	}
 	return 0, false
+}
+
+// rateAt is the rate the schedule asks of this instance at t seconds (0
+// past its end).
+func (sc *schedule) rateAt(t float64) float64 {
+	for _, g := range sc.segs {
+		if t >= g.start && t < g.start+g.dur {
+			return (g.a + g.b*(t-g.start)) / sc.step
+		}
+	}
+	return 0
 }
 
 // targetRate is the average rate the schedule asks for.

@@ -53,7 +53,7 @@ func (d *streamDriver) dial(ctx context.Context) (*streamConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := &streamConn{st: st, tb: pending.New(d.r.cfg.MaxInFlight), readerDone: make(chan struct{})}
+	sc := &streamConn{st: st, tb: pending.NewAt(d.r.cfg.MaxInFlight, d.r.cfg.Shard.idBase()), readerDone: make(chan struct{})}
 	if c, ok := st.(transport.ChildStream); ok {
 		sc.child = c
 		d.r.addChild(c)

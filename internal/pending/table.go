@@ -242,6 +242,22 @@ func (t *Table) TimedOut() int {
 	return t.timedOut.count
 }
 
+// OldestSent returns the send time of the oldest entry still pending, and
+// false when none is. Each class list is in send order, so only the heads
+// are looked at.
+func (t *Table) OldestSent() (int64, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var oldest int64
+	found := false
+	for c := range t.classes {
+		if s := t.classes[c].head; s >= 0 && (!found || t.slots[s].Sent < oldest) {
+			oldest, found = t.slots[s].Sent, true
+		}
+	}
+	return oldest, found
+}
+
 // Len returns the number of entries pending.
 func (t *Table) Len() int {
 	t.mu.Lock()

@@ -272,3 +272,28 @@ func TestNewAtHandsOutIdsFromFirst(t *testing.T) {
 		t.Errorf("NewAt(1, 0) handed out %d first; ids start at 1 at the least", id)
 	}
 }
+
+// TestOldestSent: the oldest pending entry across timeout classes, by send
+// time; none once all are resolved.
+func TestOldestSent(t *testing.T) {
+	tb := New(8)
+	if _, ok := tb.OldestSent(); ok {
+		t.Fatal("an empty table has an oldest entry")
+	}
+	a, _ := tb.Add(Entry{Class: 1, Sent: 50, Deadline: 1000})
+	b, _ := tb.Add(Entry{Class: 0, Sent: 70, Deadline: 100})
+	c, _ := tb.Add(Entry{Class: 1, Sent: 90, Deadline: 1000})
+	for _, step := range []struct {
+		resolve uint64
+		want    int64
+		ok      bool
+	}{{0, 50, true}, {a, 70, true}, {b, 90, true}, {c, 0, false}} {
+		if step.resolve != 0 {
+			tb.Resolve([]byte(strconv.FormatUint(step.resolve, 10)))
+		}
+		got, ok := tb.OldestSent()
+		if got != step.want || ok != step.ok {
+			t.Errorf("after resolving %d: oldest %d %v, want %d %v", step.resolve, got, ok, step.want, step.ok)
+		}
+	}
+}

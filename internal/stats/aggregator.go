@@ -78,13 +78,15 @@ type Aggregator struct {
 	clamped   uint64
 	interval  [numKinds]uint64
 	ivRules   uint64
-	ivHist    *hdr.Histogram
+	ivHist    *hdr.Histogram // corrected latency of this interval's replies
+	ivSvc     *hdr.Histogram // service time of this interval's replies
 	series    []Point
 	recs      []*Recorder
 	spares    []*batch
 	samples   map[check.Rule][]FrameSample
 	srvMeth   map[string]uint64 // requests and notifications from the server, by method
 	perMethod map[[2]int]int    // samples kept per (rule, method)
+	errMsgs   map[int64][]string
 }
 
 // NewAggregator returns an Aggregator for a run that calls these methods.
@@ -93,9 +95,11 @@ func NewAggregator(methods []string) *Aggregator {
 		methods:   append([]string(nil), methods...),
 		total:     newMethodStats(),
 		ivHist:    newHist(),
+		ivSvc:     newHist(),
 		samples:   map[check.Rule][]FrameSample{},
 		srvMeth:   map[string]uint64{},
 		perMethod: map[[2]int]int{},
+		errMsgs:   map[int64][]string{},
 	}
 	for range len(methods) + 1 {
 		a.per = append(a.per, newMethodStats())
@@ -140,6 +144,35 @@ func (a *Aggregator) KeepSample(rule check.Rule, method int, frame []byte, note 
 		note += " (frame cut to 2048 bytes)"
 	}
 	a.samples[rule] = append(a.samples[rule], FrameSample{Method: a.methodName(method), Frame: string(f), Note: note})
+}
+
+// MaxMessagesPerCode is how many distinct error messages are kept per error
+// code; at most maxMessageCodes codes keep messages.
+const (
+	MaxMessagesPerCode = 3
+	maxMessageCodes    = 32
+	maxMessageBytes    = 512
+)
+
+// KeepErrorMessage stores msg as an example of what the server says with
+// error code, unless enough distinct messages are kept already. It is the
+// slow path: callers offer only the first few per code.
+func (a *Aggregator) KeepErrorMessage(code int64, msg string) {
+	if len(msg) > maxMessageBytes {
+		msg = msg[:maxMessageBytes] + " (cut to 512 bytes)"
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	kept, ok := a.errMsgs[code]
+	if !ok && len(a.errMsgs) >= maxMessageCodes || len(kept) >= MaxMessagesPerCode {
+		return
+	}
+	for _, k := range kept {
+		if k == msg {
+			return
+		}
+	}
+	a.errMsgs[code] = append(kept, msg)
 }
 
 // UnmatchedMethod is the method name under which replies that matched no
@@ -190,6 +223,7 @@ func (a *Aggregator) mergeLocked(b *batch) {
 		switch s.Kind {
 		case OK, RPCError, InvalidReply:
 			a.record(a.ivHist, s.A)
+			a.record(a.ivSvc, s.B)
 		case Violation:
 			a.ivRules++
 		}
@@ -234,24 +268,98 @@ func (a *Aggregator) record(h *hdr.Histogram, ns int64) uint64 {
 // Tick closes the current interval at t seconds since the run's start with
 // the given in-flight gauge, and appends it to the time series.
 func (a *Aggregator) Tick(t float64, inflight int64) Point {
-	return a.TickRSS(t, inflight, 0)
+	return a.TickWith(t, Gauges{InFlight: inflight}, nil)
 }
 
-// TickRSS is Tick that also stores the child processes' resident memory.
-func (a *Aggregator) TickRSS(t float64, inflight, childRSS int64) Point {
+// Gauges are the figures of an interval that are read at its end rather
+// than counted during it.
+type Gauges struct {
+	InFlight           int64
+	ChildRSS           int64   // bytes; 0 = unknown
+	OldestPendingUs    int64   // age of the oldest request in flight
+	TimedOutUnanswered int64   // timed out, and no late reply since
+	TargetRate         float64 // the schedule's rate now (0 in closed loop)
+}
+
+// IntervalHists receives the closing interval's histograms (microseconds)
+// from TickWith: corrected latency and service time of the replies.
+type IntervalHists struct {
+	Corrected, Service *hdr.Histogram
+}
+
+// NewIntervalHists returns histograms TickWith can copy an interval into;
+// reuse them across intervals so a long run allocates nothing per tick.
+func NewIntervalHists() *IntervalHists {
+	return &IntervalHists{Corrected: newHist(), Service: newHist()}
+}
+
+// MaxSeriesPoints bounds the time series kept in memory: past it, adjacent
+// points are merged in pairs (counts add; gauges and percentiles keep the
+// larger, an upper bound), so an hours-long soak keeps a fixed footprint.
+// The full-resolution series of a soak goes to its series file instead.
+const MaxSeriesPoints = 4096
+
+// TickWith closes the current interval at t seconds since the run's start,
+// with the gauges read now, appends it to the time series and returns it.
+// If into is not nil, the interval's histograms are copied into it first.
+func (a *Aggregator) TickWith(t float64, g Gauges, into *IntervalHists) Point {
 	a.Flush()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	iv := &a.interval
-	p := Point{ChildRSSBytes: childRSS,
+	p := Point{
 		T: t, Sent: iv[Sent] + iv[NotifySent], Answered: iv[OK] + iv[RPCError] + iv[InvalidReply], OK: iv[OK], RPCErrors: iv[RPCError],
-		TransportErrors: iv[TransportError], Timeouts: iv[Timeout], Dropped: iv[Dropped],
-		Violations: a.ivRules, InFlight: inflight,
+		TransportErrors: iv[TransportError], Timeouts: iv[Timeout], Dropped: iv[Dropped], Late: iv[Late],
+		Violations: a.ivRules, InFlight: g.InFlight, ChildRSSBytes: g.ChildRSS,
+		OldestPendingUs: g.OldestPendingUs, TimedOutUnanswered: g.TimedOutUnanswered, TargetRate: g.TargetRate,
 		P50us: a.ivHist.ValueAtQuantile(50), P99us: a.ivHist.ValueAtQuantile(99),
 	}
+	if into != nil {
+		into.Corrected.Reset()
+		into.Corrected.Merge(a.ivHist)
+		into.Service.Reset()
+		into.Service.Merge(a.ivSvc)
+	}
 	a.series = append(a.series, p)
+	if len(a.series) > MaxSeriesPoints {
+		a.series = halveSeries(a.series)
+	}
 	*iv = [numKinds]uint64{}
 	a.ivRules = 0
 	a.ivHist.Reset()
+	a.ivSvc.Reset()
 	return p
+}
+
+// halveSeries merges adjacent points in place: each merged point ends where
+// the later of its pair ends, so the intervals still tile the run.
+func halveSeries(s []Point) []Point {
+	n := 0
+	for i := 0; i < len(s); i += 2 {
+		p := s[i]
+		if i+1 < len(s) {
+			q := s[i+1]
+			p.T = q.T
+			p.Sent += q.Sent
+			p.Answered += q.Answered
+			p.OK += q.OK
+			p.RPCErrors += q.RPCErrors
+			p.TransportErrors += q.TransportErrors
+			p.Timeouts += q.Timeouts
+			p.Dropped += q.Dropped
+			p.Late += q.Late
+			p.Violations += q.Violations
+			p.InFlight = max(p.InFlight, q.InFlight)
+			p.ChildRSSBytes = max(p.ChildRSSBytes, q.ChildRSSBytes)
+			p.OldestPendingUs = max(p.OldestPendingUs, q.OldestPendingUs)
+			p.TimedOutUnanswered = max(p.TimedOutUnanswered, q.TimedOutUnanswered)
+			p.TargetRate = q.TargetRate
+			p.P50us = max(p.P50us, q.P50us)
+			p.P99us = max(p.P99us, q.P99us)
+		}
+		s[n] = p
+		n++
+	}
+	clear(s[n:])
+	return s[:n]
 }

@@ -178,6 +178,12 @@ func (a *Aggregator) Fill(r *Result) error {
 		r.ServerMethods[k] = n
 	}
 	r.ClampedValues = a.clamped
+	if len(a.errMsgs) > 0 {
+		r.ErrorMessages = map[string][]string{}
+		for code, msgs := range a.errMsgs {
+			r.ErrorMessages[strconv.FormatInt(code, 10)] = append([]string(nil), msgs...)
+		}
+	}
 	return nil
 }
 

@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/testsrv"
+)
+
+// TestIntervalGauges: each interval carries the schedule's rate, the age of
+// the oldest request in flight, the requests that timed out and have had no
+// reply since, late replies, and (asked for) its histograms.
+func TestIntervalGauges(t *testing.T) {
+	_, _, tcpURL := startServer(t, testsrv.Config{})
+	cfg := baseConfig(target(t, tcpURL))
+	// Every reply comes 250 ms after its request, past the 120 ms timeout.
+	cfg.Method, cfg.Params = "sleep", []byte(`[250]`)
+	cfg.Rate, cfg.Duration, cfg.Timeout, cfg.Drain = 200, 400*time.Millisecond, 120*time.Millisecond, time.Second
+	cfg.Interval = 50 * time.Millisecond
+	cfg.IntervalHists = true
+	var mu sync.Mutex
+	var points []stats.Point
+	var histCount int64
+	cfg.OnInterval = func(iv Interval) {
+		mu.Lock()
+		defer mu.Unlock()
+		points = append(points, iv.Point)
+		if iv.Hists == nil {
+			t.Error("no histograms though asked for")
+			return
+		}
+		if iv.Hists.Corrected.TotalCount() != iv.Hists.Service.TotalCount() || uint64(iv.Hists.Corrected.TotalCount()) != iv.Point.Answered {
+			t.Errorf("interval at %.3fs: %d corrected, %d service values for %d answered", iv.Point.T,
+				iv.Hists.Corrected.TotalCount(), iv.Hists.Service.TotalCount(), iv.Point.Answered)
+		}
+		histCount += iv.Hists.Corrected.TotalCount()
+	}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var maxOldest, maxUnanswered int64
+	var late uint64
+	sawRate := false
+	for _, p := range points {
+		maxOldest = max(maxOldest, p.OldestPendingUs)
+		maxUnanswered = max(maxUnanswered, p.TimedOutUnanswered)
+		late += p.Late
+		if p.T < 0.35 && p.TargetRate != 200 {
+			t.Errorf("interval ending %.3fs: target rate %g, want 200", p.T, p.TargetRate)
+		}
+		sawRate = sawRate || p.TargetRate == 200
+	}
+	if !sawRate {
+		t.Error("no interval carried the target rate")
+	}
+	// Requests time out at 120 ms, so none in flight is older than that
+	// plus a sweep and an interval of slack.
+	if maxOldest < 40_000 || maxOldest > 400_000 {
+		t.Errorf("oldest pending peaked at %d µs, want between 40 ms and 400 ms", maxOldest)
+	}
+	if maxUnanswered == 0 {
+		t.Error("timed-out requests without a reply were never seen")
+	}
+	if late == 0 || late != res.Requests.Late {
+		t.Errorf("late replies: %d over the intervals, %d in the result", late, res.Requests.Late)
+	}
+	if last := points[len(points)-1]; last.TimedOutUnanswered != 0 {
+		t.Errorf("after the drain %d timed-out requests still await a late reply", last.TimedOutUnanswered)
+	}
+	if histCount != int64(res.Requests.Answered) {
+		t.Errorf("interval histograms hold %d values, the run answered %d", histCount, res.Requests.Answered)
+	}
+}
+
+// TestErrorMessagesInResult: the messages of error replies are kept per code.
+func TestErrorMessagesInResult(t *testing.T) {
+	_, _, tcpURL := startServer(t, testsrv.Config{})
+	cfg := baseConfig(target(t, tcpURL))
+	cfg.Method, cfg.Params = "no_such_method", nil
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := res.ErrorMessages["-32601"]
+	if res.ErrorCodes["-32601"] == 0 || len(msgs) == 0 || msgs[0] == "" {
+		t.Fatalf("codes %v, messages %q", res.ErrorCodes, res.ErrorMessages)
+	}
+}
