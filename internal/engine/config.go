@@ -85,7 +85,7 @@ type Config struct {
 	StartAt time.Time
 
 	single       bool // the one call of the flags
-	sharded    bool // applyShard has divided the load
+	sharded      bool // applyShard has divided the load
 	stagedOpen   bool // stages of rates: open loop
 	stagedClosed bool // stages of concurrency: closed loop
 }
