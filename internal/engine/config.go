@@ -47,6 +47,10 @@ type Config struct {
 	// OnInterval, if set, is called after each interval with the new point
 	// and the totals so far (for a progress line).
 	OnInterval func(p Interval)
+	// OnStatus, if set, is called once a second between interval closes
+	// with the interval so far (Length is its part elapsed; Hists is nil):
+	// a status line refreshes every second even with long intervals.
+	OnStatus func(p Interval)
 	// IntervalHists asks for each interval's histograms in Interval.Hists
 	// (for an HdrHistogram interval log).
 	IntervalHists bool

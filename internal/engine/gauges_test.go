@@ -92,3 +92,37 @@ func TestErrorMessagesInResult(t *testing.T) {
 		t.Fatalf("codes %v, messages %q", res.ErrorCodes, res.ErrorMessages)
 	}
 }
+
+// TestStatusBetweenIntervals: with intervals longer than a second, OnStatus
+// sees the interval in progress once a second, and what it saw is still
+// counted in the interval when it closes.
+func TestStatusBetweenIntervals(t *testing.T) {
+	_, _, tcpURL := startServer(t, testsrv.Config{})
+	cfg := baseConfig(target(t, tcpURL))
+	cfg.Rate, cfg.Duration, cfg.Interval = 500, 2500*time.Millisecond, 10*time.Second
+	var mu sync.Mutex
+	var peeks []Interval
+	var closed []stats.Point
+	cfg.OnStatus = func(iv Interval) { mu.Lock(); peeks = append(peeks, iv); mu.Unlock() }
+	cfg.OnInterval = func(iv Interval) { mu.Lock(); closed = append(closed, iv.Point); mu.Unlock() }
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(peeks) < 2 || len(closed) != 1 {
+		t.Fatalf("%d looks at the interval in progress, %d intervals closed; want 2 or more and 1", len(peeks), len(closed))
+	}
+	for i, p := range peeks {
+		if i > 0 && p.Point.Sent < peeks[i-1].Point.Sent {
+			t.Errorf("look %d counts %d sent, fewer than the look before (%d)", i, p.Point.Sent, peeks[i-1].Point.Sent)
+		}
+		if p.Hists != nil || p.Length > cfg.Interval {
+			t.Errorf("look %d: length %s, hists %v", i, p.Length, p.Hists)
+		}
+	}
+	if last := peeks[len(peeks)-1].Point.Sent; last == 0 || closed[0].Sent < last || closed[0].Sent != res.Requests.Sent {
+		t.Errorf("the last look counted %d sent, the closed interval %d, the run %d", last, closed[0].Sent, res.Requests.Sent)
+	}
+}

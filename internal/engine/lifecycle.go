@@ -87,10 +87,20 @@ func (r *run) awaitingLate() bool {
 	return false
 }
 
-// intervals closes one time-series interval per cfg.Interval.
+// statusEvery is how often OnStatus sees the interval in progress.
+const statusEvery = time.Second
+
+// intervals closes one time-series interval per cfg.Interval, and between
+// closes shows the interval so far to OnStatus once a second.
 func (r *run) intervals(stop <-chan struct{}) {
 	t := time.NewTicker(r.cfg.Interval)
 	defer t.Stop()
+	var status <-chan time.Time
+	if r.cfg.OnStatus != nil && r.cfg.Interval > statusEvery {
+		st := time.NewTicker(statusEvery)
+		defer st.Stop()
+		status = st.C
+	}
 	var total uint64
 	var prev time.Duration
 	var hists *stats.IntervalHists
@@ -103,6 +113,16 @@ func (r *run) intervals(stop <-chan struct{}) {
 		case <-stop:
 			last = true
 		case <-t.C:
+		case <-status:
+			now := r.now()
+			p := r.agg.Peek(time.Duration(now).Seconds(), r.gauges(now))
+			elapsed := time.Duration(now)
+			r.cfg.OnStatus(Interval{
+				Elapsed: elapsed, Length: elapsed - prev, Sent: p.Sent, Answered: p.Answered,
+				Errors: p.RPCErrors + p.TransportErrors + p.Timeouts, InFlight: p.InFlight, P99us: p.P99us,
+				TotalSent: total + p.Sent, Point: p,
+			})
+			continue
 		}
 		now := r.now()
 		p := r.agg.TickWith(time.Duration(now).Seconds(), r.gauges(now), hists)

@@ -306,14 +306,7 @@ func (a *Aggregator) TickWith(t float64, g Gauges, into *IntervalHists) Point {
 	a.Flush()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	iv := &a.interval
-	p := Point{
-		T: t, Sent: iv[Sent] + iv[NotifySent], Answered: iv[OK] + iv[RPCError] + iv[InvalidReply], OK: iv[OK], RPCErrors: iv[RPCError],
-		TransportErrors: iv[TransportError], Timeouts: iv[Timeout], Dropped: iv[Dropped], Late: iv[Late],
-		Violations: a.ivRules, InFlight: g.InFlight, ChildRSSBytes: g.ChildRSS,
-		OldestPendingUs: g.OldestPendingUs, TimedOutUnanswered: g.TimedOutUnanswered, TargetRate: g.TargetRate,
-		P50us: a.ivHist.ValueAtQuantile(50), P99us: a.ivHist.ValueAtQuantile(99),
-	}
+	p := a.pointLocked(t, g)
 	if into != nil {
 		into.Corrected.Reset()
 		into.Corrected.Merge(a.ivHist)
@@ -324,11 +317,31 @@ func (a *Aggregator) TickWith(t float64, g Gauges, into *IntervalHists) Point {
 	if len(a.series) > MaxSeriesPoints {
 		a.series = halveSeries(a.series)
 	}
-	*iv = [numKinds]uint64{}
+	a.interval = [numKinds]uint64{}
 	a.ivRules = 0
 	a.ivHist.Reset()
 	a.ivSvc.Reset()
 	return p
+}
+
+// Peek returns the interval in progress as a point ending at t, without
+// closing it: for a status line refreshed more often than the series.
+func (a *Aggregator) Peek(t float64, g Gauges) Point {
+	a.Flush()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.pointLocked(t, g)
+}
+
+func (a *Aggregator) pointLocked(t float64, g Gauges) Point {
+	iv := &a.interval
+	return Point{
+		T: t, Sent: iv[Sent] + iv[NotifySent], Answered: iv[OK] + iv[RPCError] + iv[InvalidReply], OK: iv[OK], RPCErrors: iv[RPCError],
+		TransportErrors: iv[TransportError], Timeouts: iv[Timeout], Dropped: iv[Dropped], Late: iv[Late],
+		Violations: a.ivRules, InFlight: g.InFlight, ChildRSSBytes: g.ChildRSS,
+		OldestPendingUs: g.OldestPendingUs, TimedOutUnanswered: g.TimedOutUnanswered, TargetRate: g.TargetRate,
+		P50us: a.ivHist.ValueAtQuantile(50), P99us: a.ivHist.ValueAtQuantile(99),
+	}
 }
 
 // halveSeries merges adjacent points in place: each merged point ends where

@@ -12,10 +12,15 @@ type SoakReport struct {
 	InFlight           *Growth `json:"inflight,omitempty"`             // requests per hour
 	OldestPending      *Growth `json:"oldest_pending,omitempty"`       // microseconds per hour
 	TimedOutUnanswered *Growth `json:"timed_out_unanswered,omitempty"` // requests per hour
-	Verdict            string  `json:"verdict"`                        // one line, for people
-	Grew               bool    `json:"grew"`                           // memory or pending counts grew steadily
-	HlogPath           string  `json:"hlog_path,omitempty"`
-	SeriesPath         string  `json:"series_path,omitempty"`
+	// WarmupPoints is how many points at the start were left out of the
+	// fits as warm-up (connections, caches and pools filling).
+	WarmupPoints int    `json:"warmup_points"`
+	Verdict      string `json:"verdict"` // one line, for people
+	// Grew is true when any figure above grew steadily: memory, the
+	// requests in flight or never answered, or the age of the oldest one.
+	Grew       bool   `json:"grew"`
+	HlogPath   string `json:"hlog_path,omitempty"`
+	SeriesPath string `json:"series_path,omitempty"`
 }
 
 // Growth is a straight line fitted to one figure over the run.
@@ -24,4 +29,7 @@ type Growth struct {
 	R2      float64 `json:"r2"`
 	First   float64 `json:"first"` // the fitted value at the first point
 	Last    float64 `json:"last"`  // the fitted value at the last point
+	// Grew is true when the line fits well and rises over the run by more
+	// than the figure's noise floor (see soak.Analyze).
+	Grew bool `json:"grew"`
 }

@@ -124,6 +124,33 @@ func WriteText(w io.Writer, r *Result) error {
 			p("  %-24s answered %d, p50 %s, p99 %s\n", name, m.Requests.Answered, us(m.Latency.Corrected.P50us), us(m.Latency.Corrected.P99us))
 		}
 	}
+	if s := r.Soak; s != nil {
+		p("\nsoak        %d points of %gs (%d left out as warm-up)\n", s.Points, s.IntervalS, s.WarmupPoints)
+		growth := func(name string, g *Growth, unit func(float64) string) {
+			if g == nil {
+				return
+			}
+			p("  %-22s %s per hour (R² %.2f), fitted %s → %s\n", name, unit(g.PerHour), g.R2, unit(g.First), unit(g.Last))
+		}
+		count := func(v float64) string { return fmt.Sprintf("%.1f", v) }
+		growth("child RSS", s.ChildRSS, func(v float64) string { return fmt.Sprintf("%.1fMiB", v/(1<<20)) })
+		growth("in flight", s.InFlight, count)
+		growth("oldest pending", s.OldestPending, func(v float64) string { return us(int64(v)) })
+		growth("timed out, unanswered", s.TimedOutUnanswered, count)
+		p("  verdict: %s\n", s.Verdict)
+		if s.HlogPath != "" || s.SeriesPath != "" {
+			p("  written as it ran: %s\n", strings.Trim(s.HlogPath+" "+s.SeriesPath, " "))
+		}
+	}
+	if sh := r.Shard; sh != nil {
+		p("\nshard       %d of %d: this result holds 1/%d of the load; merge the shards' results with rpcload merge\n", sh.Index, sh.Count, sh.Count)
+	}
+	if len(r.MergedFrom) > 0 {
+		p("\nmerged from %d results\n", len(r.MergedFrom))
+		for _, m := range r.MergedFrom {
+			p("  %s (%s, started %s)\n", oneLine(m.Path, 120), oneLine(m.Target, 120), m.StartedAt)
+		}
+	}
 	for _, w := range r.Warnings {
 		p("\nWARNING: %s\n", w)
 	}
