@@ -85,16 +85,31 @@ func binary(t *testing.T) string {
 
 // result of one child run.
 type child struct {
-	code           int
+	code           int // -1: killed at its time limit, or not started
 	stdout, stderr string
 	elapsed        time.Duration
 	state          *os.ProcessState
+	err            error // it could not be started
 }
 
-// runBinary runs the binary with args, killing it after limit.
+// runBinary runs the binary with args, killing it after limit (a test
+// failure).
 func runBinary(t *testing.T, limit time.Duration, args ...string) child {
 	t.Helper()
-	bin := binary(t)
+	c := runChild(binary(t), limit, args)
+	if c.err != nil {
+		t.Fatalf("rpcload %q: %v", args, c.err)
+	}
+	if c.code == -1 {
+		t.Fatalf("rpcload %q did not finish within %s\nstdout:\n%s\nstderr:\n%s", args, limit, c.stdout, c.stderr)
+	}
+	return c
+}
+
+// runChild runs the binary like runBinary, but reports a run that did not
+// finish as exit -1 instead of failing the test, so it can run on any
+// goroutine.
+func runChild(bin string, limit time.Duration, args []string) child {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
@@ -104,16 +119,16 @@ func runBinary(t *testing.T, limit time.Duration, args ...string) child {
 	start := time.Now()
 	err := cmd.Run()
 	c := child{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start), state: cmd.ProcessState}
-	if ctx.Err() != nil {
-		t.Fatalf("rpcload %q did not finish within %s\nstdout:\n%s\nstderr:\n%s", args, limit, c.stdout, c.stderr)
-	}
 	var ee *exec.ExitError
 	switch {
-	case err == nil:
+	case ctx.Err() != nil:
+		c.code = -1
+		c.stderr += fmt.Sprintf("\n(killed after %s)", limit)
 	case errors.As(err, &ee):
 		c.code = ee.ExitCode()
-	default:
-		t.Fatalf("rpcload %q: %v", args, err)
+	case err != nil:
+		c.code, c.err = -1, err
+		c.stderr += "\n" + err.Error()
 	}
 	return c
 }

@@ -66,6 +66,12 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		code, err = scenarioCmd(ctx, rest, stdout, stderr)
 	case "compare":
 		code, err = compareCmd(rest, stdout, stderr)
+	case "merge":
+		code, err = mergeCmd(rest, stdout, stderr)
+	case "check":
+		code, err = checkCmd(rest, stdout, stderr)
+	case "report":
+		code, err = reportCmd(rest, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "rpcload %s\n", version)
 		return exitOK
@@ -106,6 +112,9 @@ usage:
                                write a scenario from what a server offers
   rpcload compare A.json B.json [...]
                                result files side by side, with ratios to the first
+  rpcload merge A.json B.json [...] -o TOTAL.json  the shards of one run (--shard i/n) as one result, exactly
+  rpcload check RESULT.json --threshold EXPR [...] [--junit FILE]  CI gates on a result file (docs/thresholds.md)
+  rpcload report A.json [...] [--html FILE]  the text report again, or an HTML page with plots
   rpcload version
 
 Run "rpcload run --help" or "rpcload serve --help" for their flags.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,8 +48,14 @@ type runFlags struct {
 	allowViolations bool
 	interval        time.Duration
 	quiet           bool
+	shard           string
+	startAt         string
+	html            string
+	gate            gateFlags     // registered by run only, not by the demo
+	live            liveFlags     // likewise
 	prof            profileFlags  // registered by run only, not by the demo
 	scen            scenarioFlags // likewise
+	targets         targetsFlags  // likewise: --target, --rounds, --diff (targets.go)
 	drainFromFile   bool          // the scenario file set the drain
 }
 
@@ -77,6 +84,9 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.allowViolations, "allow-violations", false, "exit 0 even when violations, leaks, timeouts or transport errors were seen")
 	fs.DurationVar(&f.interval, "interval", time.Second, "time-series and progress interval")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines on stderr")
+	fs.StringVar(&f.shard, "shard", "", "run part i of n instances that share the load: i/n (1-based) takes 1/n of the rate and its own id range")
+	fs.StringVar(&f.startAt, "start-at", "", "start the schedule at this wall-clock time (RFC 3339), after connecting: shards start together")
+	fs.StringVar(&f.html, "html", "", "also write the report as a self-contained HTML page with plots to this file")
 }
 
 // config validates the flags against the target and builds the engine's
@@ -173,6 +183,14 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 	if err := f.scen.apply(fs, &c); err != nil {
 		return c, err
 	}
+	if c.Shard, err = parseShard(f.shard); err != nil {
+		return c, usagef("--shard: %v", err)
+	}
+	if f.startAt != "" {
+		if c.StartAt, err = time.Parse(time.RFC3339, f.startAt); err != nil {
+			return c, usagef("--start-at: %q is not an RFC 3339 time like 2026-12-02T15:04:05Z", f.startAt)
+		}
+	}
 	if err := f.prof.apply(fs, &c); err != nil {
 		return c, err
 	}
@@ -180,6 +198,23 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 		return c, usageError{err}
 	}
 	return c, nil
+}
+
+// parseShard reads "i/n"; "" is no shard.
+func parseShard(s string) (engine.Shard, error) {
+	if s == "" {
+		return engine.Shard{}, nil
+	}
+	is, ns, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(is)
+	n, err2 := strconv.Atoi(ns)
+	if !ok || err1 != nil || err2 != nil {
+		return engine.Shard{}, fmt.Errorf("%q is not i/n, e.g. 2/4", s)
+	}
+	if n < 1 || i < 1 || i > n {
+		return engine.Shard{}, fmt.Errorf("%q: i must be between 1 and n", s)
+	}
+	return engine.Shard{Index: i, Count: n}, nil
 }
 
 // parseHeaders reads curl-style "Name: value" headers.
@@ -268,6 +303,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	f.register(fs)
 	f.prof.register(fs)
 	f.scen.register(fs)
+	f.targets.register(fs)
+	f.gate.register(fs)
+	f.live.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: rpcload run TARGET --method NAME [flags]\n       rpcload run --method NAME [flags] -- COMMAND [ARGS...]\n\nTARGET is http://host:port/path, https://..., ws://..., wss://..., tcp://host:port (newline-delimited JSON),\ntcp+lsp://host:port (Content-Length framing), unix:///path, or unix+lsp:///path. After --, a command\nto start as a child process speaking JSON-RPC on its stdin and stdout.\n\nflags:\n%s", fs.FlagUsages())
 	}
@@ -277,10 +315,19 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		}
 		return exitUsage, usageError{err}
 	}
+	if err := f.gate.parse(); err != nil {
+		return exitUsage, err
+	}
+	if err := f.live.defaults(fs, &f); err != nil {
+		return exitUsage, err
+	}
 	var cfg engine.Config
 	fileTarget, fileCommand, err := f.scen.load(fs, &f)
 	if err != nil {
 		return exitUsage, err
+	}
+	if len(f.targets.urls) > 0 || f.targets.changed(fs) {
+		return f.targets.run(ctx, fs, &f, stdout, stderr) // refuses a TARGET or a command given as well
 	}
 	fromFile := fileTarget != "" || fileCommand != nil
 	switch dash := fs.ArgsLenAtDash(); {
@@ -324,18 +371,12 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 // execute runs the load, prints the report, writes the result file and
 // decides the exit code.
 func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr io.Writer) (int, error) {
-	if !f.quiet {
-		cfg.OnInterval = func(iv engine.Interval) {
-			if iv.Length < cfg.Interval/10 && iv.Sent == 0 && iv.Answered == 0 && iv.Errors == 0 {
-				return // the sliver of an interval closed at the end: nothing to show
-			}
-			per := max(iv.Length.Seconds(), 1e-9)
-			fmt.Fprintf(stderr, "%6.1fs  sent %7.0f/s  answered %7.0f/s  errors %5d  in flight %6d  p99 %s\n",
-				iv.Elapsed.Seconds(), float64(iv.Sent)/per, float64(iv.Answered)/per, iv.Errors, iv.InFlight,
-				(time.Duration(iv.P99us) * time.Microsecond).String())
-		}
+	lv, err := startLive(&cfg, f, stderr)
+	if err != nil {
+		return exitUsage, err
 	}
 	res, err := engine.Run(ctx, cfg)
+	lerr := lv.finish(res)
 	if err != nil {
 		if errors.Is(err, engine.ErrUnreachable) {
 			return exitUnreachable, err
@@ -343,9 +384,21 @@ func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr
 		return exitUsage, err
 	}
 	res.Settings = settings(cfg)
+	if lerr != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("writing the interval files stopped: %v", lerr))
+	}
 	werr := stats.WriteText(stdout, res)
+	gateFailed, gerr := f.gate.apply(res, stdout)
+	if werr == nil {
+		werr = gerr
+	}
 	if f.output != "" {
 		if err := stats.WriteJSONFile(f.output, res); err != nil {
+			return exitUsage, err
+		}
+	}
+	if f.html != "" {
+		if err := writeHTMLReport(f.html, []string{runName(f.output, cfg)}, []*stats.Result{res}); err != nil {
 			return exitUsage, err
 		}
 	}
@@ -355,10 +408,20 @@ func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr
 	switch {
 	case res.Interrupted:
 		return exitInterrupted, nil
+	case gateFailed:
+		return exitFindings, nil
 	case !f.allowViolations && findings(res):
 		return exitFindings, nil
 	}
 	return exitOK, nil
+}
+
+// runName labels a run in the HTML report: its result file, else its target.
+func runName(output string, cfg engine.Config) string {
+	if output != "" {
+		return filepath.Base(output)
+	}
+	return cfg.Target.URL
 }
 
 // findings reports whether the run saw anything that fails it by default:
@@ -387,11 +450,14 @@ func settings(c engine.Config) map[string]any {
 	if c.IDFormat == wire.IDQuoted {
 		idf = "string"
 	}
+	// A shard records the whole run's load (rate.target in the result is
+	// its own part), so merged shards show what was asked of them all.
+	whole := c.Whole()
 	s := map[string]any{
-		"rate": c.Rate, "concurrency": c.Concurrency, "conns": c.Conns, "duration": c.Duration.String(),
+		"rate": whole.Rate, "concurrency": whole.Concurrency, "conns": c.Conns, "duration": c.Duration.String(),
 		"timeout": c.Timeout.String(), "drain": c.Drain.String(), "max_inflight": c.MaxInFlight,
 		"method": c.Method, "id_format": idf, "notify_every": c.NotifyEvery, "batch": c.Batch, "max_frame": c.MaxFrame,
-		"insecure": c.Insecure, "http2": c.HTTP2, "opening_steps": []string{},
+		"insecure": c.Insecure, "http2": c.HTTP2, "opening_steps": []string{}, "interval": c.Interval.String(),
 		"seed": strconv.FormatUint(c.Seed, 10), "poisson": c.Poisson,
 	}
 	if len(c.Calls) > 1 || !c.Single() {
@@ -404,13 +470,19 @@ func settings(c engine.Config) map[string]any {
 	}
 	if len(c.Stages) > 0 {
 		var st []map[string]any
-		for _, x := range c.Stages {
+		for _, x := range whole.Stages {
 			st = append(st, map[string]any{"duration": x.Duration.String(), "rate": x.Rate, "concurrency": x.Concurrency})
 		}
 		s["stages"] = st
 	}
 	if c.Params != nil {
 		s["params"] = string(c.Params)
+	}
+	if c.Shard.Sharded() {
+		s["shard"] = fmt.Sprintf("%d/%d", c.Shard.Index, c.Shard.Count)
+	}
+	if !c.StartAt.IsZero() {
+		s["start_at"] = c.StartAt.UTC().Format(time.RFC3339)
 	}
 	if c.Profile != nil {
 		s["profile"] = string(c.Profile.Name())

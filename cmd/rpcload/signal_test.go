@@ -22,7 +22,7 @@ import (
 )
 
 // progressLine matches a progress line that shows requests being sent.
-var progressLine = regexp.MustCompile(`^\s*\d+\.\ds\s+sent\s+(\d+)/s\s+answered`)
+var progressLine = regexp.MustCompile(`^\S+\s+sent\s+(\d+)/s\s`)
 
 // lineWatcher reads a child's output line by line, keeps all of it, and
 // signals the first line that matches.

@@ -33,6 +33,7 @@ const (
 	MCPBadResultType                 // MCP 2026-07-28: a result whose resultType is not "complete", "input_required" or an accepted extension value
 	MCPBadID                         // MCP: a server request whose id is not a string or an integer, or a reply whose id is a fraction
 	ExpectationFailed                // a scenario call's expect (result schema, echo, error code, literal result) did not hold
+	ResultMismatch                   // --diff: two targets answered the same request differently (canonical JSON, ignore paths aside)
 	NumRules                         // the number of rules, not a rule
 )
 
@@ -42,7 +43,7 @@ var ruleNames = [NumRules]string{
 	"bad_error_object", "unexpected_null_id", "reply_to_notification", "frame_too_large",
 	"batch_missing_reply", "batch_extra_reply", "batch_not_array", "empty_batch_reply_wrong",
 	"mcp_reserved_code", "mcp_legacy_code", "mcp_removed_code", "mcp_bad_result_type", "mcp_bad_id",
-	"expectation_failed",
+	"expectation_failed", "result_mismatch",
 }
 
 // String returns the rule id used in reports.

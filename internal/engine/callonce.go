@@ -24,26 +24,20 @@ func CallOnce(ctx context.Context, cfg Config, method string, params []byte) ([]
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := &run{cfg: &cfg, agg: stats.NewAggregator([]string{method}), tables: map[*pending.Table]canceller{},
-		children: map[transport.ChildStream]struct{}{}, prof: cfg.Profile, unmatched: 1, pickPCG: rand.NewPCG(0, 0)}
-	r.pickRand = rand.New(r.pickPCG)
-	now := time.Now()
-	r.base, r.epoch = now, now
-	r.era = r.prof.Era()
-	r.stopping.Store(true) // nothing of this is a run's finding
+	r := newExchangeRun(&cfg)
 	var request func(params []byte) ([]byte, error)
 	var closeAll func()
 	switch {
 	case cfg.Target.IsStream():
-		d := &streamDriver{r: r}
-		if err := d.start(ctx); err != nil {
+		d, err := r.startStreams(ctx)
+		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, cfg.Target.URL, err)
 		}
 		closeAll = d.close
 		request = func(p []byte) ([]byte, error) { return d.slots[0].sess.call(method, p) }
 	case r.prof.Name() == profile.MCP:
-		d := newMCPHTTPDriver(r)
-		if err := d.start(ctx); err != nil {
+		d, err := r.startMCPHTTP(ctx)
+		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, cfg.Target.URL, err)
 		}
 		closeAll = d.close
@@ -93,4 +87,42 @@ func CallOnce(ctx context.Context, cfg Config, method string, params []byte) ([]
 		return nil, fmt.Errorf("%s: error %d: %s", method, m.Code, msg)
 	}
 	return nil, fmt.Errorf("%s: the reply is not a JSON-RPC response: %.200s", method, rep)
+}
+
+// newExchangeRun is the state of a run that exchanges requests one at a
+// time outside the load loop (CallOnce, Diff): cfg is validated; nothing it
+// sees is a finding of a run.
+func newExchangeRun(cfg *Config) *run {
+	names := make([]string, len(cfg.Calls))
+	for i, c := range cfg.Calls {
+		names[i] = c.Name
+	}
+	r := &run{cfg: cfg, agg: stats.NewAggregator(names), tables: map[*pending.Table]canceller{},
+		children: map[transport.ChildStream]struct{}{}, prof: cfg.Profile, unmatched: uint16(len(names)), pickPCG: rand.NewPCG(0, 0)}
+	r.pickRand = rand.New(r.pickPCG)
+	now := time.Now()
+	r.base, r.epoch = now, now
+	r.era = r.prof.Era()
+	r.stopping.Store(true) // nothing of this is a run's finding
+	return r
+}
+
+// startStreams dials cfg.Conns stream connections, each with the profile's
+// handshake; the first detects the era. The error is the first dial's.
+func (r *run) startStreams(ctx context.Context) (*streamDriver, error) {
+	d := &streamDriver{r: r}
+	if err := d.start(ctx); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// startMCPHTTP opens the MCP Streamable HTTP session (era probe, legacy
+// handshake).
+func (r *run) startMCPHTTP(ctx context.Context) (*mcpHTTPDriver, error) {
+	d := newMCPHTTPDriver(r)
+	if err := d.start(ctx); err != nil {
+		return nil, err
+	}
+	return d, nil
 }

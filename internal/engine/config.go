@@ -88,10 +88,11 @@ type Config struct {
 	// the connections are up: shards on many machines start together.
 	StartAt time.Time
 
-	single       bool // the one call of the flags
-	sharded      bool // applyShard has divided the load
-	stagedOpen   bool // stages of rates: open loop
-	stagedClosed bool // stages of concurrency: closed loop
+	single       bool       // the one call of the flags
+	sharded      bool       // applyShard has divided the load
+	whole        *WholeLoad // a shard's whole run, before the division
+	stagedOpen   bool       // stages of rates: open loop
+	stagedClosed bool       // stages of concurrency: closed loop
 }
 
 // Validate checks c and fills in defaults.

@@ -63,6 +63,24 @@ func (s Shard) share(n int) int {
 	return part
 }
 
+// WholeLoad is the load of the whole run a shard is part of, as given.
+type WholeLoad struct {
+	Rate             float64
+	Concurrency      int
+	StartRate        float64
+	StartConcurrency int
+	Stages           []Stage
+}
+
+// Whole returns the load of the whole run: for a shard, what it was before
+// Validate divided it; otherwise the Config's own.
+func (c *Config) Whole() WholeLoad {
+	if c.whole != nil {
+		return *c.whole
+	}
+	return WholeLoad{Rate: c.Rate, Concurrency: c.Concurrency, StartRate: c.StartRate, StartConcurrency: c.StartConcurrency, Stages: c.Stages}
+}
+
 // applyShard turns the whole run's load into this shard's part, once.
 func (c *Config) applyShard() error {
 	s := c.Shard
@@ -80,6 +98,8 @@ func (c *Config) applyShard() error {
 	if !s.Sharded() {
 		return nil
 	}
+	c.whole = &WholeLoad{Rate: c.Rate, Concurrency: c.Concurrency, StartRate: c.StartRate,
+		StartConcurrency: c.StartConcurrency, Stages: slices.Clone(c.Stages)}
 	n := float64(s.Count)
 	c.Stages = slices.Clone(c.Stages) // the caller's slice stays the whole run's
 	c.Rate /= n

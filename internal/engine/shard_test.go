@@ -141,3 +141,19 @@ func TestWaitStart(t *testing.T) {
 		t.Errorf("interrupted wait: %v", err)
 	}
 }
+
+// TestShardKeepsWholeLoad: a shard's Config still tells the whole run's load.
+func TestShardKeepsWholeLoad(t *testing.T) {
+	c := Config{Rate: 90, Stages: []Stage{{Duration: time.Second, Rate: 30}}, Shard: Shard{Index: 2, Count: 3}}
+	if err := c.applyShard(); err != nil {
+		t.Fatal(err)
+	}
+	w := c.Whole()
+	if w.Rate != 90 || w.Stages[0].Rate != 30 || c.Rate != 30 {
+		t.Errorf("whole %+v, shard rate %g", w, c.Rate)
+	}
+	u := Config{Concurrency: 7}
+	if w := u.Whole(); w.Concurrency != 7 {
+		t.Errorf("an unsharded run's whole load: %+v", w)
+	}
+}

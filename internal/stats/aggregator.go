@@ -87,6 +87,7 @@ type Aggregator struct {
 	srvMeth   map[string]uint64 // requests and notifications from the server, by method
 	perMethod map[[2]int]int    // samples kept per (rule, method)
 	errMsgs   map[int64][]string
+	seriesCap int // MaxSeriesPoints; tests lower it
 }
 
 // NewAggregator returns an Aggregator for a run that calls these methods.
@@ -100,6 +101,7 @@ func NewAggregator(methods []string) *Aggregator {
 		srvMeth:   map[string]uint64{},
 		perMethod: map[[2]int]int{},
 		errMsgs:   map[int64][]string{},
+		seriesCap: MaxSeriesPoints,
 	}
 	for range len(methods) + 1 {
 		a.per = append(a.per, newMethodStats())
@@ -314,7 +316,7 @@ func (a *Aggregator) TickWith(t float64, g Gauges, into *IntervalHists) Point {
 		into.Service.Merge(a.ivSvc)
 	}
 	a.series = append(a.series, p)
-	if len(a.series) > MaxSeriesPoints {
+	if len(a.series) > a.seriesCap {
 		a.series = halveSeries(a.series)
 	}
 	a.interval = [numKinds]uint64{}
@@ -352,16 +354,8 @@ func halveSeries(s []Point) []Point {
 		p := s[i]
 		if i+1 < len(s) {
 			q := s[i+1]
+			p = addPointCounts(p, q)
 			p.T = q.T
-			p.Sent += q.Sent
-			p.Answered += q.Answered
-			p.OK += q.OK
-			p.RPCErrors += q.RPCErrors
-			p.TransportErrors += q.TransportErrors
-			p.Timeouts += q.Timeouts
-			p.Dropped += q.Dropped
-			p.Late += q.Late
-			p.Violations += q.Violations
 			p.InFlight = max(p.InFlight, q.InFlight)
 			p.ChildRSSBytes = max(p.ChildRSSBytes, q.ChildRSSBytes)
 			p.OldestPendingUs = max(p.OldestPendingUs, q.OldestPendingUs)

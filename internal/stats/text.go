@@ -103,7 +103,7 @@ func WriteText(w io.Writer, r *Result) error {
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "\tcount\tp50\tp90\tp99\tp99.9\tmax\t\n")
 	row := func(name string, l Latency) {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", name, l.Count, us(l.P50us), us(l.P90us), us(l.P99us), us(l.P999us), us(l.MaxUs))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", name, l.Count, FormatMicros(l.P50us), FormatMicros(l.P90us), FormatMicros(l.P99us), FormatMicros(l.P999us), FormatMicros(l.MaxUs))
 	}
 	row("corrected", r.Latency.Corrected)
 	row("service", r.Latency.Service)
@@ -121,7 +121,7 @@ func WriteText(w io.Writer, r *Result) error {
 		p("\nper method (corrected latency)\n")
 		for _, name := range called {
 			m := r.Methods[name]
-			p("  %-24s answered %d, p50 %s, p99 %s\n", name, m.Requests.Answered, us(m.Latency.Corrected.P50us), us(m.Latency.Corrected.P99us))
+			p("  %-24s answered %d, p50 %s, p99 %s\n", name, m.Requests.Answered, FormatMicros(m.Latency.Corrected.P50us), FormatMicros(m.Latency.Corrected.P99us))
 		}
 	}
 	if s := r.Soak; s != nil {
@@ -135,7 +135,7 @@ func WriteText(w io.Writer, r *Result) error {
 		count := func(v float64) string { return fmt.Sprintf("%.1f", v) }
 		growth("child RSS", s.ChildRSS, func(v float64) string { return fmt.Sprintf("%.1fMiB", v/(1<<20)) })
 		growth("in flight", s.InFlight, count)
-		growth("oldest pending", s.OldestPending, func(v float64) string { return us(int64(v)) })
+		growth("oldest pending", s.OldestPending, func(v float64) string { return FormatMicros(int64(v)) })
 		growth("timed out, unanswered", s.TimedOutUnanswered, count)
 		p("  verdict: %s\n", s.Verdict)
 		if s.HlogPath != "" || s.SeriesPath != "" {
@@ -157,9 +157,9 @@ func WriteText(w io.Writer, r *Result) error {
 	return ew.err
 }
 
-// us formats microseconds with a unit that keeps three to four significant
+// FormatMicros formats microseconds with a unit that keeps three to four significant
 // digits; the thresholds sit where rounding would carry into the next unit.
-func us(v int64) string {
+func FormatMicros(v int64) string {
 	switch {
 	case v < 1000:
 		return fmt.Sprintf("%dµs", v)

@@ -157,8 +157,8 @@ func TestOneLine(t *testing.T) {
 
 func TestUs(t *testing.T) {
 	for v, want := range map[int64]string{0: "0µs", 999: "999µs", 1000: "1.00ms", 1_500: "1.50ms", 999_000: "999.00ms", 1_000_000: "1.000s", 3_600_000_000: "3600.000s"} {
-		if got := us(v); got != want {
-			t.Errorf("us(%d) = %q; want %q", v, got, want)
+		if got := FormatMicros(v); got != want {
+			t.Errorf("FormatMicros(%d) = %q; want %q", v, got, want)
 		}
 	}
 }
@@ -168,8 +168,8 @@ func TestUsUnits(t *testing.T) {
 		in   int64
 		want string
 	}{{0, "0µs"}, {999, "999µs"}, {1000, "1.00ms"}, {999_994, "999.99ms"}, {999_999, "1.000s"}, {2_500_000, "2.500s"}} {
-		if got := us(tc.in); got != tc.want {
-			t.Errorf("us(%d) = %q, want %q", tc.in, got, tc.want)
+		if got := FormatMicros(tc.in); got != tc.want {
+			t.Errorf("FormatMicros(%d) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/spf13/pflag"
+
+	"github.com/rpcload/rpcload/internal/engine"
+	"github.com/rpcload/rpcload/internal/live"
+	"github.com/rpcload/rpcload/internal/soak"
+	"github.com/rpcload/rpcload/internal/stats"
+)
+
+// soakInterval is --interval's default in a soak: a day is 8640 points.
+const soakInterval = 10 * time.Second
+
+// liveFlags are the flags of what a run shows and writes while it goes on:
+// the status line, soak mode with its incremental files, and the
+// Prometheus endpoint.
+type liveFlags struct {
+	soak        bool
+	hlog        string
+	series      string
+	metricsAddr string
+	metricsAny  bool
+}
+
+func (l *liveFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&l.soak, "soak", false, "soak mode: --interval defaults to 10s, every interval is written as it closes (--hlog, --series; by default next to -o), and the report fits growth of the server's RSS and pending requests")
+	fs.StringVar(&l.hlog, "hlog", "", "write each interval's latency histograms to this HdrHistogram interval log as the run goes (corrected untagged, service time tagged service)")
+	fs.StringVar(&l.series, "series", "", "write each interval's point of the time series to this JSON Lines file as the run goes")
+	fs.StringVar(&l.metricsAddr, "metrics-addr", "", "serve the live figures in Prometheus text format on http://ADDR/metrics (e.g. 127.0.0.1:9464)")
+	fs.BoolVar(&l.metricsAny, "metrics-any-host", false, "let --metrics-addr listen on a non-loopback address")
+}
+
+// defaults fills in what --soak implies. It runs before the engine config is
+// built, so --interval is right from the start.
+func (l *liveFlags) defaults(fs *pflag.FlagSet, f *runFlags) error {
+	if !l.soak {
+		return nil
+	}
+	if !fs.Changed("interval") {
+		f.interval = soakInterval
+	}
+	if f.output == "" && l.hlog == "" && l.series == "" {
+		return usagef("--soak writes its results as the run goes: give -o FILE (the interval log and series go next to it) or --hlog/--series")
+	}
+	stem := strings.TrimSuffix(f.output, filepath.Ext(f.output))
+	if l.hlog == "" && f.output != "" {
+		l.hlog = stem + ".hlog"
+	}
+	if l.series == "" && f.output != "" {
+		l.series = stem + ".series.jsonl"
+	}
+	return nil
+}
+
+// liveRun is what one run shows and writes as it goes.
+type liveRun struct {
+	flags    *liveFlags
+	interval time.Duration
+	progress *live.Progress
+	metrics  *live.Metrics
+	writer   *soak.Writer
+	start    time.Time
+
+	mu         sync.Mutex // guards the totals and writeErr
+	totals     stats.Requests
+	violations uint64
+	writeErr   error
+}
+
+// startLive opens the files and the metrics endpoint and hooks the run's
+// interval callbacks. Errors here are the user's to fix (a path that cannot
+// be written, a port in use) and come before any load is sent.
+func startLive(cfg *engine.Config, f *runFlags, stderr io.Writer) (*liveRun, error) {
+	l := &liveRun{flags: &f.live, interval: cfg.Interval, start: time.Now()}
+	if !f.quiet {
+		terminal := false
+		if file, ok := stderr.(*os.File); ok && live.IsTerminal(file) {
+			terminal = true
+			defer func() {
+				if w := live.TerminalWidth(file); w > 0 {
+					l.progress.SetWidth(w)
+				}
+			}()
+		}
+		l.progress = live.NewProgress(stderr, terminal, cfg.Interval, time.Now)
+	}
+	if f.live.hlog != "" || f.live.series != "" {
+		comment := fmt.Sprintf("rpcload %s against %s", version, cfg.Target.URL)
+		w, err := soak.NewWriter(f.live.hlog, f.live.series, l.start, comment)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		l.writer = w
+		cfg.IntervalHists = f.live.hlog != ""
+	}
+	if f.live.metricsAddr != "" {
+		m, err := live.NewMetrics(f.live.metricsAddr, f.live.metricsAny)
+		if err != nil {
+			l.close()
+			return nil, usagef("--metrics-addr: %v", err)
+		}
+		l.metrics = m
+		fmt.Fprintf(stderr, "rpcload: live figures on http://%s/metrics\n", m.Addr())
+	}
+	total := cfg.Duration
+	cfg.OnInterval = func(iv engine.Interval) { l.observe(iv, total, true) }
+	cfg.OnStatus = func(iv engine.Interval) { l.observe(iv, total, false) }
+	return l, nil
+}
+
+// observe takes one closed interval (closed = true) or a look at the one
+// in progress.
+func (l *liveRun) observe(iv engine.Interval, total time.Duration, closed bool) {
+	p := iv.Point
+	l.mu.Lock()
+	sum := l.totals
+	violations := l.violations
+	add := func(q *stats.Requests) {
+		q.Sent += p.Sent
+		q.Answered += p.Answered
+		q.OK += p.OK
+		q.RPCErrors += p.RPCErrors
+		q.TransportErrors += p.TransportErrors
+		q.Timeouts += p.Timeouts
+		q.Late += p.Late
+		q.Dropped += p.Dropped
+	}
+	add(&sum)
+	violations += p.Violations
+	if closed {
+		l.totals, l.violations = sum, violations
+		if l.writer != nil && l.writeErr == nil {
+			end := time.Since(l.start)
+			var corrected, service *hdr.Histogram
+			if iv.Hists != nil {
+				corrected, service = iv.Hists.Corrected, iv.Hists.Service
+			}
+			l.writeErr = l.writer.Interval(p, end-iv.Length, end, corrected, service)
+		}
+	}
+	l.mu.Unlock()
+	if l.metrics != nil {
+		l.metrics.Update(p, sum, violations)
+	}
+	if l.progress == nil || (closed && iv.Length < l.interval/10 && p.Sent == 0 && p.Answered == 0) {
+		return // the sliver of an interval closed at the end: nothing to show
+	}
+	per := max(iv.Length.Seconds(), 1e-9)
+	l.progress.Update(live.Snapshot{
+		Elapsed: iv.Elapsed, Total: total, TargetRate: p.TargetRate,
+		SentPerS: float64(p.Sent) / per, AnsweredPerS: float64(p.Answered) / per,
+		InFlight: p.InFlight, P50us: p.P50us, P99us: p.P99us,
+		Errors: sum.RPCErrors + sum.TransportErrors, Timeouts: sum.Timeouts, Violations: violations,
+		OldestPendingUs: p.OldestPendingUs, ChildRSSBytes: p.ChildRSSBytes,
+	})
+}
+
+// finish ends the status line, closes the files and the endpoint, and adds
+// the soak analysis to res. The error is the first write failure of the
+// incremental files.
+func (l *liveRun) finish(res *stats.Result) error {
+	if l.progress != nil {
+		l.progress.Done()
+	}
+	err := l.close()
+	if l.flags.soak && res != nil {
+		res.Soak = soak.Analyze(res.Series, l.interval)
+		res.Soak.HlogPath, res.Soak.SeriesPath = l.flags.hlog, l.flags.series
+	}
+	return err
+}
+
+func (l *liveRun) close() error {
+	var err error
+	if l.writer != nil {
+		l.mu.Lock()
+		err = l.writeErr
+		l.mu.Unlock()
+		if cerr := l.writer.Close(); err == nil {
+			err = cerr
+		}
+		l.writer = nil
+	}
+	if l.metrics != nil {
+		l.metrics.Close()
+		l.metrics = nil
+	}
+	return err
+}
