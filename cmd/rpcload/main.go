@@ -6,10 +6,13 @@
 //	rpcload serve [flags]           run the embedded reference server
 //	rpcload scenario from-openrpc|from-mcp ...   write a scenario from what a server offers
 //	rpcload compare a.json b.json   result files side by side
+//	rpcload report a.json --html F  the report again, or an HTML page with plots
+//	rpcload merge a.json b.json -o total.json   the shards of one run, merged exactly
+//	rpcload check r.json --threshold EXPR       CI gates on a result file
 //
 // Exit codes: 0 ok; 1 the run completed but saw violations, leaks,
-// timeouts or transport errors; 2 usage or configuration error; 3 target unreachable;
-// 130 interrupted.
+// timeouts or transport errors, or a threshold failed; 2 usage or
+// configuration error; 3 target unreachable; 130 interrupted.
 package main
 
 import (
@@ -107,6 +110,8 @@ usage:
   rpcload                      load-test the embedded reference server for 10 s (a demo)
   rpcload run TARGET [flags]   load-test TARGET (http(s)://, ws(s)://, tcp://, unix://, or -- COMMAND)
   rpcload run -f FILE [flags]  run a scenario file (docs/scenarios.md)
+  rpcload run --target A --target B (--rounds N | --diff) [flags]
+                               compare servers under the same load, or their replies (docs/compare.md)
   rpcload serve [flags]        run the embedded reference server
   rpcload scenario from-openrpc (FILE | --discover TARGET) | from-mcp (TARGET | -- COMMAND)
                                write a scenario from what a server offers
