@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rpcload/rpcload/internal/fuzztarget"
 	"github.com/rpcload/rpcload/internal/testsrv"
 )
 
@@ -36,6 +37,8 @@ type serveFlags struct {
 	mcpEra         string
 	mcpResponse    string
 	serverMessages bool
+
+	plantedBugs string
 }
 
 func (f *serveFlags) register(fs *pflag.FlagSet) {
@@ -56,6 +59,8 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.mcpEra, "mcp-era", "dual", "MCP revisions spoken: dual (decided per connection or session by what the client sends first), modern (2026-07-28) or legacy (2025-11-25 and older)")
 	fs.StringVar(&f.mcpResponse, "mcp-response", "auto", "how /mcp answers requests: json, sse, or auto (sse for tools/call, json otherwise)")
 	fs.BoolVar(&f.serverMessages, "server-messages", false, "MCP: send each session a notifications/message and, in the legacy era, a ping request the client must answer")
+	fs.StringVar(&f.plantedBugs, "planted-bugs", "", "serve a test server with these planted parser bugs instead, to test fuzzers: all, or a comma list of "+
+		strings.ReplaceAll(fuzztarget.AllBugs.String(), ",", ", ")+" (empty: none planted)")
 }
 
 func faultNames() string {
@@ -190,6 +195,10 @@ serve MCP Streamable HTTP on /mcp (the other paths stay plain JSON-RPC); tools: 
 sleep {ms}. --profile lsp makes them speak LSP 3.17 (initialize, documentSymbol, hover, definition,
 sleep {ms}, shutdown/exit); with no address it listens on --tcp-lsp 127.0.0.1:9090.
 
+--planted-bugs LIST serves a JSON-RPC server with planted parser bugs instead (echo, add [a,b]), on
+--http (POST, any path), --tcp and --stdio: the known answers fuzzers are tested against. A crash
+drops the HTTP or TCP connection; over --stdio it ends the process with status 2.
+
 flags:
 %s`
 
@@ -217,6 +226,9 @@ func serveWith(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	framing, err := f.mode(fs)
 	if err != nil {
 		return exitUsage, err
+	}
+	if fs.Changed("planted-bugs") {
+		return servePlanted(ctx, fs, &f, framing, stdin, stdout, stderr)
 	}
 	cfg, err := f.serverConfig()
 	if err != nil {
@@ -323,4 +335,64 @@ func absPath(p string) string {
 		return abs
 	}
 	return p
+}
+
+// servePlanted serves fuzztarget, the server with planted parser bugs, in
+// place of the reference server: on --http and --tcp, or on stdin and
+// stdout, where a planted crash ends the process with a panic's message and
+// status.
+func servePlanted(ctx context.Context, fs *pflag.FlagSet, f *serveFlags, framing testsrv.Framing, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	const exitPanic = 2 // what an unrecovered Go panic exits with
+	bugs, err := fuzztarget.ParseBugs(f.plantedBugs)
+	if err != nil {
+		return exitUsage, usagef("--planted-bugs: %v", err)
+	}
+	for _, name := range []string{"tcp-lsp", "unix", "unix-lsp", "fault", "fault-prob", "fault-seed", "fault-delay",
+		"stall", "max-frame", "profile", "mcp-era", "mcp-response", "server-messages"} {
+		if fs.Changed(name) {
+			return exitUsage, usagef("--%s cannot be combined with --planted-bugs (it serves --http, --tcp or --stdio only)", name)
+		}
+	}
+	srv, planted := fuzztarget.New(bugs), bugs.String()
+	if planted == "" {
+		planted = "none"
+	}
+	if f.stdio {
+		sigpipe := make(chan os.Signal, 1) // a reader that goes away is a write error, not death by SIGPIPE
+		signal.Notify(sigpipe, syscall.SIGPIPE)
+		defer signal.Stop(sigpipe)
+		fmt.Fprintf(stderr, "rpcload serve: serving JSON-RPC with planted bugs %s on stdin and stdout (%s framing)\n", planted, framing)
+		serve := srv.ServeStream
+		if framing == testsrv.FramingContentLength {
+			serve = srv.ServeStreamContentLength
+		}
+		err := serve(ctx, stdin, stdout)
+		if c, ok := stdout.(io.Closer); ok {
+			_ = c.Close() // the peer sees EOF
+		}
+		var crash fuzztarget.Crash
+		if errors.As(err, &crash) {
+			fmt.Fprintf(stderr, "panic: %v\n", crash)
+			return exitPanic, nil
+		}
+		fmt.Fprintf(stderr, "rpcload serve: stopped after %d frames\n", srv.Frames())
+		if err != nil {
+			return exitFindings, err
+		}
+		return exitOK, nil
+	}
+	l, err := srv.Listen(ctx, fuzztarget.Addrs{HTTP: f.httpAddr, TCP: f.tcpAddr}, stderr)
+	if err != nil {
+		return exitUsage, err
+	}
+	if l.HTTP != "" {
+		fmt.Fprintf(stdout, "serving JSON-RPC with planted bugs %s over HTTP on http://%s/\n", planted, l.HTTP)
+	}
+	if l.TCP != "" {
+		fmt.Fprintf(stdout, "serving JSON-RPC with planted bugs %s over TCP on tcp://%s\n", planted, l.TCP)
+	}
+	<-ctx.Done()
+	l.Wait()
+	fmt.Fprintf(stdout, "stopped after %d frames\n", srv.Frames())
+	return exitOK, nil
 }

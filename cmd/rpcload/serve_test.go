@@ -396,3 +396,160 @@ func TestServeMCPListeners(t *testing.T) {
 		t.Errorf("final lines %q", rest)
 	}
 }
+
+// TestServePlantedBugsFlags: --planted-bugs refuses unknown names and the
+// flags of transports and modes it does not serve, naming them.
+func TestServePlantedBugsFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"unknown bug", []string{"--planted-bugs", "deep_nesting,nope"}, []string{"--planted-bugs", `"nope"`, "huge_id"}},
+		{"unix socket", []string{"--planted-bugs", "all", "--unix", "x.sock"}, []string{"--unix", "--planted-bugs"}},
+		{"faults", []string{"--planted-bugs", "all", "--stdio", "--fault", "drop"}, []string{"--fault", "--planted-bugs"}},
+		{"profile", []string{"--planted-bugs", "hang", "--profile", "mcp", "--tcp", "127.0.0.1:0"}, []string{"--profile", "--planted-bugs"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr lockedBuffer
+			code, err := serveWith(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr)
+			if code != exitUsage || err == nil {
+				t.Fatalf("serveWith(%q) = %d, %v; want exit 2 and an error", tc.args, code, err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestServePlantedBugsStdio: in-process, a planted hang stops the answers
+// (and EOF still ends the server with 0); without bugs the same input is
+// answered in full, also with Content-Length framing.
+func TestServePlantedBugsStdio(t *testing.T) {
+	echo := `{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`
+	hang := `{"jsonrpc":"2.0","id":-0,"method":""}`
+	cl := func(s string) string { return "Content-Length: " + strconv.Itoa(len(s)) + "\r\n\r\n" + s }
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		in, want  string
+		stderrHas string
+	}{
+		{"hang", []string{"--stdio", "--planted-bugs", "hang"}, echo + "\n" + hang + "\n" + echo + "\n",
+			`{"jsonrpc":"2.0","id":1,"result":[1]}` + "\n", "planted bugs hang on stdin"},
+		{"none planted", []string{"--stdio", "--planted-bugs="}, echo + "\n" + hang + "\n",
+			`{"jsonrpc":"2.0","id":1,"result":[1]}` + "\n" + `{"jsonrpc":"2.0","id":-0,"error":{"code":-32601,"message":"Method not found","data":""}}` + "\n",
+			"stopped after 2 frames"},
+		{"content-length", []string{"--stdio", "--planted-bugs", "all", "--framing", "content-length"}, cl(echo),
+			cl(`{"jsonrpc":"2.0","id":1,"result":[1]}`), "(content-length framing)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, code, stderr := runServeStdio(t, tc.args, tc.in)
+			if code != exitOK || string(got) != tc.want {
+				t.Errorf("exit %d, stdout %q; want 0, %q", code, got, tc.want)
+			}
+			if !strings.Contains(stderr.String(), tc.stderrHas) {
+				t.Errorf("stderr %q lacks %q", stderr.String(), tc.stderrHas)
+			}
+		})
+	}
+}
+
+// TestServePlantedBugsStdioBinary: the real process answers until a planted
+// crash, then exits with status 2 and the panic message on stderr.
+func TestServePlantedBugsStdioBinary(t *testing.T) {
+	bin := binary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), childLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "serve", "--stdio", "--planted-bugs", "deep_nesting")
+	cmd.WaitDelay = time.Second
+	echo := `{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`
+	deep := `{"jsonrpc":"2.0","id":2,"method":"echo","params":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`
+	cmd.Stdin = strings.NewReader(echo + "\n" + deep + "\n" + echo + "\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("serve --stdio --planted-bugs: %v, want exit status 2\nstderr:\n%s", err, &stderr)
+	}
+	if want := `{"jsonrpc":"2.0","id":1,"result":[1]}` + "\n"; stdout.String() != want {
+		t.Errorf("stdout %q, want only %q", stdout.String(), want)
+	}
+	if !strings.Contains(stderr.String(), "panic: fuzztarget: planted bug deep_nesting\n") {
+		t.Errorf("stderr %q lacks the panic message", stderr.String())
+	}
+}
+
+// TestServePlantedBugsListeners: --http and --tcp answer with the planted
+// server; a crash drops the connection and is logged on stderr; cancelling
+// stops the server with exit 0.
+func TestServePlantedBugsListeners(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outR, outW := io.Pipe()
+	var stderr lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		code, _ := serveWith(ctx, []string{"--planted-bugs", "huge_id", "--http", "127.0.0.1:0", "--tcp", "127.0.0.1:0"}, strings.NewReader(""), outW, &stderr)
+		done <- code
+		_ = outW.Close()
+	}()
+	sc := bufio.NewScanner(outR)
+	urls := map[string]string{}
+	for len(urls) < 2 && sc.Scan() {
+		line := sc.Text()
+		u := line[strings.LastIndex(line, " on ")+4:]
+		scheme, _, _ := strings.Cut(u, "://")
+		urls[scheme] = u
+	}
+	echo := `{"jsonrpc":"2.0","id":1,"method":"echo"}`
+	huge := `{"jsonrpc":"2.0","id":18446744073709551616,"method":"echo"}`
+	resp, err := http.Post(urls["http"], "application/json", strings.NewReader(echo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if string(got) != `{"jsonrpc":"2.0","id":1,"result":null}` {
+		t.Errorf("HTTP reply %d %q", resp.StatusCode, got)
+	}
+	if resp, err := http.Post(urls["http"], "application/json", strings.NewReader(huge)); err == nil {
+		_ = resp.Body.Close()
+		t.Errorf("HTTP answered a planted crash: %d", resp.StatusCode)
+	}
+	nc, err := net.Dial("tcp", strings.TrimPrefix(urls["tcp"], "tcp://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	_ = nc.SetDeadline(time.Now().Add(20 * time.Second))
+	r := bufio.NewReader(nc)
+	_, _ = io.WriteString(nc, echo+"\n")
+	if line, err := r.ReadString('\n'); line != `{"jsonrpc":"2.0","id":1,"result":null}`+"\n" {
+		t.Errorf("TCP reply %q, %v", line, err)
+	}
+	_, _ = io.WriteString(nc, huge+"\n"+echo+"\n")
+	if tcpOut, err := io.ReadAll(r); err == nil || len(tcpOut) > 0 {
+		t.Errorf("TCP after a crash: %q, %v; want a reset", tcpOut, err)
+	}
+	cancel()
+	var rest []string
+	for sc.Scan() {
+		rest = append(rest, sc.Text())
+	}
+	if code := <-done; code != exitOK {
+		t.Errorf("exit %d", code)
+	}
+	if len(rest) != 1 || rest[0] != "stopped after 4 frames" {
+		t.Errorf("final lines %q", rest)
+	}
+	for _, want := range []string{"http: panic serving", "fuzztarget: planted bug huge_id (TCP connection from"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+}

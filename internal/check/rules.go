@@ -34,6 +34,11 @@ const (
 	MCPBadID                         // MCP: a server request whose id is not a string or an integer, or a reply whose id is a fraction
 	ExpectationFailed                // a scenario call's expect (result schema, echo, error code, literal result) did not hold
 	ResultMismatch                   // --diff: two targets answered the same request differently (canonical JSON, ignore paths aside)
+	Crash                            // rpcfuzz: the server died on an input (child exited or killed, HTTP 5xx, connection reset)
+	Hang                             // rpcfuzz: no reply within --timeout to a request with a readable id
+	CanaryFailed                     // rpcfuzz: a known-good request sent after the inputs no longer gets its correct answer
+	WrongErrorCode                   // rpcfuzz: an input the spec assigns an error code (-32700, -32600, -32602) got another answer; see JudgeFuzzReply
+	SlowInput                        // rpcfuzz: a reply took more than --slow-factor times the median; a warning (see Rule.Warning)
 	NumRules                         // the number of rules, not a rule
 )
 
@@ -44,6 +49,7 @@ var ruleNames = [NumRules]string{
 	"batch_missing_reply", "batch_extra_reply", "batch_not_array", "empty_batch_reply_wrong",
 	"mcp_reserved_code", "mcp_legacy_code", "mcp_removed_code", "mcp_bad_result_type", "mcp_bad_id",
 	"expectation_failed", "result_mismatch",
+	"crash", "hang", "canary_failed", "wrong_error_code", "slow_input",
 }
 
 // String returns the rule id used in reports.
@@ -56,10 +62,56 @@ func (r Rule) String() string {
 
 // Warning reports whether breaking r is a warning rather than a violation:
 // something a report shows and counts, but that a CI threshold on violations
-// should not fail on. mcp_legacy_code is the only warning: the 2026-07-28
-// revision of MCP gives the legacy block -32019..-32000 no meaning but does
-// not forbid it.
-func (r Rule) Warning() bool { return r == MCPLegacyCode }
+// should not fail on. Two rules are warnings: mcp_legacy_code, because the
+// 2026-07-28 revision of MCP gives the legacy block -32019..-32000 no
+// meaning but does not forbid it; and slow_input, because no spec bounds how
+// long a server may take (a reply that does come is correct), so a slow
+// input is a lead to follow, not a broken requirement.
+func (r Rule) Warning() bool { return r == MCPLegacyCode || r == SlowInput }
+
+// specRefs holds SpecRef's answers. JSON-RPC sections are those of the 2.0
+// specification (4 request, 4.1 notification, 5 response, 5.1 error
+// object, 6 batch); rules that enforce a tool setting rather than a spec
+// say so, so that a finding never claims a requirement nobody wrote.
+var specRefs = [NumRules]string{
+	UnknownID:            "JSON-RPC 2.0 §5 (response id equals the request's)",
+	DuplicateReply:       "JSON-RPC 2.0 §5 (one response per request)",
+	IDTypeChanged:        "JSON-RPC 2.0 §5 (response id equals the request's, same type)",
+	BothResultAndError:   "JSON-RPC 2.0 §5 (result and error must not both exist)",
+	NoResultOrError:      "JSON-RPC 2.0 §5 (a response has result or error)",
+	BadJSONRPCVersion:    "JSON-RPC 2.0 §5 (jsonrpc is exactly \"2.0\")",
+	InvalidJSON:          "RFC 8259 (JSON text); JSON-RPC 2.0 §5",
+	InvalidEnvelope:      "JSON-RPC 2.0 §5 (response object)",
+	BadErrorObject:       "JSON-RPC 2.0 §5.1 (error object)",
+	UnexpectedNullID:     "JSON-RPC 2.0 §5 (id null only when the request's id was unreadable)",
+	ReplyToNotification:  "JSON-RPC 2.0 §4.1 (no reply to a notification)",
+	FrameTooLarge:        "rpcload --max-frame (a local limit, no spec rule)",
+	BatchMissingReply:    "JSON-RPC 2.0 §6 (a response for each request of a batch)",
+	BatchExtraReply:      "JSON-RPC 2.0 §6 (batch responses answer the batch's requests)",
+	BatchNotArray:        "JSON-RPC 2.0 §6 (a batch is answered with an array)",
+	EmptyBatchReplyWrong: "JSON-RPC 2.0 §6 (an empty array gets one -32600 response)",
+	MCPReservedCode:      "MCP 2026-07-28 basic (error codes -32099..-32020)",
+	MCPLegacyCode:        "MCP 2026-07-28 basic (legacy error codes -32019..-32000)",
+	MCPRemovedCode:       "MCP 2026-07-28 basic (-32002 and -32042 removed)",
+	MCPBadResultType:     "MCP 2026-07-28 schema (Result.resultType)",
+	MCPBadID:             "MCP basic (request id is a string or an integer)",
+	ExpectationFailed:    "scenario expect (the user's own assertion, no spec rule)",
+	ResultMismatch:       "rpcload --diff (targets disagree, no spec rule)",
+	Crash:                "JSON-RPC 2.0 §5 (the server must reply to every call)",
+	Hang:                 "JSON-RPC 2.0 §5 (the server must reply to every call)",
+	CanaryFailed:         "JSON-RPC 2.0 §5 (a valid call gets its response)",
+	WrongErrorCode:       "JSON-RPC 2.0 §5.1 (pre-defined error codes) and §5 (id null)",
+	SlowInput:            "rpcfuzz --slow-factor (a latency heuristic, no spec rule)",
+}
+
+// SpecRef returns a short reference to the text r enforces, for findings and
+// reports, or "" for a value outside the rule set.
+func SpecRef(r Rule) string {
+	if r < NumRules {
+		return specRefs[r]
+	}
+	return ""
+}
 
 // ParseRule returns the rule with the given id.
 func ParseRule(name string) (Rule, bool) {

@@ -1,0 +1,311 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rpcload/rpcload/internal/fuzz"
+	"github.com/rpcload/rpcload/internal/profile"
+	"github.com/rpcload/rpcload/internal/transport"
+)
+
+// findingFlags are the flags of replay and minimize: where to send the
+// input, when not where it was found.
+type findingFlags struct {
+	tf     targetFlags
+	target string
+}
+
+func (f *findingFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.target, "target", "", "send the input to this target URL instead of the finding's (or give a command after --)")
+	f.tf.register(fs, 0)
+	fs.Lookup("timeout").Usage = "how long the input waits for its replies (default: the finding's)"
+	fs.Lookup("profile").DefValue = "the finding's"
+	f.tf.profile = ""
+}
+
+// options builds the replay options; a bad flag is a usage error.
+func (f *findingFlags) options(fs *pflag.FlagSet) (fuzz.ReplayOptions, error) {
+	var o fuzz.ReplayOptions
+	if fs.Changed("timeout") && f.tf.timeout <= 0 {
+		return o, usagef("--timeout must be positive (got %s)", f.tf.timeout)
+	}
+	if f.tf.grace <= 0 {
+		return o, usagef("--grace must be positive (got %s)", f.tf.grace)
+	}
+	if f.tf.profile != "" {
+		if _, err := profile.New(profile.Name(f.tf.profile), profile.Options{}); err != nil {
+			return o, usagef("--profile: %v", err)
+		}
+	}
+	t, err := f.tf.target(fs, nil, f.target)
+	if err != nil {
+		return o, err
+	}
+	if t.Scheme != "" {
+		o.Target = &t
+	}
+	if o.Header, err = f.tf.header(); err != nil {
+		return o, err
+	}
+	o.Profile, o.Timeout, o.Insecure, o.Child = profile.Name(f.tf.profile), f.tf.timeout, f.tf.insecure, f.tf.child()
+	return o, nil
+}
+
+// findingDir takes the one FINDING_DIR before any --.
+func findingDir(fs *pflag.FlagSet, cmd string) (string, error) {
+	args := fs.Args()
+	if dash := fs.ArgsLenAtDash(); dash >= 0 {
+		args = args[:dash]
+	}
+	if len(args) != 1 {
+		return "", usagef("%s takes one FINDING_DIR (got %d)", cmd, len(args))
+	}
+	return args[0], nil
+}
+
+// findingError maps an error of a finding command to its exit code.
+func findingError(ctx context.Context, err error) (int, error) {
+	switch {
+	case errors.Is(err, fuzz.ErrUnreachable):
+		return exitUnreachable, err
+	case ctx.Err() != nil:
+		return exitInterrupted, err
+	case errors.Is(err, fuzz.ErrNoTarget):
+		return exitUsage, usagef("%v: --target URL or -- COMMAND", err)
+	}
+	return exitUsage, err
+}
+
+const replayUsage = `usage: rpcfuzz replay FINDING_DIR [--target URL | -- COMMAND] [flags]
+
+Sends a finding's input again, each time on a fresh connection (a fresh process for a
+child), and prints REPRODUCED (n/n), FLAKY (k/n) or NOT REPRODUCED. Exit status 1 when
+it failed the same way at least once, 0 when it did not.
+
+flags:
+%s`
+
+func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := pflag.NewFlagSet("replay", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	var f findingFlags
+	f.register(fs)
+	times := fs.Int("times", 3, "replays")
+	fs.Usage = func() { fmt.Fprintf(stderr, replayUsage, fs.FlagUsages()) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK, nil
+		}
+		return exitUsage, usageError{err}
+	}
+	dir, err := findingDir(fs, "replay")
+	if err != nil {
+		return exitUsage, err
+	}
+	if *times < 1 {
+		return exitUsage, usagef("--times must be at least 1 (got %d)", *times)
+	}
+	o, err := f.options(fs)
+	if err != nil {
+		return exitUsage, err
+	}
+	o.Times = *times
+	res, err := fuzz.Replay(ctx, dir, o)
+	if err != nil {
+		return findingError(ctx, err)
+	}
+	what := res.Finding.Rule
+	if what == "" {
+		what = "any failure"
+	}
+	fmt.Fprintf(stdout, "%s: %s (%s)\n", dir, res.Verdict(), what)
+	for i, s := range res.Seen {
+		fmt.Fprintf(stdout, "  run %d: %s\n", i+1, s)
+	}
+	if res.Reproduced > 0 {
+		return exitFindings, nil
+	}
+	return exitOK, nil
+}
+
+const minimizeUsage = `usage: rpcfuzz minimize FINDING_DIR [--budget N] [--target URL | -- COMMAND] [flags]
+
+Shrinks a finding's input further against its target (tree-aware passes, then byte
+passes, each step re-checking that it still fails the same way) and rewrites the
+finding's files. Exit status 1 when the input no longer fails: nothing to shrink.
+
+flags:
+%s`
+
+func minimizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := pflag.NewFlagSet("minimize", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	var f findingFlags
+	f.register(fs)
+	budget := fs.Int("budget", fuzz.DefaultMinimizeBudget, "reproduction attempts the minimization may take")
+	limit := fs.Duration("time", 0, "and how long it may take (default: no limit)")
+	fs.Usage = func() { fmt.Fprintf(stderr, minimizeUsage, fs.FlagUsages()) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK, nil
+		}
+		return exitUsage, usageError{err}
+	}
+	dir, err := findingDir(fs, "minimize")
+	if err != nil {
+		return exitUsage, err
+	}
+	switch {
+	case *budget < 1:
+		return exitUsage, usagef("--budget must be at least 1 (got %d)", *budget)
+	case *limit < 0:
+		return exitUsage, usagef("--time must not be negative (got %s)", *limit)
+	}
+	o, err := f.options(fs)
+	if err != nil {
+		return exitUsage, err
+	}
+	var deadline time.Time
+	if *limit > 0 {
+		deadline = time.Now().Add(*limit)
+	}
+	before := 0
+	if old, _, rerr := fuzz.ReadFinding(dir); rerr == nil {
+		before = old.MinimizedBytes
+	}
+	fnd, err := fuzz.MinimizeFinding(ctx, dir, o, *budget, deadline)
+	if errors.Is(err, fuzz.ErrNotReproduced) {
+		fmt.Fprintf(stdout, "%s: NOT REPRODUCED: %v\n", dir, err)
+		return exitFindings, nil
+	}
+	if err != nil {
+		return findingError(ctx, err)
+	}
+	fmt.Fprintf(stdout, "%s: %d -> %d bytes in %d checks (%.1fs)%s\n", dir, before, fnd.MinimizedBytes, fnd.Minimize.Checks, fnd.Minimize.DurationS, incomplete(fnd))
+	return exitOK, nil
+}
+
+func incomplete(f *fuzz.Finding) string {
+	if f.Minimize.Complete {
+		return ""
+	}
+	return "; stopped by the budget: run it again to shrink further"
+}
+
+const exportUsage = `usage: rpcfuzz export-go OUT_DIR --findings DIR
+
+Writes each finding under DIR (a run's --out directory, or one finding) into OUT_DIR,
+the corpus directory of a native fuzz target (PKG/testdata/fuzz/FuzzXxx, whose function
+calls rpcfuzz.Fuzz), in Go's corpus file format, named by the finding's id. go test then
+runs each as a regression test; the command is printed and kept in finding.json.
+
+flags:
+%s`
+
+func exportCmd(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := pflag.NewFlagSet("export-go", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	findings := fs.String("findings", "", "a run's --out directory, or one finding directory (required)")
+	fs.Usage = func() { fmt.Fprintf(stderr, exportUsage, fs.FlagUsages()) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK, nil
+		}
+		return exitUsage, usageError{err}
+	}
+	switch {
+	case fs.NArg() != 1:
+		return exitUsage, usagef("export-go takes one OUT_DIR (got %d)", fs.NArg())
+	case *findings == "":
+		return exitUsage, usagef("--findings DIR is required")
+	}
+	done, err := fuzz.ExportGo(*findings, fs.Arg(0))
+	for _, e := range done {
+		fmt.Fprintf(stdout, "%s\n  %s\n", e.File, e.GoTest)
+	}
+	if err != nil {
+		return exitUsage, err
+	}
+	return exitOK, nil
+}
+
+const importUsage = `usage: rpcfuzz import-go GO_CORPUS_DIR --out DIR [--target URL | -- COMMAND]
+
+Turns each file of a Go fuzz corpus directory (testdata/fuzz/FuzzXxx, or Go's cache)
+into a finding directory under DIR, to replay black-box with rpcfuzz replay. Only
+literal inputs (those export-go writes, and those the rpcfuzz harness saved) carry
+their messages; a file that is a choice stream over the seeds is skipped.
+
+flags:
+%s`
+
+func importCmd(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := pflag.NewFlagSet("import-go", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	out := fs.StringP("out", "o", "", "directory for the findings (required)")
+	var f findingFlags
+	f.register(fs)
+	fs.Usage = func() { fmt.Fprintf(stderr, importUsage, fs.FlagUsages()) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK, nil
+		}
+		return exitUsage, usageError{err}
+	}
+	args = fs.Args()
+	if dash := fs.ArgsLenAtDash(); dash >= 0 {
+		args = args[:dash]
+	}
+	if len(args) != 1 {
+		return exitUsage, usagef("import-go takes one GO_CORPUS_DIR (got %d)", len(args))
+	}
+	dir := args[0]
+	if *out == "" {
+		return exitUsage, usagef("--out DIR is required")
+	}
+	o, err := f.options(fs)
+	if err != nil {
+		return exitUsage, err
+	}
+	var info *fuzz.TargetInfo
+	if o.Target != nil {
+		info = &fuzz.TargetInfo{Framing: o.Target.Framing.String(), Profile: string(o.Profile)}
+		if info.Profile == "" {
+			info.Profile = string(profile.JSONRPC)
+		}
+		if o.Target.Scheme == transport.Stdio {
+			info.Command = o.Target.Command
+		} else {
+			info.URL = o.Target.URL
+		}
+		if o.Timeout > 0 {
+			info.TimeoutMS = o.Timeout.Milliseconds()
+		}
+	}
+	done, err := fuzz.ImportGo(dir, *out, info)
+	n := 0
+	for _, im := range done {
+		if im.Skipped != "" {
+			fmt.Fprintf(stdout, "skipped %s: %s\n", im.File, im.Skipped)
+			continue
+		}
+		n++
+		fmt.Fprintf(stdout, "%s -> %s\n", im.File, im.Dir)
+	}
+	if err != nil {
+		return exitUsage, err
+	}
+	if n == 0 {
+		return exitUsage, fmt.Errorf("import-go: no literal input in %s", dir)
+	}
+	return exitOK, nil
+}

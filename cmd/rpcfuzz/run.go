@@ -1,0 +1,410 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rpcload/rpcload/internal/fuzz"
+	"github.com/rpcload/rpcload/internal/live"
+	"github.com/rpcload/rpcload/internal/profile"
+	"github.com/rpcload/rpcload/internal/transport"
+)
+
+// targetFlags are the flags that say how to reach a target; run, replay,
+// minimize and import-go share them.
+type targetFlags struct {
+	framing  string
+	stderr   string
+	grace    time.Duration
+	headers  []string
+	insecure bool
+	profile  string
+	timeout  time.Duration
+}
+
+func (t *targetFlags) register(fs *pflag.FlagSet, timeoutDefault time.Duration) {
+	fs.StringVar(&t.profile, "profile", "jsonrpc", "protocol profile: jsonrpc, mcp, lsp or eth (its handshake on each connection, its seeds)")
+	fs.DurationVar(&t.timeout, "timeout", timeoutDefault, "how long an input waits for its replies; a request with an id left unanswered is a hang")
+	fs.StringVar(&t.framing, "framing", "newline", "child process after --: newline or content-length (LSP) framing")
+	fs.StringVar(&t.stderr, "stderr", "", "child process: append its stderr to this file (the last lines are kept in crash findings either way)")
+	fs.DurationVar(&t.grace, "grace", 2*time.Second, "child process shutdown: wait this long after closing stdin, then SIGTERM, wait again, then SIGKILL")
+	fs.StringArrayVarP(&t.headers, "header", "H", nil, "extra HTTP header 'Name: value' (repeatable; http(s) and ws(s) targets)")
+	fs.BoolVar(&t.insecure, "insecure", false, "https/wss: do not verify the server's certificate")
+}
+
+// target parses the target: a URL (positional, or url when not empty), or
+// the command after --. A zero Target with no error means none was given.
+func (t *targetFlags) target(fs *pflag.FlagSet, positional []string, url string) (transport.Target, error) {
+	var tg transport.Target
+	var err error
+	dash := fs.ArgsLenAtDash()
+	switch {
+	case dash >= 0 && url != "":
+		return tg, usagef("give the target as --target URL or as a command after --, not both")
+	case dash >= 0 && len(fs.Args()[dash:]) == 0:
+		return tg, usagef("no command after --")
+	case dash >= 0:
+		fr := transport.Newline
+		switch t.framing {
+		case "newline":
+		case "content-length":
+			fr = transport.ContentLength
+		default:
+			return tg, usagef("--framing must be newline or content-length (got %q)", t.framing)
+		}
+		if tg, err = transport.CommandTarget(fs.Args()[dash:], fr); err != nil {
+			return tg, usagef("%v", err)
+		}
+	case url != "":
+		if tg, err = transport.ParseTarget(url); err != nil {
+			return tg, usagef("%v", err)
+		}
+	case len(positional) > 0:
+		if tg, err = transport.ParseTarget(positional[0]); err != nil {
+			return tg, usagef("%v", err)
+		}
+	default:
+		return tg, nil
+	}
+	if tg.Scheme != transport.Stdio {
+		for _, name := range []string{"framing", "stderr", "grace"} {
+			if fs.Changed(name) {
+				return tg, usagef("--%s applies to a child process given after --, not to %s", name, tg.URL)
+			}
+		}
+	}
+	if len(t.headers) > 0 {
+		switch tg.Scheme {
+		case transport.HTTP, transport.HTTPS, transport.WS, transport.WSS:
+		default:
+			return tg, usagef("--header applies to http(s) and ws(s) targets only, not %s", tg.Scheme)
+		}
+	}
+	return tg, nil
+}
+
+// check validates the flags that do not depend on the target.
+func (t *targetFlags) check() error {
+	switch {
+	case t.timeout <= 0:
+		return usagef("--timeout must be positive (got %s)", t.timeout)
+	case t.grace <= 0:
+		return usagef("--grace must be positive (got %s)", t.grace)
+	}
+	if _, err := profile.New(profile.Name(t.profile), profile.Options{}); err != nil {
+		return usagef("--profile: %v", err)
+	}
+	return nil
+}
+
+func (t *targetFlags) header() (http.Header, error) {
+	h := http.Header{}
+	for _, s := range t.headers {
+		name, value, ok := strings.Cut(s, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") {
+			return nil, usagef("--header: %q is not 'Name: value'", s)
+		}
+		if strings.ContainsAny(value, "\r\n") {
+			return nil, usagef("--header %q: the value contains a line break", name)
+		}
+		h.Add(name, strings.TrimSpace(value))
+	}
+	return h, nil
+}
+
+func (t *targetFlags) child() transport.ChildOptions {
+	return transport.ChildOptions{StderrPath: t.stderr, Grace: t.grace}
+}
+
+// runFlags are the flags of "rpcfuzz run".
+type runFlags struct {
+	tf             targetFlags
+	out            string
+	duration       time.Duration
+	execs          uint64
+	seed           string
+	workers        int
+	slowFactor     float64
+	slowFloor      time.Duration
+	canaryEvery    int
+	baseline       string
+	maxRestarts    int
+	maxFrame       string
+	maxFindings    int
+	stopAfter      int
+	minimizeBudget int
+	minimizeTime   time.Duration
+	quiet          bool
+}
+
+func (f *runFlags) register(fs *pflag.FlagSet) {
+	fs.StringVarP(&f.out, "out", "o", "", "directory for the findings (one directory each), summary.json and latency.json (required)")
+	fs.DurationVar(&f.duration, "duration", time.Minute, "stop after this long (unless --execs is given alone)")
+	fs.Uint64Var(&f.execs, "execs", 0, "stop after this many inputs")
+	fs.StringVar(&f.seed, "seed", "", "seed of every random choice (default: drawn at random and printed); repeat a run with it")
+	fs.IntVar(&f.workers, "workers", 0, "connections fuzzed in parallel (default 4; 1 for a child process)")
+	f.tf.register(fs, fuzz.DefaultTimeout)
+	fs.Float64Var(&f.slowFactor, "slow-factor", fuzz.DefaultSlowFactor, "an input answered more than this times the median latency of inputs its size is slow_input (a warning)")
+	fs.DurationVar(&f.slowFloor, "slow-min", fuzz.DefaultSlowFloor, "... and only when slower than this")
+	fs.IntVar(&f.canaryEvery, "canary-every", fuzz.DefaultCanaryEvery, "send a known-good request after every N inputs per worker (and after each finding); 0 turns the canary off")
+	fs.StringVar(&f.baseline, "baseline", "", "accepted findings: a summary.json of an earlier run, or a file of finding ids, one per line; they do not fail the run")
+	fs.IntVar(&f.maxRestarts, "max-restarts", fuzz.DefaultMaxRestarts, "child process: stop when it died at more than N inputs in a row")
+	fs.StringVar(&f.maxFrame, "max-frame", "1MiB", "largest input frame generated (e.g. 1MiB, 64KiB, 100000)")
+	fs.IntVar(&f.maxFindings, "max-findings", fuzz.DefaultMaxFindings, "distinct findings written; further ones are only counted")
+	fs.IntVar(&f.stopAfter, "stop-after", 0, "stop once this many failures are found (0: run to the end)")
+	fs.IntVar(&f.minimizeBudget, "minimize-budget", fuzz.DefaultMinimizeBudget, "reproduction attempts minimizing one finding may take")
+	fs.DurationVar(&f.minimizeTime, "minimize-time", fuzz.DefaultMinimizeTime, "and how long it may take")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no status line on stderr")
+}
+
+const runUsage = `usage: rpcfuzz run TARGET --out DIR [flags]
+       rpcfuzz run --out DIR [flags] -- COMMAND [ARGS...]
+
+TARGET is http://host:port/path, https://..., ws://..., wss://..., tcp://host:port (newline-delimited JSON),
+tcp+lsp://host:port (Content-Length framing), unix:///path, or unix+lsp:///path. After --, a command to
+start as a child process speaking JSON-RPC on its stdin and stdout (restarted after each crash).
+
+flags:
+%s`
+
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	var f runFlags
+	f.register(fs)
+	fs.Usage = func() { fmt.Fprintf(stderr, runUsage, fs.FlagUsages()) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK, nil
+		}
+		return exitUsage, usageError{err}
+	}
+	cfg, err := f.config(fs)
+	if err != nil {
+		return exitUsage, err
+	}
+	fmt.Fprintf(stderr, "rpcfuzz: fuzzing %s with seed %d (repeat with --seed %d); findings go to %s\n", cfg.Target.URL, cfg.Seed, cfg.Seed, cfg.OutDir)
+	var st *statusLine
+	if !f.quiet {
+		st = newStatusLine(stderr, cfg.Duration)
+		cfg.OnStatus = st.update
+		cfg.Log = st
+	}
+	sum, err := fuzz.Run(ctx, cfg)
+	if st != nil {
+		st.done()
+	}
+	if err != nil {
+		switch {
+		case errors.Is(err, fuzz.ErrUnreachable):
+			return exitUnreachable, err
+		case ctx.Err() != nil && sum == nil:
+			return exitInterrupted, err
+		}
+		if sum == nil {
+			return exitUsage, err
+		}
+		fmt.Fprintf(stderr, "rpcfuzz: %v\n", err)
+	}
+	if werr := fuzz.WriteText(stdout, sum); werr != nil {
+		return exitUsage, fmt.Errorf("writing the summary: %w", werr)
+	}
+	switch {
+	case sum.Interrupted:
+		return exitInterrupted, nil
+	case sum.Failures > 0:
+		return exitFindings, nil
+	}
+	return exitOK, nil
+}
+
+// config validates the flags and builds the engine's Config; every error
+// names the flag at fault.
+func (f *runFlags) config(fs *pflag.FlagSet) (fuzz.Config, error) {
+	var cfg fuzz.Config
+	dash := fs.ArgsLenAtDash()
+	switch {
+	case dash > 0:
+		return cfg, usagef("give either a TARGET or a command after --, not both")
+	case dash < 0 && fs.NArg() == 0:
+		return cfg, usagef("run needs a TARGET or a command after -- (see rpcfuzz run --help)")
+	case dash < 0 && fs.NArg() > 1:
+		return cfg, usagef("run takes one TARGET (got %d: %s)", fs.NArg(), strings.Join(fs.Args(), " "))
+	case f.out == "":
+		return cfg, usagef("--out DIR is required: findings, summary.json and latency.json go there")
+	}
+	if err := f.tf.check(); err != nil {
+		return cfg, err
+	}
+	t, err := f.tf.target(fs, fs.Args(), "")
+	if err != nil {
+		return cfg, err
+	}
+	hdr, err := f.tf.header()
+	if err != nil {
+		return cfg, err
+	}
+	cfg = fuzz.Config{
+		Target: t, Profile: profile.Name(f.tf.profile), Header: hdr, Insecure: f.tf.insecure, Child: f.tf.child(),
+		Workers: f.workers, Execs: f.execs, Timeout: f.tf.timeout, SlowFactor: f.slowFactor, SlowFloor: f.slowFloor,
+		CanaryEvery: f.canaryEvery, MaxRestarts: f.maxRestarts, MaxFindings: f.maxFindings, StopAfter: f.stopAfter,
+		MinimizeBudget: f.minimizeBudget, MinimizeTime: f.minimizeTime, OutDir: f.out,
+	}
+	if !fs.Changed("duration") && fs.Changed("execs") {
+		f.duration = 0 // --execs alone bounds the run
+	}
+	cfg.Duration = f.duration
+	switch {
+	case f.duration < 0:
+		return cfg, usagef("--duration must not be negative (got %s)", f.duration)
+	case f.duration == 0 && f.execs == 0:
+		return cfg, usagef("--duration 0 needs --execs N: a run needs a bound")
+	case fs.Changed("workers") && (f.workers < 1 || f.workers > 1024):
+		return cfg, usagef("--workers must be between 1 and 1024 (got %d)", f.workers)
+	case f.slowFactor < 1:
+		return cfg, usagef("--slow-factor must be at least 1 (got %g)", f.slowFactor)
+	case f.slowFloor < 0:
+		return cfg, usagef("--slow-min must not be negative (got %s)", f.slowFloor)
+	case f.canaryEvery < 0:
+		return cfg, usagef("--canary-every must not be negative (got %d; 0 turns the canary off)", f.canaryEvery)
+	case f.maxRestarts < 0:
+		return cfg, usagef("--max-restarts must not be negative (got %d)", f.maxRestarts)
+	case f.maxFindings < 1:
+		return cfg, usagef("--max-findings must be at least 1 (got %d)", f.maxFindings)
+	case f.stopAfter < 0:
+		return cfg, usagef("--stop-after must not be negative (got %d)", f.stopAfter)
+	case f.minimizeBudget < 0:
+		return cfg, usagef("--minimize-budget must not be negative (got %d)", f.minimizeBudget)
+	case f.minimizeTime <= 0:
+		return cfg, usagef("--minimize-time must be positive (got %s)", f.minimizeTime)
+	}
+	if f.canaryEvery == 0 {
+		cfg.CanaryEvery = -1
+	}
+	if f.minimizeBudget == 0 {
+		cfg.MinimizeBudget = 1 // the engine's zero means the default; one check keeps the input as found
+	}
+	if cfg.MaxFrame, err = parseSize(f.maxFrame); err != nil {
+		return cfg, usagef("--max-frame: %v", err)
+	}
+	if cfg.MaxFrame < 64 {
+		return cfg, usagef("--max-frame must be at least 64 bytes (got %d)", cfg.MaxFrame)
+	}
+	if cfg.Seed, err = parseSeed(f.seed); err != nil {
+		return cfg, usagef("--seed: %v", err)
+	}
+	if f.baseline != "" {
+		if cfg.Baseline, err = fuzz.ReadBaseline(f.baseline); err != nil {
+			return cfg, usageError{err}
+		}
+	}
+	return cfg, nil
+}
+
+// parseSeed reads --seed, or draws one when it is empty.
+func parseSeed(s string) (uint64, error) {
+	if s == "" {
+		return rand.Uint64() >> 1, nil // 63 bits: the printed seed stays an easy number
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a non-negative integer", s)
+	}
+	return n, nil
+}
+
+// parseSize reads a size like 1MiB, 64KiB or 100000.
+func parseSize(s string) (int, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+	num, mult := strings.TrimSpace(s), int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(num, u.suffix) {
+			num, mult = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%q is not a positive size like 1MiB", s)
+	}
+	if n > min(1<<34, math.MaxInt)/mult {
+		return 0, fmt.Errorf("%q is too large (16 GiB at most)", s)
+	}
+	return int(n * mult), nil
+}
+
+// statusLine shows progress on stderr: one line rewritten in place on a
+// terminal, a plain line per interval elsewhere. Finding lines from the
+// engine go through it so they do not tear the status line.
+type statusLine struct {
+	mu       sync.Mutex
+	w        io.Writer
+	terminal bool
+	total    time.Duration
+	drawn    bool
+}
+
+func newStatusLine(w io.Writer, total time.Duration) *statusLine {
+	f, _ := w.(*os.File)
+	return &statusLine{w: w, terminal: live.IsTerminal(f), total: total}
+}
+
+func (s *statusLine) update(st fuzz.Status) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	line := fmt.Sprintf("%s  execs %d  %.0f/s  tuples %d  corpus %d  findings %d", elapsed(st.Elapsed, s.total), st.Execs, st.ExecsPerS, st.Tuples, st.Corpus, st.Findings)
+	if st.Restarts > 0 {
+		line += fmt.Sprintf("  restarts %d", st.Restarts)
+	}
+	if s.terminal {
+		fmt.Fprint(s.w, "\r"+line+"\x1b[K")
+		s.drawn = true
+		return
+	}
+	fmt.Fprintln(s.w, line)
+}
+
+// Write prints a line of the engine's log above the status line.
+func (s *statusLine) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.drawn {
+		fmt.Fprint(s.w, "\r\x1b[K")
+		s.drawn = false
+	}
+	return s.w.Write(p)
+}
+
+func (s *statusLine) done() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.drawn {
+		fmt.Fprintln(s.w)
+		s.drawn = false
+	}
+}
+
+func elapsed(d, total time.Duration) string {
+	s := fmt.Sprintf("%.0fs", d.Seconds())
+	if total > 0 {
+		s += fmt.Sprintf("/%.0fs", total.Seconds())
+	}
+	return s
+}

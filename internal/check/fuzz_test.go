@@ -1,0 +1,614 @@
+package check
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+var classifyTests = []struct {
+	frame string
+	want  RequestClass
+}{
+	// protocols.md, "What a correct server answers".
+	{`{"jsonrpc":"2.0","id":6,"method":`, ParseError},
+	{`{"jsonrpc":"2.0","id":5,"method":"teleport"}`, Call},
+	{`{"jsonrpc":"2.0","id":4,"method":"convert","params":{"value":5}}`, Call},
+	{`{"jsonrpc":"2.0","method":"get_time"}`, Notification},
+	{`[]`, EmptyBatch},
+	{`{"id":1,"method":"x"}`, InvalidRequest},
+
+	{``, ParseError},
+	{`   `, ParseError},
+	{`{"jsonrpc":"2.0","id":1,"method":"x"} x`, ParseError},
+	{`{"jsonrpc":"2.0","id":1,"method":"x",}`, ParseError},
+	{"\uFEFF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}", ParseError},
+	{`{"jsonrpc":"2.0","id":NaN,"method":"x"}`, ParseError},
+	{`[1,2`, ParseError},
+	{` [ ] `, EmptyBatch},
+	{`[1,2]`, Batch},
+	{`[{"jsonrpc":"2.0","method":"n"}]`, Batch},
+	{`[[]]`, Batch},
+	{`42`, InvalidRequest},
+	{`"call"`, InvalidRequest},
+	{`null`, InvalidRequest},
+	{`{}`, InvalidRequest},
+	{`{"foo":"boo"}`, InvalidRequest},
+	{`{"jsonrpc":"2.0","method":1,"params":"bar"}`, InvalidRequest},
+	{`{"jsonrpc":"1.0","id":1,"method":"x"}`, InvalidRequest},
+	{`{"jsonrpc":"2.0","id":true,"method":"x"}`, InvalidRequest},
+	{`{"jsonrpc":"2.0","id":{},"method":"x"}`, InvalidRequest},
+	{`{"jsonrpc":"2.0","id":1}`, InvalidRequest},
+	{`{"jsonrpc":"2.0","id":1,"result":1}`, InvalidRequest},
+	{`{"jsonrpc":"2.0","id":1,"method":"x","params":5}`, InvalidParams},
+	{`{"jsonrpc":"2.0","id":1,"method":"x","params":"a"}`, InvalidParams},
+	{`{"jsonrpc":"2.0","id":1,"method":"x","params":null}`, InvalidParams},
+	{`{"jsonrpc":"2.0","method":"x","params":true}`, InvalidParams},
+	{`{"jsonrpc":"2.0","id":1,"method":"x","params":[]}`, Call},
+	{`{"jsonrpc":"2.0","id":"a","method":"x","params":{}}`, Call},
+	{`{"jsonrpc":"2.0","id":null,"method":"x"}`, Call},
+	{`{"jsonrpc":"2.0","id":1.5,"method":"x"}`, Call},
+	{`{"jsonrpc":"2.0","id":-7,"method":""}`, Call},
+	{`{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}`, Call},
+	{`{"jsonrpc":"2.0","id":1,"method":"x","extra":1}`, Call},
+	{` {"method" : "x" ,"\u006aSONRPC":"2.0", "jsonrpc":"2.0"} `, Notification},
+	{`{"jsonrpc":"2.0","id":1,"method":"x","method":"y"}`, Call},
+	{`{"jsonrpc":"2.0","method":"x","id":1,"id":true}`, InvalidRequest},
+}
+
+func TestClassifyRequest(t *testing.T) {
+	for _, tc := range classifyTests {
+		if got := ClassifyRequest([]byte(tc.frame)); got != tc.want {
+			t.Errorf("ClassifyRequest(%s) = %s; want %s", tc.frame, got, tc.want)
+		}
+	}
+}
+
+func TestRequestClassString(t *testing.T) {
+	seen := map[string]bool{}
+	for c := RequestClass(0); c < NumRequestClasses; c++ {
+		name := c.String()
+		if name == "" || strings.HasPrefix(name, "class(") || seen[name] {
+			t.Errorf("class %d has name %q", c, name)
+		}
+		seen[name] = true
+	}
+	if got := NumRequestClasses.String(); got != "class(7)" {
+		t.Errorf("NumRequestClasses.String() = %q", got)
+	}
+}
+
+const (
+	call1   = `{"jsonrpc":"2.0","id":1,"method":"x"}`
+	res1    = `{"jsonrpc":"2.0","id":1,"result":"ok"}`
+	noReply = "\x00none" // stands for gotReply == false
+)
+
+func errReply(id string, code int) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":` + strconv.Itoa(code) + `,"message":"m"}}`
+}
+
+func result(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"result":"ok"}` }
+
+func nest(depth int) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"x","params":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + `}`
+}
+
+type judgeTestCase struct {
+	name         string
+	input, reply string
+	want         Set
+}
+
+var judgeTests = []judgeTestCase{
+	// protocols.md ground truth, each with its correct answer and the wrong ones.
+	{"parse error: correct", `{"jsonrpc":"2.0","id":6,"method":`, errReply("null", -32700), 0},
+	{"parse error: -32600", `{"jsonrpc":"2.0","id":6,"method":`, errReply("null", -32600), set(WrongErrorCode)},
+	{"parse error: salvaged id", `{"jsonrpc":"2.0","id":6,"method":`, errReply("6", -32700), set(WrongErrorCode)},
+	{"parse error: result", `{"jsonrpc":"2.0","id":6,"method":`, result("null"), set(WrongErrorCode)},
+	{"parse error: silence", `{"jsonrpc":"2.0","id":6,"method":`, noReply, set(WrongErrorCode)},
+	{"parse error: bad envelope too", `{"jsonrpc":"2.0","id":6,"method":`, `{"id":null,"error":{"code":-32700,"message":"m"}}`, set(BadJSONRPCVersion)},
+	{"parse error: array", `[1,`, `[` + errReply("null", -32700) + `]`, set(InvalidEnvelope)},
+	{"unknown method: correct", `{"jsonrpc":"2.0","id":5,"method":"teleport"}`, errReply("5", -32601), 0},
+	{"unknown method: id as string", `{"jsonrpc":"2.0","id":5,"method":"teleport"}`, errReply(`"5"`, -32601), set(IDTypeChanged)},
+	{"unknown method: id null", `{"jsonrpc":"2.0","id":5,"method":"teleport"}`, errReply("null", -32601), set(UnexpectedNullID)},
+	{"unknown method: other id", `{"jsonrpc":"2.0","id":5,"method":"teleport"}`, errReply("6", -32601), set(UnknownID)},
+	{"unknown method: silence", `{"jsonrpc":"2.0","id":5,"method":"teleport"}`, noReply, set(Hang)},
+	{"unknown method: parse error", `{"jsonrpc":"2.0","id":5,"method":"teleport"}`, errReply("null", -32700), set(WrongErrorCode, UnexpectedNullID)},
+	{"missing arg: correct", `{"jsonrpc":"2.0","id":4,"method":"convert","params":{"value":5}}`, errReply("4", -32602), 0},
+	{"missing arg: result", `{"jsonrpc":"2.0","id":4,"method":"convert","params":{"value":5}}`, result("4"), 0},
+	{"notification: correct", `{"jsonrpc":"2.0","method":"get_time"}`, noReply, 0},
+	{"notification: answered", `{"jsonrpc":"2.0","method":"get_time"}`, result("null"), set(ReplyToNotification)},
+	{"notification: error", `{"jsonrpc":"2.0","method":"get_time"}`, errReply("null", -32601), set(ReplyToNotification)},
+	{"notification: garbage", `{"jsonrpc":"2.0","method":"get_time"}`, `oops`, set(ReplyToNotification, InvalidJSON)},
+	{"notification: empty body", `{"jsonrpc":"2.0","method":"get_time"}`, " \r\n", 0},
+	{"empty batch: correct", `[]`, errReply("null", -32600), 0},
+	{"empty batch: []", `[]`, `[]`, set(EmptyBatchReplyWrong)},
+	{"empty batch: array", `[]`, `[` + errReply("null", -32600) + `]`, set(EmptyBatchReplyWrong)},
+	{"empty batch: silence", `[]`, noReply, set(EmptyBatchReplyWrong)},
+	{"empty batch: other code", `[]`, errReply("null", -32700), set(EmptyBatchReplyWrong)},
+	{"empty batch: id 0", `[]`, errReply("0", -32600), set(EmptyBatchReplyWrong)},
+	{"empty batch: not JSON", `[]`, `{`, set(InvalidJSON)},
+	{"no jsonrpc: correct", `{"id":1,"method":"x"}`, errReply("1", -32600), 0},
+	{"no jsonrpc: id null", `{"id":1,"method":"x"}`, errReply("null", -32600), 0},
+	{"no jsonrpc: result", `{"id":1,"method":"x"}`, res1, set(WrongErrorCode)},
+	{"no jsonrpc: -32601", `{"id":1,"method":"x"}`, errReply("1", -32601), set(WrongErrorCode)},
+	{"no jsonrpc: other id", `{"id":1,"method":"x"}`, errReply("2", -32600), set(UnknownID)},
+	{"no jsonrpc: silence", `{"id":1,"method":"x"}`, noReply, set(Hang)},
+
+	// Invalid requests without a readable id.
+	{"method a number: correct", `{"jsonrpc":"2.0","method":1,"params":"bar"}`, errReply("null", -32600), 0},
+	{"method a number: silence", `{"jsonrpc":"2.0","method":1,"params":"bar"}`, noReply, set(WrongErrorCode)},
+	{"method a number: an id", `{"jsonrpc":"2.0","method":1,"params":"bar"}`, errReply("1", -32600), set(WrongErrorCode)},
+	{"bool id: correct", `{"jsonrpc":"2.0","id":true,"method":"x"}`, errReply("null", -32600), 0},
+	{"bool id: echoed", `{"jsonrpc":"2.0","id":true,"method":"x"}`, errReply("true", -32600), set(InvalidEnvelope)},
+	{"scalar: correct", `42`, errReply("null", -32600), 0},
+	{"scalar: parse error", `42`, errReply("null", -32700), set(WrongErrorCode)},
+	{"foo boo", `{"foo":"boo"}`, errReply("null", -32600), 0},
+
+	// Scalar params.
+	{"scalar params: -32602", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("3", -32602), 0},
+	{"scalar params: -32600", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("3", -32600), 0},
+	{"scalar params: -32600 null", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("null", -32600), 0},
+	{"scalar params: -32602 null", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("null", -32602), set(UnexpectedNullID)},
+	{"scalar params: -32601", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("3", -32601), set(WrongErrorCode)},
+	{"scalar params: result", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, result("3"), set(WrongErrorCode)},
+	{"scalar params: silence", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, noReply, set(Hang)},
+	{"scalar params, no id: silence", `{"jsonrpc":"2.0","method":"x","params":"s"}`, noReply, 0},
+	{"scalar params, no id: error", `{"jsonrpc":"2.0","method":"x","params":"s"}`, errReply("null", -32602), 0},
+	{"null params: result", `{"jsonrpc":"2.0","id":3,"method":"x","params":null}`, result("3"), 0},
+	{"null params: other id", `{"jsonrpc":"2.0","id":3,"method":"x","params":null}`, result("4"), set(WrongErrorCode)},
+	{"null params, no id: silence", `{"jsonrpc":"2.0","method":"x","params":null}`, noReply, 0},
+
+	// Replies checked like rpcload's.
+	{"call: correct", call1, res1, 0},
+	{"call: both", call1, `{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"m"}}`, set(BothResultAndError)},
+	{"call: neither", call1, `{"jsonrpc":"2.0","id":1}`, set(NoResultOrError)},
+	{"call: version", call1, `{"jsonrpc":"1.0","id":1,"result":1}`, set(BadJSONRPCVersion)},
+	{"call: bad error", call1, `{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}`, set(BadErrorObject)},
+	{"call: not JSON", call1, `{"jsonrpc":"2.0","id":1,"result":`, set(InvalidJSON)},
+	{"call: array", call1, `[` + res1 + `]`, set(InvalidEnvelope)},
+	{"call: no id", call1, `{"jsonrpc":"2.0","result":1}`, set(InvalidEnvelope)},
+	{"call: server notification", call1, `{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, 0},
+	{"call: server request", call1, `{"jsonrpc":"2.0","id":"s1","method":"roots/list"}`, 0},
+
+	// Ids: equal values in other spellings, and the id tolerances.
+	{"id 1e2 echoed 100", `{"jsonrpc":"2.0","id":1e2,"method":"x"}`, result("100"), 0},
+	{"id 12 echoed 12.0", `{"jsonrpc":"2.0","id":12,"method":"x"}`, result("12.0"), 0},
+	{"id 12 echoed 1.2e1", `{"jsonrpc":"2.0","id":12,"method":"x"}`, result("1.2e1"), 0},
+	{"id -0 echoed 0", `{"jsonrpc":"2.0","id":-0,"method":"x"}`, result("0"), 0},
+	{"id 1.5 echoed", `{"jsonrpc":"2.0","id":1.5,"method":"x"}`, result("1.5"), 0},
+	{"id 1.5 echoed 15", `{"jsonrpc":"2.0","id":1.5,"method":"x"}`, result("15"), set(UnknownID)},
+	{"id 1.5 refused", `{"jsonrpc":"2.0","id":1.5,"method":"x"}`, errReply("null", -32600), 0},
+	{"id 2^53+1 through float64", `{"jsonrpc":"2.0","id":9007199254740993,"method":"x"}`, result("9007199254740992"), 0},
+	{"id 2^53-1 changed", `{"jsonrpc":"2.0","id":9007199254740991,"method":"x"}`, result("9007199254740990"), set(UnknownID)},
+	{"id 2^64 refused", `{"jsonrpc":"2.0","id":18446744073709551616,"method":"x"}`, errReply("null", -32600), 0},
+	{"id 1e400 refused", `{"jsonrpc":"2.0","id":1e400,"method":"x"}`, errReply("null", -32700), 0},
+	{"id escaped string", `{"jsonrpc":"2.0","id":"\u0037","method":"x"}`, result(`"7"`), 0},
+	{"id string changed", `{"jsonrpc":"2.0","id":"7","method":"x"}`, result(`"8"`), set(UnknownID)},
+	{"id string to number", `{"jsonrpc":"2.0","id":"7","method":"x"}`, result(`7`), set(IDTypeChanged)},
+	{"id empty string", `{"jsonrpc":"2.0","id":"","method":"x"}`, result(`""`), 0},
+	{"id negative", `{"jsonrpc":"2.0","id":-3,"method":"x"}`, result(`-3`), 0},
+	{"id null: result null", `{"jsonrpc":"2.0","id":null,"method":"x"}`, result("null"), 0},
+	{"id null: silence", `{"jsonrpc":"2.0","id":null,"method":"x"}`, noReply, 0},
+	{"id null: answered 0", `{"jsonrpc":"2.0","id":null,"method":"x"}`, result("0"), set(UnknownID)},
+
+	// Edges where parsers legitimately differ.
+	{"invalid UTF-8: parse error", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\xff\"}", errReply("null", -32700), 0},
+	{"invalid UTF-8: result", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\xff\"}", res1, 0},
+	{"lone surrogate: parse error", `{"jsonrpc":"2.0","id":1,"method":"x","params":["\ud800"]}`, errReply("null", -32700), 0},
+	{"paired surrogates: parse error", `{"jsonrpc":"2.0","id":1,"method":"x","params":["\ud83d\ude00"]}`, errReply("null", -32700), set(WrongErrorCode, UnexpectedNullID)},
+	{"lone surrogate notification: error", `{"jsonrpc":"2.0","method":"x","params":["\udc00"]}`, errReply("null", -32700), 0},
+	{"deep: refused", nest(70), errReply("null", -32700), 0},
+	{"deep: internal error with id", nest(70), errReply("1", -32603), 0},
+	{"shallow: refused", nest(10), errReply("null", -32700), set(WrongErrorCode, UnexpectedNullID)},
+	{"huge number in params: refused", `{"jsonrpc":"2.0","id":1,"method":"x","params":[1e999]}`, errReply("null", -32700), 0},
+	{"huge number in params: result", `{"jsonrpc":"2.0","id":1,"method":"x","params":[1e999]}`, res1, 0},
+	{"duplicate method: result", `{"jsonrpc":"2.0","id":1,"method":"x","method":5}`, res1, 0},
+	{"duplicate method: -32600", `{"jsonrpc":"2.0","id":1,"method":"x","method":5}`, errReply("1", -32600), 0},
+	{"duplicate method: other id", `{"jsonrpc":"2.0","id":1,"method":"x","method":5}`, result("2"), set(WrongErrorCode)},
+	{"duplicate id: first", `{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}`, result("1"), 0},
+	{"duplicate id: last", `{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}`, result("2"), 0},
+	{"duplicate key in params: refused", `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":1,"a":2}}`, errReply("null", -32700), 0},
+	{"duplicate escaped key: refused", `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":1,"\u0061":2}}`, errReply("null", -32600), 0},
+	{"same key in sibling objects: refused", `{"jsonrpc":"2.0","id":1,"method":"x","params":[{"a":1},{"a":2}]}`, errReply("null", -32700), set(WrongErrorCode, UnexpectedNullID)},
+	{"duplicate method, no id: silence", `{"jsonrpc":"2.0","method":"x","method":5}`, noReply, 0},
+	{"extra member: refused", `{"jsonrpc":"2.0","id":1,"method":"x","x":0}`, errReply("1", -32600), 0},
+	{"extra member: result", `{"jsonrpc":"2.0","id":1,"method":"x","x":0}`, res1, 0},
+	{"extra member: -32601", `{"jsonrpc":"2.0","id":1,"method":"x","x":0}`, errReply("1", -32601), 0},
+	{"response sent: ignored", `{"jsonrpc":"2.0","id":1,"result":1}`, noReply, 0},
+	{"response sent: refused", `{"jsonrpc":"2.0","id":1,"result":1}`, errReply("1", -32600), 0},
+	{"BOM: answered", "\uFEFF" + call1, res1, 0},
+	{"BOM: refused", "\uFEFF" + call1, errReply("null", -32700), 0},
+	{"BOM: wrong id", "\uFEFF" + call1, result("2"), set(WrongErrorCode)},
+	{"NBSP around: answered", "\u00a0" + call1 + "\u00a0", res1, 0},
+	{"two messages: first answered", call1 + `{"jsonrpc":"2.0","id":2,"method":"y"}`, res1, 0},
+	{"two messages: second answered", call1 + `{"jsonrpc":"2.0","id":2,"method":"y"}`, result("2"), set(WrongErrorCode)},
+	{"NaN: answered", `{"jsonrpc":"2.0","id":1,"method":"x","params":[NaN]}`, res1, 0},
+	{"comment: answered", `{"jsonrpc":"2.0","id":1,"method":"x" /* c */}`, res1, 0},
+	{"trailing comma: silence", `{"jsonrpc":"2.0","method":"x",}`, noReply, 0},
+	{"bare key: answered", `{jsonrpc:"2.0","id":1,"method":"x"}`, res1, 0},
+	{"exponent plus is no extension", `{"jsonrpc":"2.0","id":1e+1,"method":`, result("10"), set(WrongErrorCode)},
+	{"truncated literal is no extension", `{"jsonrpc":"2.0","id":1,"method":"x","params":[tru`, res1, set(WrongErrorCode)},
+	{"too deep for the scanner: answered", `{"jsonrpc":"2.0","id":1,"method":"x","params":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`, res1, 0},
+}
+
+func TestJudgeFuzzReply(t *testing.T) {
+	for _, tc := range judgeTests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := []byte(tc.input)
+			reply, got := []byte(tc.reply), true
+			if tc.reply == noReply {
+				reply, got = nil, false
+			}
+			rules, note := JudgeFuzzReply(in, ClassifyRequest(in), reply, got)
+			if rules != tc.want {
+				t.Fatalf("JudgeFuzzReply(%.80s, %.80s) = %s %q; want %s", tc.input, tc.reply, rules.names(), note, tc.want.names())
+			}
+			if (rules != 0) != (note != "") && !strings.Contains(tc.name, "server") {
+				t.Errorf("rules %s with note %q: a finding needs a note and only a finding has one", rules.names(), note)
+			}
+			if len(note) > 300 {
+				t.Errorf("note is %d bytes long", len(note))
+			}
+		})
+	}
+}
+
+const specBatch = `[
+ {"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"1"},
+ {"jsonrpc":"2.0","method":"notify_hello","params":[7]},
+ {"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":"2"},
+ {"foo":"boo"},
+ {"jsonrpc":"2.0","method":"foo.get","params":{"name":"myself"},"id":"5"},
+ {"jsonrpc":"2.0","method":"get_data","id":"9"}
+]`
+
+func arr(elems ...string) string { return "[" + strings.Join(elems, ",") + "]" }
+
+var batchTests = []judgeTestCase{
+	{"spec example", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`)), 0},
+	{"spec example shuffled", specBatch, arr(result(`"9"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"2"`), result(`"1"`)), 0},
+	{"missing one", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601)), set(BatchMissingReply)},
+	{"missing the invalid one", specBatch, arr(result(`"1"`), result(`"2"`), errReply(`"5"`, -32601), result(`"9"`)), set(BatchMissingReply)},
+	{"extra id", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`), result(`"10"`)), set(BatchExtraReply)},
+	{"answered twice", specBatch, arr(result(`"1"`), result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`)), set(DuplicateReply)},
+	{"id type changed", specBatch, arr(result(`1`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`)), set(IDTypeChanged)},
+	{"invalid element answered -32700", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32700), errReply(`"5"`, -32601), result(`"9"`)), set(WrongErrorCode)},
+	{"notification answered", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply("null", -32601), errReply(`"5"`, -32601), result(`"9"`)), set(ReplyToNotification)},
+	{"single object", specBatch, errReply("null", -32600), set(BatchNotArray)},
+	{"empty array", specBatch, `[]`, set(BatchMissingReply)},
+	{"silence", specBatch, noReply, set(Hang)},
+	{"element envelope", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), `{"jsonrpc":"2.0","id":"9","result":1,"x":2}`), set(InvalidEnvelope)},
+	{"element not an object", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`), `7`), set(InvalidEnvelope)},
+	{"request inside the reply", arr(call1), arr(res1, `{"jsonrpc":"2.0","id":9,"method":"m"}`), set(BatchExtraReply)},
+	{"reply not JSON", arr(call1), `[` + res1, set(InvalidJSON)},
+
+	{"all invalid: correct", `[1,2]`, arr(errReply("null", -32600), errReply("null", -32600)), 0},
+	{"all invalid: one", `[1,2]`, arr(errReply("null", -32600)), set(BatchMissingReply)},
+	{"all invalid: silence", `[1,2]`, noReply, set(WrongErrorCode)},
+	{"all invalid: wrong code", `[1,2]`, arr(errReply("null", -32600), errReply("null", -32700)), set(WrongErrorCode)},
+	{"nested batch", `[[]]`, arr(errReply("null", -32600)), 0},
+	{"only notifications: silence", `[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]`, noReply, 0},
+	{"only notifications: []", `[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]`, `[]`, set(ReplyToNotification)},
+	{"only notifications: errors", `[{"jsonrpc":"2.0","method":"a"}]`, arr(errReply("null", -32601)), set(ReplyToNotification)},
+	{"only notifications: object", `[{"jsonrpc":"2.0","method":"a"}]`, errReply("null", -32601), set(ReplyToNotification)},
+	{"only calls: null id", arr(call1), arr(errReply("null", -32603)), set(UnexpectedNullID, BatchMissingReply)},
+	{"duplicate ids", arr(call1, call1), arr(res1, res1), 0},
+	{"duplicate ids, one answer", arr(call1, call1), arr(res1), set(BatchMissingReply)},
+	{"same id, invalid first", arr(`{"id":1,"method":"x"}`, call1), arr(res1, errReply("1", -32600)), 0},
+	{"same id, call first", arr(call1, `{"id":1,"method":"x"}`), arr(errReply("1", -32600), errReply("1", -32601)), 0},
+	{"same id, scalar params", arr(call1, `{"jsonrpc":"2.0","id":1,"method":"x","params":3}`), arr(errReply("1", -32602), res1), 0},
+	{"id null call and invalid", arr(`{"jsonrpc":"2.0","id":null,"method":"x"}`, `5`), arr(errReply("null", -32600), result("null")), 0},
+	{"scalar params, no id", arr(`{"jsonrpc":"2.0","method":"x","params":1}`, call1), arr(res1, errReply("null", -32602)), 0},
+	{"scalar params, no id, silent", arr(`{"jsonrpc":"2.0","method":"x","params":1}`, call1), arr(res1), 0},
+	{"float id echoed", arr(`{"jsonrpc":"2.0","id":9007199254740993,"method":"x"}`), arr(result("9007199254740992")), 0},
+	{"capped batch", arr(strings.Split(strings.Repeat(call1+"\n", 101), "\n")[:101]...), errReply("null", -32600), 0},
+	{"uncapped batch", arr(strings.Split(strings.Repeat(call1+"\n", 100), "\n")[:100]...), errReply("null", -32600), set(BatchNotArray)},
+	{"edge element refused", arr(strings.Replace(nest(70), `"id":1`, `"id":2`, 1), call1), arr(res1, errReply("null", -32700)), 0},
+	{"plain element refused", arr(strings.Replace(nest(7), `"id":1`, `"id":2`, 1), call1), arr(res1, errReply("null", -32700)), set(UnexpectedNullID, BatchMissingReply)},
+}
+
+func TestJudgeBatch(t *testing.T) {
+	for _, tc := range batchTests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := []byte(tc.input)
+			reply, got := []byte(tc.reply), true
+			if tc.reply == noReply {
+				reply, got = nil, false
+			}
+			class := ClassifyRequest(in)
+			if class != Batch {
+				t.Fatalf("ClassifyRequest = %s; want batch", class)
+			}
+			rules, note := JudgeFuzzReply(in, class, reply, got)
+			if rules != tc.want {
+				t.Fatalf("JudgeFuzzReply = %s %q; want %s", rules.names(), note, tc.want.names())
+			}
+			if (rules != 0) != (note != "") {
+				t.Errorf("rules %s with note %q", rules.names(), note)
+			}
+		})
+	}
+}
+
+// TestJudgeCoversRules checks that the tables reach every rule
+// JudgeFuzzReply can return, so a verdict added later gets a row.
+func TestJudgeCoversRules(t *testing.T) {
+	var seen Set
+	for _, tc := range append(judgeTests, batchTests...) {
+		seen |= tc.want
+	}
+	judgeRules := envelopeRules.Add(UnknownID).Add(DuplicateReply).Add(IDTypeChanged).Add(UnexpectedNullID).
+		Add(ReplyToNotification).Add(BatchMissingReply).Add(BatchExtraReply).Add(BatchNotArray).
+		Add(EmptyBatchReplyWrong).Add(Hang).Add(WrongErrorCode)
+	if seen != judgeRules {
+		t.Errorf("rows cover %s; JudgeFuzzReply can return %s", seen.names(), judgeRules.names())
+	}
+}
+
+func TestNumberKey(t *testing.T) {
+	groups := [][]string{
+		{"1", "1.0", "1e0", "10e-1", "0.1e1", "1.000E+0", "100e-2"},
+		{"0", "-0", "0.0", "-0e5", "0e-99999999999999999999"},
+		{"100", "1e2", "1E+2", "0.001e5"},
+		{"-12.5", "-125e-1", "-0.125e2"},
+		{"123456789012345678901234567890", "1.23456789012345678901234567890e29"},
+		{"1.5"}, {"15"}, {"-1.5"}, {"1e400"}, {"1e401"},
+	}
+	keys := map[string]int{}
+	for g, group := range groups {
+		for _, n := range group {
+			k := string(appendNumberKey(nil, []byte(n)))
+			if other, ok := keys[k]; ok && other != g {
+				t.Errorf("%s has key %q like group %d; want group %d", n, k, other, g)
+			}
+			keys[k] = g
+			if first := string(appendNumberKey(nil, []byte(group[0]))); k != first {
+				t.Errorf("key(%s) = %q; key(%s) = %q; want equal", n, k, group[0], first)
+			}
+		}
+	}
+}
+
+func TestCompareIDs(t *testing.T) {
+	tests := []struct {
+		req, rep string
+		loose    bool
+		want     int
+	}{
+		{`7`, `7`, false, idEqual},
+		{`7`, `7.0`, false, idEqual},
+		{`"7"`, `"7"`, false, idEqual},
+		{`"\u0037"`, `"7"`, false, idEqual},
+		{`"a\/b"`, `"a/b"`, false, idEqual},
+		{`7`, `"7"`, false, idTypeChanged},
+		{`"7"`, `7`, false, idTypeChanged},
+		{`"7.0"`, `7`, false, idTypeChanged},
+		{`7`, `8`, false, idDifferent},
+		{`"7"`, `"07"`, false, idDifferent},
+		{`"x"`, `7`, false, idDifferent},
+		{`9007199254740993`, `9007199254740992`, false, idDifferent},
+		{`9007199254740993`, `9007199254740992`, true, idEqual},
+		{`0.1`, `0.1000000000000000055511151231257827`, true, idEqual},
+		{`1e400`, `1e401`, true, idDifferent},
+	}
+	for _, tc := range tests {
+		if got := compareIDs([]byte(tc.req), []byte(tc.rep), tc.loose); got != tc.want {
+			t.Errorf("compareIDs(%s, %s, %v) = %d; want %d", tc.req, tc.rep, tc.loose, got, tc.want)
+		}
+	}
+}
+
+func TestSafeInteger(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"0": true, "-1": true, "9007199254740992": true, "-9007199254740992": true,
+		"9007199254740993": false, "18446744073709551616": false, "1.0": false, "1e2": false,
+	} {
+		if got := safeInteger([]byte(raw)); got != want {
+			t.Errorf("safeInteger(%s) = %v; want %v", raw, got, want)
+		}
+	}
+}
+
+func TestLoneSurrogate(t *testing.T) {
+	for s, want := range map[string]bool{
+		`"\ud800"`: true, `"\udc00"`: true, `"\ud800x"`: true, `"\ud800\u0041"`: true, `"\ud800\ud800"`: true,
+		`"\ud83d\ude00"`: false, `"\u00e9"`: false, `"\\ud800"`: false, `"plain"`: false, `"\ud83d\ude00\ud800"`: true,
+	} {
+		if got := loneSurrogate([]byte(s)); got != want {
+			t.Errorf("loneSurrogate(%s) = %v; want %v", s, got, want)
+		}
+	}
+}
+
+func TestSpecRef(t *testing.T) {
+	seen := map[string]bool{}
+	for r := Rule(0); r < NumRules; r++ {
+		ref := SpecRef(r)
+		if ref == "" {
+			t.Errorf("rule %s has no spec reference", r)
+		}
+		seen[ref] = true
+	}
+	if len(seen) < 20 {
+		t.Errorf("only %d distinct references for %d rules", len(seen), NumRules)
+	}
+	if SpecRef(NumRules) != "" {
+		t.Error("SpecRef(NumRules) is not empty")
+	}
+	for name, want := range map[string]bool{"slow_input": true, "mcp_legacy_code": true, "crash": false, "hang": false,
+		"canary_failed": false, "wrong_error_code": false, "unknown_id": false} {
+		r, ok := ParseRule(name)
+		if !ok {
+			t.Fatalf("no rule %s", name)
+		}
+		if r.Warning() != want {
+			t.Errorf("%s.Warning() = %v; want %v", name, r.Warning(), want)
+		}
+	}
+}
+
+// correctReply is the answer the spec prescribes to input, written from the
+// class alone: the reference the fuzz target holds JudgeFuzzReply to.
+func correctReply(input []byte) ([]byte, bool) {
+	class := ClassifyRequest(input)
+	if class == Batch {
+		out := []byte{'['}
+		for off := 0; ; {
+			elem, next, ok := wire.NextElement(input, off)
+			if !ok {
+				break
+			}
+			off = next
+			c := ClassifyRequest(elem)
+			if c == Batch || c == EmptyBatch {
+				c = InvalidRequest
+			}
+			if r, ok := answer(elem, c); ok {
+				if len(out) > 1 {
+					out = append(out, ',')
+				}
+				out = append(out, r...)
+			}
+		}
+		if len(out) == 1 {
+			return nil, false
+		}
+		return append(out, ']'), true
+	}
+	return answer(input, class)
+}
+
+func answer(frame []byte, class RequestClass) ([]byte, bool) {
+	var m wire.Message
+	wire.Scan(frame, &m)
+	readable := !m.Problems.Has(wire.ProblemBadID) && (m.IDKind == wire.IDNumber || m.IDKind == wire.IDString || m.IDKind == wire.IDNull)
+	switch class {
+	case ParseError:
+		return wire.AppendError(nil, nil, wire.CodeParseError, "Parse error", nil), true
+	case InvalidRequest, EmptyBatch:
+		var id []byte
+		if readable {
+			id = m.ID
+		}
+		return wire.AppendError(nil, id, wire.CodeInvalidRequest, "Invalid Request", nil), true
+	case InvalidParams:
+		if !readable {
+			return nil, false
+		}
+		return wire.AppendError(nil, m.ID, wire.CodeInvalidParams, "Invalid params", nil), true
+	case Call:
+		return wire.AppendResult(nil, m.ID, []byte(`{"ok":true}`)), true
+	}
+	return nil, false
+}
+
+// TestCorrectAnswersPass holds every input of the tables to its
+// spec-correct answer.
+func TestCorrectAnswersPass(t *testing.T) {
+	var inputs []string
+	for _, tc := range classifyTests {
+		inputs = append(inputs, tc.frame)
+	}
+	for _, tc := range append(judgeTests, batchTests...) {
+		inputs = append(inputs, tc.input)
+	}
+	for _, in := range inputs {
+		reply, ok := correctReply([]byte(in))
+		if rules, note := JudgeFuzzReply([]byte(in), ClassifyRequest([]byte(in)), reply, ok); rules != 0 {
+			t.Errorf("the correct answer %.100s to %.100s breaks %s: %s", reply, in, rules.names(), note)
+		}
+	}
+}
+
+func FuzzClassify(f *testing.F) {
+	for _, tc := range classifyTests {
+		f.Add([]byte(tc.frame), []byte(nil), uint64(1), "x", false)
+	}
+	for _, tc := range append(judgeTests, batchTests...) {
+		// Big seeds make the fuzzer's minimizing slow; the tables test them.
+		if len(tc.input) < 4096 {
+			f.Add([]byte(tc.input), []byte(tc.reply), uint64(7), "tools/call", true)
+		}
+	}
+	f.Fuzz(func(t *testing.T, input, reply []byte, id uint64, method string, quoted bool) {
+		class := ClassifyRequest(input)
+		if class >= NumRequestClasses {
+			t.Fatalf("ClassifyRequest(%q) = %d", input, class)
+		}
+		// Never panics, whatever the reply; a finding always has a note.
+		for _, got := range []bool{true, false} {
+			rules, note := JudgeFuzzReply(input, class, reply, got)
+			if rules != 0 && note == "" {
+				t.Fatalf("JudgeFuzzReply(%q, %q, %v) = %s without a note", input, reply, got, rules.names())
+			}
+			if rules&^(Set(1)<<NumRules-1) != 0 {
+				t.Fatalf("JudgeFuzzReply returned bits beyond the rules: %b", rules)
+			}
+		}
+		// The spec-correct answer breaks no rule.
+		want, ok := correctReply(input)
+		if rules, note := JudgeFuzzReply(input, class, want, ok); rules != 0 {
+			t.Fatalf("the correct answer %q to %q breaks %s: %s", want, input, rules.names(), note)
+		}
+		// A request built by the encoder is a call, and its correct answer passes.
+		f := wire.IDInt
+		if quoted {
+			f = wire.IDQuoted
+		}
+		// input is the params when it is a JSON array or object.
+		var params []byte
+		var m wire.Message
+		if wire.Scan(input, &m); !m.Problems.Has(wire.ProblemInvalidJSON) {
+			if i := skipJSONSpace(input, 0); input[i] == '[' || input[i] == '{' {
+				params = input
+			}
+		}
+		req := wire.AppendRequest(nil, id, f, wire.AppendString(nil, method), params)
+		if c := ClassifyRequest(req); c != Call {
+			t.Fatalf("ClassifyRequest(%s) = %s; want call", req, c)
+		}
+		want, _ = correctReply(req)
+		if rules, note := JudgeFuzzReply(req, Call, want, true); rules != 0 {
+			t.Fatalf("the correct answer %s to %s breaks %s: %s", want, req, rules.names(), note)
+		}
+	})
+}
+
+// TestJudgeHugeBatch judges big batches (the mutator's go up to 100,000
+// elements; 20,000 keeps the race run short): matching must stay linear even
+// when every element has the same id or the replies come in reverse order.
+func TestJudgeHugeBatch(t *testing.T) {
+	const n = 20_000
+	for _, tc := range []struct {
+		name      string
+		elem, rep string
+		short     Set // the verdict when the last reply is missing
+	}{
+		{"one id", call1, res1, set(BatchMissingReply)},
+		{"distinct ids, reversed", "", "", set(BatchMissingReply)},
+		{"id null", `{"jsonrpc":"2.0","id":null,"method":"x"}`, result("null"), 0},
+		{"invalid", `7`, errReply("null", -32600), set(BatchMissingReply)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, out := make([]string, n), make([]string, n)
+			for i := range n {
+				in[i], out[i] = tc.elem, tc.rep
+				if tc.elem == "" {
+					in[i] = `{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"x"}`
+					out[i] = result(strconv.Itoa(n - 1 - i))
+				}
+			}
+			input := []byte(arr(in...))
+			if rules, note := JudgeFuzzReply(input, Batch, []byte(arr(out...)), true); rules != 0 {
+				t.Fatalf("correct reply: %s %s", rules.names(), note)
+			}
+			if rules, note := JudgeFuzzReply(input, Batch, []byte(arr(out[:n-1]...)), true); rules != tc.short {
+				t.Fatalf("reply without its last element: %s %s; want %s", rules.names(), note, tc.short.names())
+			}
+		})
+	}
+}

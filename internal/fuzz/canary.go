@@ -1,0 +1,236 @@
+package fuzz
+
+import (
+	"context"
+	"slices"
+
+	"github.com/rpcload/rpcload/internal/check"
+	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+// canaryProbe is the known-good request: a seed call whose correct answer
+// (its kind and error code) was seen before any fuzz input. After every
+// CanaryEvery inputs, and after each finding, it is sent on the worker's
+// connection and on a fresh one; a wrong answer or none means an input
+// poisoned the server.
+type canaryProbe struct {
+	c    mutate.Case
+	kind wire.Kind
+	code int64
+}
+
+// maxCanaryTries bounds the seeds tried as canaries.
+const maxCanaryTries = 8
+
+// canaryCandidates are the seeds that are one call each, the profile's
+// ping and echo first: their answers do not depend on state.
+func canaryCandidates(seeds []mutate.Case) []mutate.Case {
+	var preferred, rest []mutate.Case
+	var m wire.Message
+	for _, s := range seeds {
+		if len(s.Frames) != 1 || s.Wire != nil || check.ClassifyRequest(s.Frames[0]) != check.Call {
+			continue
+		}
+		wire.Scan(s.Frames[0], &m)
+		name, _ := wire.Unquote(nil, m.Method)
+		switch string(name) {
+		case "ping", "echo", "eth_chainId":
+			preferred = append(preferred, s)
+		default:
+			rest = append(rest, s)
+		}
+	}
+	out := append(preferred, rest...)
+	return out[:min(len(out), maxCanaryTries)]
+}
+
+// selectCanary finds the canary on the first connection, before any fuzz
+// input. Without one, canaries are off (a warning says so).
+func (r *run) selectCanary(ctx context.Context, w *worker, seeds []mutate.Case) {
+	if r.cfg.CanaryEvery < 0 {
+		return
+	}
+	for _, c := range canaryCandidates(seeds) {
+		res := w.exec(ctx, c, false)
+		r.checks.Add(1)
+		if ctx.Err() != nil {
+			return
+		}
+		if kind, code, ok := cleanAnswer(&res); ok {
+			r.canary = &canaryProbe{c: c, kind: kind, code: code}
+			return
+		}
+	}
+	r.warn("no seed call got a correct reply before fuzzing; the canary is off")
+}
+
+// cleanAnswer reports whether an exchange of one call got exactly one
+// correct reply, and its kind and error code.
+func cleanAnswer(res *result) (wire.Kind, int64, bool) {
+	reps := allReplies(&res.o)
+	if res.o.end != endNone || res.v.rules != 0 || len(reps) != 1 {
+		return 0, 0, false
+	}
+	var m wire.Message
+	wire.Scan(reps[0], &m)
+	if m.Kind != wire.KindResult && m.Kind != wire.KindError {
+		return 0, 0, false
+	}
+	return m.Kind, m.Code, true
+}
+
+func (p *canaryProbe) answered(res *result) bool {
+	kind, code, ok := cleanAnswer(res)
+	return ok && kind == p.kind && code == p.code
+}
+
+// verdict names what a failed canary exchange shows: a crash stays a
+// crash; anything else is canary_failed, keyed by the reply it got.
+func (p *canaryProbe) verdict(res *result) verdict {
+	if res.v.rules.Has(check.Crash) {
+		v := res.v
+		v.rules = check.Set(0).Add(check.Crash)
+		return v
+	}
+	rep := firstReply(&res.o)
+	v := verdict{rule: check.CanaryFailed, rules: check.Set(0).Add(check.CanaryFailed), shape: replyShape(rep), reply: rep}
+	var m wire.Message
+	wire.Scan(rep, &m)
+	v.code = m.Code
+	switch {
+	case rep == nil && res.o.end == endTimeout:
+		v.note = "the canary got no reply within the timeout"
+	case rep == nil:
+		v.note = "the canary got no reply: " + res.o.end.String() + " " + res.o.note
+	default:
+		v.note = "the canary got a different answer: " + string(trimTo(rep, 200))
+	}
+	return v
+}
+
+// canaryOn sends the canary on the worker's connection, or on a connection
+// of its own when fresh is set (closed after).
+func (r *run) canaryOn(ctx context.Context, w *worker, fresh bool) result {
+	r.checks.Add(1)
+	if !fresh {
+		return w.exec(ctx, r.canary.c, false)
+	}
+	saved := w.c
+	w.c = nil
+	res := w.exec(ctx, r.canary.c, false)
+	w.closeConn()
+	w.c = saved
+	return res
+}
+
+// checkCanary sends the canary on the same connection and a fresh one (a
+// child process has no other connection: only the same one).
+func (r *run) checkCanary(w *worker) {
+	if r.canary == nil {
+		return
+	}
+	ctx := r.parent
+	for _, fresh := range []bool{false, true} {
+		if fresh && r.cfg.Target.Scheme == transport.Stdio {
+			return
+		}
+		res := r.canaryOn(ctx, w, fresh)
+		if res.o.end == endInterrupted {
+			return
+		}
+		if !r.canary.answered(&res) {
+			r.canaryFailed(w, &res)
+			return
+		}
+	}
+}
+
+// serverClean reports whether the canary passes on a fresh connection (for
+// a child process: a fresh process).
+func (r *run) serverClean(ctx context.Context, w *worker) bool {
+	if r.cfg.Target.Scheme == transport.Stdio {
+		w.closeConn()
+		res := r.canaryOn(ctx, w, false)
+		return r.canary.answered(&res)
+	}
+	res := r.canaryOn(ctx, w, true)
+	return r.canary.answered(&res)
+}
+
+// canaryReproducer checks that an input poisons a clean server: the canary
+// passes on a fresh connection first (a fresh process for a child), then
+// fails the same way after the input.
+func (r *run) canaryReproducer(w *worker, key string) func(ctx context.Context, c mutate.Case) bool {
+	stdio := r.cfg.Target.Scheme == transport.Stdio
+	return func(ctx context.Context, c mutate.Case) bool {
+		if !stdio && !r.serverClean(ctx, w) {
+			return false
+		}
+		res := w.exec(ctx, c, true)
+		if res.o.end == endInterrupted {
+			return false
+		}
+		for _, fresh := range []bool{false, true} {
+			if fresh && stdio {
+				break
+			}
+			cr := r.canaryOn(ctx, w, fresh)
+			if !r.canary.answered(&cr) && dedupKey(r.canary.verdict(&cr)) == key {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// canaryFailed turns a failed canary into a finding: the input to blame is
+// searched among the last inputs sent, newest first, each tried alone on a
+// clean server. A network server that stays poisoned without any input is
+// reported with the last input, unminimized, and the run stops: nothing it
+// answers can be trusted any more.
+func (r *run) canaryFailed(w *worker, res *result) {
+	ctx := r.parent
+	v := r.canary.verdict(res)
+	key := dedupKey(v)
+	id := findingID(v.rule, key)
+	if r.found.hit(id) || r.cfg.Baseline[id] {
+		if r.cfg.Baseline[id] {
+			r.found.baselined(id, v.rule)
+		}
+		return
+	}
+	recent := r.recent.newestFirst()
+	stdio := r.cfg.Target.Scheme == transport.Stdio
+	if !stdio && !r.serverClean(ctx, w) {
+		if len(recent) == 0 {
+			r.fatal("the server fails the canary and no input is left to blame")
+			return
+		}
+		r.report(w, candidate{in: recent[0], v: v, key: key, id: id, execN: r.execCount(), confirmed: true, fromCanary: true,
+			note: "the server stayed poisoned: the input was not isolated (the last one sent is kept, unminimized)"})
+		r.fatal("the server stays poisoned (canary_failed on a fresh connection without any input)")
+		return
+	}
+	check := r.canaryReproducer(w, key)
+	for _, in := range recent {
+		if ctx.Err() != nil {
+			return
+		}
+		if check(ctx, in) {
+			r.report(w, candidate{in: in, v: v, key: key, id: id, execN: r.execCount(), confirmed: true, fromCanary: true, check: check})
+			r.recent.reset()
+			return
+		}
+	}
+	r.found.unconfirmed(key)
+	r.recent.reset()
+}
+
+func trimTo(b []byte, n int) []byte {
+	if len(b) > n {
+		return append(slices.Clip(b[:n]), "…"...)
+	}
+	return b
+}

@@ -1,0 +1,175 @@
+package fuzz
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/profile"
+	"github.com/rpcload/rpcload/internal/transport"
+)
+
+// Defaults of Config's zero fields.
+const (
+	DefaultTimeout        = time.Second
+	DefaultSlowFactor     = 20
+	DefaultSlowFloor      = 100 * time.Millisecond
+	DefaultCanaryEvery    = 100
+	DefaultMaxRestarts    = 5
+	DefaultMaxFrame       = 1 << 20
+	DefaultMaxReply       = 16 << 20
+	DefaultMinimizeBudget = 2000
+	DefaultMinimizeTime   = 30 * time.Second
+	DefaultMaxCorpus      = 2048
+	DefaultMaxCorpusBytes = 64 << 20
+	DefaultMaxFindings    = 100
+	DefaultMaxTuples      = 1 << 16
+	DefaultInterval       = time.Second
+)
+
+// ErrUnreachable wraps the failure to reach the target before fuzzing
+// started: nothing was sent, so nothing was found.
+var ErrUnreachable = errors.New("target unreachable")
+
+// Config describes one fuzzing run. Run fills in the defaults of zero
+// fields (see the Default constants).
+type Config struct {
+	// Target is where inputs go: an http(s) URL (one POST per frame), a
+	// stream (tcp, unix, ws, with their framing), or a child process
+	// (transport.CommandTarget), restarted after each crash.
+	Target transport.Target
+	// Profile is "jsonrpc" (or ""), "mcp", "lsp" or "eth": each new
+	// stream connection runs its handshake, and the seeds are its corpus.
+	Profile profile.Name
+	// ProfileOptions configure the profile (MCP era, LSP workspace).
+	ProfileOptions profile.Options
+	// Header holds extra HTTP request headers (http and ws targets).
+	Header   http.Header
+	Insecure bool                   // https/wss: skip certificate verification
+	Child    transport.ChildOptions // child process: stderr file, grace, env
+
+	Workers  int           // connections fuzzed in parallel (default 1 for a child process, else 4)
+	Duration time.Duration // stop after this long (0: no time limit, Execs must be set)
+	Execs    uint64        // stop after this many inputs (0: no limit, Duration must be set)
+	Seed     uint64        // every random choice derives from it; printed so a run can be repeated
+
+	Timeout     time.Duration // how long one input may wait for its replies (a request with an id left unanswered is a hang)
+	SlowFactor  float64       // an input answered more than this times the median latency is slow_input
+	SlowFloor   time.Duration // ... and slower than this, so that scheduler noise on a fast server is not slow
+	CanaryEvery int           // a known-good request after every this many inputs per worker (negative: never)
+	MaxRestarts int           // a child process that dies this many times in a row, every input killing it, stops the run
+	MaxFrame    int           // no input frame is longer than this
+	MaxReply    int           // a reply frame longer than this is skipped (and judged frame_too_large)
+
+	// Baseline holds the ids of accepted findings (see ReadBaseline): they
+	// are counted, not written, and do not make the run fail.
+	Baseline map[string]bool
+	// OutDir receives one directory per finding, summary.json and
+	// latency.json. It is created if needed.
+	OutDir string
+
+	MinimizeBudget int           // requests one finding's minimization may send
+	MinimizeTime   time.Duration // and how long it may take
+	MaxCorpus      int           // inputs kept in the working corpus (seeds included)
+	MaxCorpusBytes int           // and their total size
+	MaxFindings    int           // distinct findings written; further ones are counted in Summary.FindingsDropped
+	StopAfter      int           // stop the run once this many failures (not warnings) are written; 0: never
+	MaxTuples      int           // distinct feedback tuples remembered
+
+	// Seeds replace the shipped corpus (corpus.Seeds(Profile)) when not
+	// empty; tests use them.
+	Seeds []mutate.Case
+
+	// Interval is how often OnStatus is called and the latency series gets
+	// a point.
+	Interval time.Duration
+	// OnStatus, if set, is called every Interval from one goroutine.
+	OnStatus func(Status)
+	// Log, if set, receives one line per finding as it is written.
+	Log io.Writer
+	// Now is the clock (time.Now when nil); tests inject one.
+	Now func() time.Time
+}
+
+// Status is what the live status line shows.
+type Status struct {
+	Elapsed   time.Duration
+	Execs     uint64
+	ExecsPerS float64 // over the last interval
+	Tuples    int
+	Corpus    int
+	Findings  int // distinct findings, baselined ones included
+	Restarts  int64
+}
+
+// fill validates c and fills in its defaults.
+func (c *Config) fill() error {
+	if c.Target.Scheme == "" {
+		return errors.New("fuzz: no target")
+	}
+	if c.Workers == 0 {
+		c.Workers = 4
+		if c.Target.Scheme == transport.Stdio {
+			c.Workers = 1
+		}
+	}
+	setDefault(&c.Timeout, DefaultTimeout)
+	setDefault(&c.SlowFactor, DefaultSlowFactor)
+	setDefault(&c.SlowFloor, DefaultSlowFloor)
+	setDefault(&c.CanaryEvery, DefaultCanaryEvery)
+	setDefault(&c.MaxRestarts, DefaultMaxRestarts)
+	setDefault(&c.MaxFrame, DefaultMaxFrame)
+	setDefault(&c.MaxReply, DefaultMaxReply)
+	setDefault(&c.MinimizeBudget, DefaultMinimizeBudget)
+	setDefault(&c.MinimizeTime, DefaultMinimizeTime)
+	setDefault(&c.MaxCorpus, DefaultMaxCorpus)
+	setDefault(&c.MaxCorpusBytes, DefaultMaxCorpusBytes)
+	setDefault(&c.MaxFindings, DefaultMaxFindings)
+	setDefault(&c.MaxTuples, DefaultMaxTuples)
+	setDefault(&c.Interval, DefaultInterval)
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Profile == "" {
+		c.Profile = profile.JSONRPC
+	}
+	switch {
+	case c.Workers < 1 || c.Workers > 1024:
+		return fmt.Errorf("--workers must be between 1 and 1024 (got %d)", c.Workers)
+	case c.Duration < 0:
+		return fmt.Errorf("--duration must not be negative (got %s)", c.Duration)
+	case c.Duration == 0 && c.Execs == 0:
+		return errors.New("give --duration or --execs (or both): a fuzzing run needs a bound")
+	case c.Timeout < 0:
+		return fmt.Errorf("--timeout must be positive (got %s)", c.Timeout)
+	case c.SlowFactor < 1:
+		return fmt.Errorf("--slow-factor must be at least 1 (got %g)", c.SlowFactor)
+	case c.MaxRestarts < 0:
+		return fmt.Errorf("--max-restarts must not be negative (got %d)", c.MaxRestarts)
+	case c.MaxFrame < 64:
+		return fmt.Errorf("--max-frame must be at least 64 bytes (got %d)", c.MaxFrame)
+	case c.StopAfter < 0:
+		return fmt.Errorf("--stop-after must not be negative (got %d)", c.StopAfter)
+	case c.MinimizeBudget < 0:
+		return fmt.Errorf("--minimize-budget must not be negative (got %d)", c.MinimizeBudget)
+	case c.MaxCorpus < 1, c.MaxCorpusBytes < 1, c.MaxFindings < 1, c.MaxTuples < 1, c.Interval < 0:
+		return errors.New("fuzz: corpus, findings, tuple and interval bounds must be positive")
+	case c.OutDir == "":
+		return errors.New("--out is required: findings and summary.json go there")
+	}
+	if c.MaxReply < c.MaxFrame {
+		c.MaxReply = c.MaxFrame
+	}
+	return nil
+}
+
+// setDefault sets *v to d when it is zero.
+func setDefault[T comparable](v *T, d T) {
+	var zero T
+	if *v == zero {
+		*v = d
+	}
+}

@@ -1,0 +1,46 @@
+// Package fuzz is the black-box engine of rpcfuzz: it sends structure-aware
+// mutations of seed envelopes to a JSON-RPC server over any transport
+// rpcload speaks, judges every reply with the oracles of package check,
+// keeps the inputs that produce a reply tuple it has not seen (the feedback
+// a black box allows), and turns each distinct failure into a minimized,
+// replayable finding.
+//
+// # The loop
+//
+// Each worker owns one connection. It picks an input from the working
+// corpus (the seeds, then what proved new), mutates it (package mutate),
+// sends it and waits for the replies the oracles say it is owed:
+//
+//   - On a stream (TCP, Unix socket, WebSocket, a child's stdio) the frames
+//     are written with the transport's framing, then a sync request of the
+//     fuzzer's own ("rpcfuzz-sync-N"). Its reply shows that the server read
+//     everything before it; replies owed to calls are waited for until the
+//     timeout (silence is a hang), and a reply owed to nothing (to a
+//     notification) arrives before it. Input that breaks the
+//     framing on purpose (mutate.Case.Wire) is written as is and the
+//     stream half-closed (stdin closed, for a child): its reply is whatever
+//     comes before the end of the stream.
+//   - Over HTTP each frame is one POST; a 5xx status, or a connection the
+//     server closes or resets instead of answering, is a crash. A 4xx status
+//     without a JSON body is an HTTP-level refusal, not judged further.
+//   - A child process that exits with a failure status or a signal crashed:
+//     its stderr tail is kept, and a new one is started for the next input.
+//     One that dies at MaxRestarts+1 inputs in a row stops the run.
+//
+// Feedback: an input is kept when it produces a new (transport status,
+// reply kind, error code, rules broken, log2 latency, error message class)
+// tuple, and the ops that made it are rewarded. A canary (a seed call with a known answer) is sent
+// after every CanaryEvery inputs and after each finding, on the worker's
+// connection and on a fresh one; a wrong answer is canary_failed, blamed on
+// the input among the last ones that poisons a clean server alone.
+//
+// # Findings
+//
+// A failure is known by its dedup key, (rule, error code, reply shape), the
+// shape being the reply's structure without its values, or for a crashed
+// child the line of its stderr that names the crash. A new key is re-run to
+// confirm it, minimized (minimize.go), and written to OutDir/<rule>-<hash>/
+// with the exact input bytes, the reply, finding.json and reproducers.
+// summary.json and latency.json (a stats.Result, so rpcload report reads
+// it) describe the run.
+package fuzz

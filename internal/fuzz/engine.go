@@ -1,0 +1,438 @@
+package fuzz
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/check"
+	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+// Bounds that need no setting.
+const (
+	recentInputs     = 64                    // inputs a failed canary may be blamed on
+	recentBytes      = 16 << 20              // and their total size
+	redialWait       = 50 * time.Millisecond // first wait before dialling again after a failed dial
+	confirmTries     = 2                     // re-runs that must reproduce a finding at least once before it is one
+	unconfirmedLimit = 3                     // candidates of one dedup key that may fail to reproduce before the key is ignored
+)
+
+// run is the state of one fuzzing run shared by its workers.
+type run struct {
+	cfg    *Config
+	d      *dialer
+	mut    *mutate.Mutator
+	ops    []mutate.Op
+	corpus *workCorpus
+	tuples *tupleSet
+	recent *recentRing
+	agg    *stats.Aggregator
+	canary *canaryProbe
+	found  *findingSet
+	pr     *profileRules
+	parent context.Context // the caller's: interrupts end everything
+	start  time.Time
+
+	execs    atomic.Uint64
+	checks   atomic.Uint64 // exchanges spent confirming, minimizing and on canaries
+	streak   atomic.Int64  // child crashes in a row, in the main loop
+	stopOnce sync.Once
+	stop     context.CancelFunc
+	mu       sync.Mutex // guards reason and warnings
+	reason   string
+	warnings []string
+}
+
+// Run fuzzes cfg.Target until cfg.Duration or cfg.Execs is reached, the
+// target is lost, or ctx ends (then Summary.Interrupted is set and what was
+// found so far is written). Findings go to cfg.OutDir, one directory each,
+// with summary.json and latency.json. The error is ErrUnreachable (wrapped)
+// when the target could not be reached at all, or a configuration or
+// output error; findings are not errors.
+func Run(ctx context.Context, cfg Config) (*Summary, error) {
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	seeds := cfg.Seeds
+	if len(seeds) == 0 {
+		seeds = shippedSeeds(string(cfg.Profile))
+	}
+	if len(seeds) == 0 {
+		return nil, fmt.Errorf("fuzz: no seed inputs for profile %q", cfg.Profile)
+	}
+	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	r, err := newRun(ctx, &cfg, seeds)
+	if err != nil {
+		return nil, err
+	}
+	d := r.d
+	first := r.newWorker(0)
+	c, err := d.dial(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, cfg.Target.URL, err)
+	}
+	first.c = c
+	r.selectCanary(ctx, first, seeds)
+	if ctx.Err() != nil {
+		first.closeConn()
+		return nil, ctx.Err()
+	}
+	r.start = cfg.Now()
+	loopCtx, stop := context.WithCancel(ctx)
+	if cfg.Duration > 0 {
+		stop() // replaced by the one with the deadline
+		loopCtx, stop = context.WithTimeout(ctx, cfg.Duration)
+	}
+	r.stop = stop
+	defer stop()
+
+	statusDone := make(chan struct{})
+	statusStop := make(chan struct{})
+	go r.status(statusStop, statusDone)
+	var wg sync.WaitGroup
+	for i := range cfg.Workers {
+		w := first
+		if i > 0 {
+			w = r.newWorker(i)
+		}
+		wg.Go(func() { r.work(loopCtx, w) })
+	}
+	wg.Wait()
+	close(statusStop)
+	<-statusDone
+	return r.finish()
+}
+
+// fatal stops the run for good: the target cannot be fuzzed any more.
+func (r *run) fatal(reason string) {
+	r.stopOnce.Do(func() {
+		r.mu.Lock()
+		r.reason = reason
+		r.mu.Unlock()
+		r.stop()
+	})
+}
+
+func (r *run) warn(format string, a ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.warnings) < 32 {
+		r.warnings = append(r.warnings, fmt.Sprintf(format, a...))
+	}
+}
+
+// status closes an interval of the latency series and reports progress
+// every Interval.
+func (r *run) status(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(r.cfg.Interval)
+	defer t.Stop()
+	lastExecs, lastAt := uint64(0), r.cfg.Now()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		now := r.cfg.Now()
+		r.agg.TickWith(now.Sub(r.start).Seconds(), stats.Gauges{}, nil)
+		if r.cfg.OnStatus == nil {
+			continue
+		}
+		n := r.execs.Load()
+		rate := 0.0
+		if dt := now.Sub(lastAt).Seconds(); dt > 0 {
+			rate = float64(n-lastExecs) / dt
+		}
+		lastExecs, lastAt = n, now
+		r.cfg.OnStatus(Status{Elapsed: now.Sub(r.start), Execs: r.execCount(), ExecsPerS: rate, Tuples: r.tuples.len(),
+			Corpus: r.corpus.len(), Findings: r.found.count(), Restarts: r.restarts()})
+	}
+}
+
+// execCount is the number of inputs sent (the counter overshoots by the
+// workers that found the bound reached).
+func (r *run) execCount() uint64 {
+	n := r.execs.Load()
+	if r.cfg.Execs > 0 && n > r.cfg.Execs {
+		n = r.cfg.Execs
+	}
+	return n
+}
+
+func (r *run) restarts() int64 {
+	if r.cfg.Target.Scheme != transport.Stdio {
+		return 0
+	}
+	return max(0, r.d.children.Load()-int64(r.cfg.Workers))
+}
+
+// worker is one connection's fuzzing loop.
+type worker struct {
+	r     *run
+	id    int
+	ch    mutate.Chooser
+	rec   *stats.Recorder
+	c     conn
+	lat   medians // latencies of clean exchanges by input size, for slow_input
+	since int     // inputs since the last canary
+	last  result  // the last exchange, for replay's report
+}
+
+func (r *run) newWorker(i int) *worker {
+	return &worker{r: r, id: i, ch: mutate.NewRand(workerSeed(r.cfg.Seed, i)), rec: r.agg.NewRecorder()}
+}
+
+// workerSeed spreads the run's seed over workers (splitmix64 of seed+i), so
+// worker 0 of a run with seed S draws what a one-worker run with seed S
+// draws.
+func workerSeed(seed uint64, i int) uint64 {
+	if i == 0 {
+		return seed
+	}
+	z := seed + uint64(i)*0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+func (w *worker) closeConn() {
+	if w.c != nil {
+		w.c.close()
+		w.c = nil
+	}
+}
+
+// result is one exchange and its verdict.
+type result struct {
+	o     outcome
+	v     verdict
+	infos []frameInfo
+}
+
+// exec sends c on the worker's connection (dialled first if it is gone or
+// fresh is set) and judges what came back.
+func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
+	if fresh {
+		w.closeConn()
+	}
+	infos, lifecycle := inspect(c, w.r.pr)
+	var o outcome
+	if w.c == nil || !w.c.usable() {
+		w.closeConn()
+		// Dial under the caller's context only: the run's deadline must not
+		// cut a dial short and pass for a dead server.
+		nc, err := w.r.d.dial(w.r.parent)
+		for wait := redialWait; err != nil && wait <= 4*redialWait && w.r.parent.Err() == nil; wait *= 2 {
+			// A refused connection may be a full accept queue, not a dead
+			// server: try again a little later before calling it one.
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-w.r.parent.Done():
+			}
+			t.Stop()
+			nc, err = w.r.d.dial(w.r.parent)
+		}
+		if err != nil {
+			o.end, o.note = endUnreachable, err.Error()
+			if w.r.parent.Err() != nil {
+				o.end = endInterrupted
+			}
+		}
+		w.c = nc
+		if ctx.Err() != nil {
+			o.end = endInterrupted
+		}
+	}
+	if w.c != nil && o.end == endNone {
+		o = w.c.exchange(ctx, c, newWaitFor(infos), w.r.cfg.Timeout)
+		if !w.c.usable() || lifecycle {
+			w.closeConn() // the session the input started or ended is not the next input's
+		}
+	}
+	o.lifecycle = lifecycle
+	v := judgeOutcome(c, infos, &o, w.r.pr)
+	w.record(&o, &v)
+	w.last = result{o: o, v: v, infos: infos}
+	return w.last
+}
+
+// record feeds the latency histograms and counters of latency.json.
+func (w *worker) record(o *outcome, v *verdict) {
+	if o.end == endInterrupted {
+		return
+	}
+	w.rec.Record(stats.Sample{Kind: stats.MessageSent})
+	w.rec.Record(stats.Sample{Kind: stats.Sent})
+	ns := o.latency.Nanoseconds()
+	switch {
+	case o.end == endTimeout:
+		w.rec.Record(stats.Sample{Kind: stats.Timeout})
+	case v.rules.Has(check.Crash), o.end == endUnreachable:
+		w.rec.Record(stats.Sample{Kind: stats.TransportError})
+	case v.rules != 0:
+		w.rec.Record(stats.Sample{Kind: stats.InvalidReply, A: ns, B: ns})
+	case v.code != 0 || anyError(o):
+		w.rec.Record(stats.Sample{Kind: stats.RPCError, A: ns, B: ns, Code: firstCode(o)})
+	default:
+		w.rec.Record(stats.Sample{Kind: stats.OK, A: ns, B: ns})
+	}
+	if v.rules != 0 {
+		// The rule the input is a finding of: a crash also leaves the
+		// messages after it unanswered, which is not news.
+		w.rec.Record(stats.Sample{Kind: stats.Violation, Rule: v.rule})
+	}
+}
+
+func allReplies(o *outcome) [][]byte {
+	if !o.perFrame {
+		return o.replies
+	}
+	var out [][]byte
+	for _, rs := range o.frameReplies {
+		out = append(out, rs...)
+	}
+	return out
+}
+
+func anyError(o *outcome) bool { return firstCode(o) != 0 }
+
+func firstCode(o *outcome) int64 {
+	var m wire.Message
+	for _, r := range allReplies(o) {
+		wire.Scan(r, &m)
+		if m.HasCode {
+			return m.Code
+		}
+	}
+	return 0
+}
+
+// work is a worker's loop: pick, mutate, send, judge, keep what is new.
+func (r *run) work(ctx context.Context, w *worker) {
+	defer w.closeConn()
+	for ctx.Err() == nil {
+		n := r.execs.Add(1)
+		if r.cfg.Execs > 0 && n > r.cfg.Execs {
+			return
+		}
+		in, applied := r.mut.Mutate(w.ch, r.corpus.pick(w.ch))
+		res := w.exec(ctx, in, false)
+		if res.o.end == endInterrupted {
+			return
+		}
+		w.slow(&res, in)
+		r.noteEnd(&res, true)
+		if r.tuples.add(res.v.tuples) {
+			r.corpus.add(w.ch, in)
+			r.mut.Reward(applied)
+		}
+		if res.v.rules != 0 {
+			r.finding(w, in, applied, &res, n)
+		}
+		r.recent.push(in)
+		if every := r.cfg.CanaryEvery; every > 0 && r.canary != nil {
+			if w.since++; w.since >= every {
+				w.since = 0
+				r.checkCanary(w)
+			}
+		}
+	}
+}
+
+// noteEnd keeps count of a child's crashes in a row: a target that dies at
+// every input is reported once, then the run stops.
+func (r *run) noteEnd(res *result, mainLoop bool) {
+	if r.cfg.Target.Scheme != transport.Stdio || !mainLoop {
+		return
+	}
+	switch {
+	case res.v.rules.Has(check.Crash):
+		if n := r.streak.Add(1); n > int64(r.cfg.MaxRestarts) {
+			r.fatal(fmt.Sprintf("the child process died at %d inputs in a row (--max-restarts %d)", n, r.cfg.MaxRestarts))
+		}
+	case res.o.end == endNone:
+		r.streak.Store(0)
+	}
+}
+
+// slow adds slow_input to a clean exchange of input c that took more than
+// SlowFactor times the median latency of inputs its size (and more than
+// SlowFloor).
+func (w *worker) slow(res *result, c mutate.Case) {
+	if res.o.end != endNone || res.v.rules.Has(check.Crash) {
+		return
+	}
+	size := caseSize(c)
+	if over := w.slowThreshold(size); over > 0 && res.o.latency > over {
+		clean := res.v.rules == 0
+		res.v.rules = res.v.rules.Add(check.SlowInput)
+		if clean {
+			rep := firstReply(&res.o)
+			med, _ := w.lat.median(size)
+			res.v.rule, res.v.shape, res.v.reply = check.SlowInput, replyShape(rep), rep
+			res.v.code = firstCode(&res.o)
+			res.v.note = fmt.Sprintf("answered in %s; the median of inputs this size is %s", res.o.latency.Round(time.Microsecond), med)
+		}
+		return // a slow input would skew the median
+	}
+	w.lat.observe(size, res.o.latency)
+}
+
+// slowThreshold is the latency above which an input of size bytes is
+// slow, or 0 before enough inputs its size were seen.
+func (w *worker) slowThreshold(size int) time.Duration {
+	med, ok := w.lat.median(size)
+	if !ok {
+		return 0
+	}
+	return max(time.Duration(float64(med)*w.r.cfg.SlowFactor), w.r.cfg.SlowFloor)
+}
+
+func firstReply(o *outcome) []byte {
+	rs := allReplies(o)
+	if len(rs) == 0 {
+		return nil
+	}
+	return rs[0]
+}
+
+// mutationEnv is what the ops may draw on: the seeds' methods and frames,
+// the framing to break, the size bound.
+func mutationEnv(cfg *Config, seeds []mutate.Case) *mutate.Env {
+	env := &mutate.Env{MaxFrame: cfg.MaxFrame, Profile: string(cfg.Profile)}
+	switch {
+	case !cfg.Target.IsStream(), cfg.Target.Framing == transport.Messages:
+		env.Framing = mutate.FramingNone
+	case cfg.Target.Framing == transport.ContentLength:
+		env.Framing = mutate.FramingContentLength
+	default:
+		env.Framing = mutate.FramingNewline
+	}
+	seen := map[string]bool{}
+	var m wire.Message
+	for _, s := range seeds {
+		for _, f := range s.Frames {
+			env.Corpus = append(env.Corpus, f)
+			wire.Scan(f, &m)
+			if name, ok := wire.Unquote(nil, m.Method); ok && m.Method != nil && !seen[string(name)] {
+				seen[string(name)] = true
+				env.Methods = append(env.Methods, string(name))
+			}
+		}
+	}
+	return env
+}

@@ -1,0 +1,594 @@
+package fuzz
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rpcload/rpcload/internal/check"
+	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/transport"
+)
+
+// FindingSchema is the version tag of finding.json.
+const FindingSchema = "rpcfuzz.finding/v1"
+
+// CaseSchema is the version tag of case.json.
+const CaseSchema = "rpcfuzz.case/v1"
+
+// Finding is one distinct failure: finding.json in its directory, and an
+// entry of summary.json.
+type Finding struct {
+	Schema         string   `json:"schema,omitempty"`
+	ID             string   `json:"id"`   // the rule and a hash of Key, e.g. crash-3fa2c1d0aa
+	Rule           string   `json:"rule"` // a rule id of package check
+	Severity       string   `json:"severity"`
+	Spec           string   `json:"spec,omitempty"`
+	Key            string   `json:"key"` // rule|error code|reply shape (or stderr line): what dedups findings
+	ErrorCode      int64    `json:"error_code,omitempty"`
+	Note           string   `json:"note,omitempty"`
+	InputBytes     int      `json:"input_bytes"`
+	MinimizedBytes int      `json:"minimized_bytes"`
+	TimeToFindS    float64  `json:"time_to_find_s"`
+	ExecsToFind    uint64   `json:"execs_to_find"`
+	Ops            []string `json:"ops"`
+	Seed           uint64   `json:"seed"`
+	Hits           uint64   `json:"hits"` // inputs of the run that broke it the same way
+	Dir            string   `json:"dir"`
+	// Target is what the finding was found against; replay uses it unless
+	// told otherwise.
+	Target   TargetInfo     `json:"target"`
+	Minimize MinimizeReport `json:"minimize"`
+	// Reproduce holds one-line reproducers: rpcfuzz replay, then a curl,
+	// nc or shell line.
+	Reproduce []string `json:"reproduce"`
+	GoTest    string   `json:"go_test,omitempty"` // set by export-go
+}
+
+// TargetInfo describes a target in finding.json.
+type TargetInfo struct {
+	URL       string   `json:"url,omitempty"`
+	Command   []string `json:"command,omitempty"`
+	Framing   string   `json:"framing"`
+	Profile   string   `json:"profile"`
+	TimeoutMS int64    `json:"timeout_ms"`
+	// SlowOverMS is the latency above which the input counted as slow
+	// (slow_input findings).
+	SlowOverMS float64 `json:"slow_over_ms,omitempty"`
+}
+
+// MinimizeReport says how the input was shrunk.
+type MinimizeReport struct {
+	Checks     int     `json:"checks"` // reproduction attempts
+	DurationS  float64 `json:"duration_s"`
+	Reproduced bool    `json:"reproduced"` // the original input broke the rule again before shrinking
+	Complete   bool    `json:"complete"`   // every pass ran to its end within the budget
+}
+
+// dedupKey is what makes two failures the same finding.
+func dedupKey(v verdict) string {
+	return v.rule.String() + "|" + strconv.FormatInt(v.code, 10) + "|" + v.shape
+}
+
+// findingID names a finding: its rule and a short hash of its key.
+func findingID(rule check.Rule, key string) string {
+	h := sha256.Sum256([]byte(key))
+	return rule.String() + "-" + hex.EncodeToString(h[:5])
+}
+
+func severity(r check.Rule) string {
+	if r.Warning() {
+		return "warning"
+	}
+	return "failure"
+}
+
+// findingSet holds the findings of a run, claimed by the worker that found
+// each while it is being confirmed and minimized.
+type findingSet struct {
+	mu       sync.Mutex
+	byID     map[string]*Finding
+	order    []string
+	base     map[string]*Baselined
+	baseIDs  []string
+	unconf   map[string]int // dedup key -> candidates that did not reproduce
+	pending  int            // claimed, not yet written
+	failures int            // written findings of severity failure
+	dropped  int
+	unconfed int
+}
+
+// Baselined is a finding the baseline accepts: counted, not written.
+type Baselined struct {
+	ID   string `json:"id"`
+	Rule string `json:"rule"`
+	Hits uint64 `json:"hits"`
+}
+
+func newFindingSet() *findingSet {
+	return &findingSet{byID: map[string]*Finding{}, base: map[string]*Baselined{}, unconf: map[string]int{}}
+}
+
+// hit counts another input for a known finding and reports whether id is
+// known (written or being written).
+func (s *findingSet) hit(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f, ok := s.byID[id]; ok {
+		f.Hits++
+		return true
+	}
+	return false
+}
+
+func (s *findingSet) baselined(id string, rule check.Rule) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.base[id]
+	if !ok {
+		b = &Baselined{ID: id, Rule: rule.String()}
+		s.base[id] = b
+		s.baseIDs = append(s.baseIDs, id)
+	}
+	b.Hits++
+}
+
+// claim reserves id for the caller, or reports why not.
+func (s *findingSet) claim(id, key string, max int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f, ok := s.byID[id]; ok {
+		f.Hits++
+		return false
+	}
+	if s.unconf[key] >= unconfirmedLimit {
+		return false
+	}
+	if len(s.byID) >= max {
+		s.dropped++
+		return false
+	}
+	s.byID[id] = &Finding{ID: id, Hits: 1}
+	s.pending++
+	return true
+}
+
+// release gives a claim back: the candidate did not reproduce.
+func (s *findingSet) release(id, key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.byID, id)
+	s.pending--
+	s.unconf[key]++
+	s.unconfed++
+}
+
+func (s *findingSet) unconfirmed(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unconf[key]++
+	s.unconfed++
+}
+
+// complete records a written finding and returns how many failures (not
+// warnings) are written.
+func (s *findingSet) complete(f Finding) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	hits := s.byID[f.ID].Hits
+	f.Hits = hits
+	*s.byID[f.ID] = f
+	s.order = append(s.order, f.ID)
+	s.pending--
+	if f.Severity == "failure" {
+		s.failures++
+	}
+	return s.failures
+}
+
+func (s *findingSet) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.order) + len(s.base)
+}
+
+// all returns the written findings in the order found, and the baselined.
+func (s *findingSet) all() ([]Finding, []Baselined) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fs := make([]Finding, 0, len(s.order))
+	for _, id := range s.order {
+		fs = append(fs, *s.byID[id])
+	}
+	bs := make([]Baselined, 0, len(s.baseIDs))
+	for _, id := range s.baseIDs {
+		bs = append(bs, *s.base[id])
+	}
+	return fs, bs
+}
+
+// candidate is a failure on its way to becoming a finding.
+type candidate struct {
+	in         mutate.Case
+	applied    []int
+	v          verdict
+	key, id    string
+	execN      uint64
+	confirmed  bool // it was reproduced already (a canary's blame search)
+	fromCanary bool // found by a canary: no canary after it
+	note       string
+	slowOver   time.Duration
+	// check re-runs an input and reports whether it fails the same way;
+	// nil: not minimized.
+	check func(ctx context.Context, c mutate.Case) bool
+	// evidence is the verdict of check's last success: the reply and note
+	// of the minimized input.
+	evidence *evidence
+}
+
+// evidence is what the last reproduction of a candidate showed.
+type evidence struct {
+	v   verdict
+	set bool
+}
+
+// finding handles an input that broke a rule in the main loop.
+func (r *run) finding(w *worker, in mutate.Case, applied []int, res *result, execN uint64) {
+	v := res.v
+	cand := candidate{in: in, applied: applied, v: v, key: dedupKey(v), execN: execN}
+	cand.id = findingID(v.rule, cand.key)
+	if r.cfg.Baseline[cand.id] {
+		r.found.baselined(cand.id, v.rule)
+		return
+	}
+	if r.found.hit(cand.id) {
+		return
+	}
+	if v.rule == check.Crash && v.shape == "unreachable" && r.cfg.Target.Scheme != transport.Stdio {
+		// The server is gone: the input that killed it is the last one that
+		// got through, and nothing can be re-checked.
+		if last := r.recent.newestFirst(); len(last) > 0 {
+			cand.in = last[0]
+		}
+		cand.confirmed = true
+		cand.note = "the server stopped accepting connections after this input; not minimized (nothing is left to test against)"
+		r.report(w, cand)
+		r.fatal("the target stopped accepting connections: " + res.o.note)
+		return
+	}
+	cand.check = r.reproducer(w, &cand)
+	r.report(w, cand)
+}
+
+// reproducer returns the check that an input fails the same way: the same
+// dedup key, on a fresh connection (a child process is reused while it
+// lives: restarting one per check would be slow, and a crash restarts it).
+func (r *run) reproducer(w *worker, cand *candidate) func(ctx context.Context, c mutate.Case) bool {
+	fresh := r.cfg.Target.Scheme != transport.Stdio
+	key := cand.key
+	ev := &evidence{}
+	cand.evidence = ev
+	if cand.v.rule == check.SlowInput {
+		over := cand.slowOver
+		if over == 0 {
+			over = w.slowThreshold(caseSize(cand.in))
+			cand.slowOver = over
+		}
+		return func(ctx context.Context, c mutate.Case) bool {
+			res := w.exec(ctx, c, fresh)
+			r.checks.Add(1)
+			if res.o.end != endNone || res.v.rules != 0 || res.o.latency <= over {
+				return false
+			}
+			rep := firstReply(&res.o)
+			v := verdict{rule: check.SlowInput, code: firstCode(&res.o), shape: replyShape(rep), reply: rep,
+				note: fmt.Sprintf("answered in %s (slow above %s)", res.o.latency.Round(time.Microsecond), over)}
+			if dedupKey(v) != key {
+				return false
+			}
+			ev.v, ev.set = v, true
+			return true
+		}
+	}
+	return func(ctx context.Context, c mutate.Case) bool {
+		res := w.exec(ctx, c, fresh)
+		r.checks.Add(1)
+		if res.o.end == endInterrupted || dedupKey(res.v) != key {
+			return false
+		}
+		ev.v, ev.set = res.v, true
+		return true
+	}
+}
+
+// report confirms, minimizes and writes a candidate, unless it is known.
+func (r *run) report(w *worker, cand candidate) {
+	if !r.found.claim(cand.id, cand.key, r.cfg.MaxFindings) {
+		return
+	}
+	ctx := r.parent
+	found := r.cfg.Now()
+	mini := cand.in
+	var mr MinimizeReport
+	if cand.check != nil {
+		if !cand.confirmed {
+			cand.confirmed = r.confirm(ctx, &cand)
+			if !cand.confirmed {
+				r.found.release(cand.id, cand.key)
+				return
+			}
+		}
+		start := time.Now()
+		var res minimizeResult
+		mini, res = minimize(ctx, cand.in, cand.check, r.cfg.MinimizeBudget, start.Add(r.cfg.MinimizeTime))
+		mr = MinimizeReport{Checks: res.checks, DurationS: time.Since(start).Seconds(), Reproduced: true, Complete: res.complete}
+	}
+	if ev := cand.evidence; ev != nil && ev.set {
+		cand.v.reply, cand.v.note = ev.v.reply, ev.v.note
+	}
+	f := Finding{
+		Schema: FindingSchema, ID: cand.id, Rule: cand.v.rule.String(), Severity: severity(cand.v.rule), Spec: check.SpecRef(cand.v.rule),
+		Key: cand.key, ErrorCode: cand.v.code, Note: joinNotes(cand.v.note, cand.note),
+		InputBytes: caseSize(cand.in), MinimizedBytes: caseSize(mini),
+		TimeToFindS: found.Sub(r.start).Seconds(), ExecsToFind: cand.execN, Ops: r.opNames(cand.applied), Seed: r.cfg.Seed,
+		Target: targetInfo(r.cfg), Minimize: mr,
+	}
+	if cand.slowOver > 0 {
+		f.Target.SlowOverMS = float64(cand.slowOver.Microseconds()) / 1000
+	}
+	dir := filepath.Join(r.cfg.OutDir, cand.id)
+	f.Dir = dir
+	f.Reproduce = reproducers(r.cfg.Target, dir, mini)
+	if err := writeFindingDir(dir, &f, mini, cand.v.reply); err != nil {
+		r.warn("finding %s: %v", cand.id, err)
+	}
+	r.agg.KeepSample(cand.v.rule, 0, firstFrame0(mini), f.Note)
+	if failures := r.found.complete(f); r.cfg.StopAfter > 0 && failures >= r.cfg.StopAfter {
+		r.fatal(fmt.Sprintf("%d failures found (--stop-after %d)", failures, r.cfg.StopAfter))
+	}
+	if r.cfg.Log != nil {
+		fmt.Fprintf(r.cfg.Log, "rpcfuzz: %s %s (%s): %d -> %d bytes in %s\n", f.Severity, f.ID, f.Rule, f.InputBytes, f.MinimizedBytes, dir)
+	}
+	if !cand.fromCanary && cand.v.shape != "unreachable" {
+		r.checkCanary(w)
+	}
+}
+
+// confirm re-runs a candidate's input: once failing the same way is enough,
+// except for slow_input, which must be slow every time (a loaded machine
+// makes any input slow now and then).
+func (r *run) confirm(ctx context.Context, cand *candidate) bool {
+	for range confirmTries {
+		ok := cand.check(ctx, cand.in)
+		if ctx.Err() != nil {
+			return false
+		}
+		if ok != (cand.v.rule == check.SlowInput) {
+			return ok
+		}
+	}
+	return cand.v.rule == check.SlowInput
+}
+
+func joinNotes(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
+
+func firstFrame0(c mutate.Case) []byte {
+	if c.Wire != nil {
+		return c.Wire
+	}
+	if len(c.Frames) > 0 {
+		return c.Frames[0]
+	}
+	return nil
+}
+
+func (r *run) opNames(applied []int) []string {
+	names := []string{}
+	for _, i := range applied {
+		if i >= 0 && i < len(r.ops) {
+			names = append(names, r.ops[i].Name)
+		}
+	}
+	return names
+}
+
+func targetInfo(cfg *Config) TargetInfo {
+	t := TargetInfo{Framing: cfg.Target.Framing.String(), Profile: string(cfg.Profile), TimeoutMS: cfg.Timeout.Milliseconds()}
+	if cfg.Target.Scheme == transport.Stdio {
+		t.Command = cfg.Target.Command
+	} else {
+		t.URL = cfg.Target.URL
+	}
+	return t
+}
+
+// caseFile is case.json: the input's frames (and wire bytes), each as text
+// for people and base64 for tools (frames may hold bytes that are not UTF-8).
+type caseFile struct {
+	Schema string      `json:"schema"`
+	Frames []bytesText `json:"frames"`
+	Wire   *bytesText  `json:"wire,omitempty"`
+}
+
+type bytesText struct {
+	Text   string `json:"text"`
+	Base64 string `json:"base64"`
+}
+
+func toBytesText(b []byte) bytesText {
+	t := string(b)
+	if !utf8.ValidString(t) {
+		t = strings.ToValidUTF8(t, "\uFFFD")
+	}
+	return bytesText{Text: t, Base64: base64.StdEncoding.EncodeToString(b)}
+}
+
+func encodeCase(c mutate.Case) ([]byte, error) {
+	cf := caseFile{Schema: CaseSchema, Frames: []bytesText{}}
+	for _, f := range c.Frames {
+		cf.Frames = append(cf.Frames, toBytesText(f))
+	}
+	if c.Wire != nil {
+		w := toBytesText(c.Wire)
+		cf.Wire = &w
+	}
+	b, err := json.MarshalIndent(cf, "", "  ")
+	return append(b, '\n'), err
+}
+
+// decodeCase reads case.json.
+func decodeCase(data []byte, path string) (mutate.Case, error) {
+	var cf caseFile
+	if err := json.Unmarshal(data, &cf); err != nil {
+		return mutate.Case{}, fmt.Errorf("%s: not a case file: %w", path, err)
+	}
+	if cf.Schema != CaseSchema {
+		return mutate.Case{}, fmt.Errorf("%s: schema %q, want %q", path, cf.Schema, CaseSchema)
+	}
+	var c mutate.Case
+	for i, f := range cf.Frames {
+		b, err := base64.StdEncoding.DecodeString(f.Base64)
+		if err != nil {
+			return mutate.Case{}, fmt.Errorf("%s: frame %d: bad base64: %w", path, i+1, err)
+		}
+		c.Frames = append(c.Frames, b)
+	}
+	if cf.Wire != nil {
+		b, err := base64.StdEncoding.DecodeString(cf.Wire.Base64)
+		if err != nil {
+			return mutate.Case{}, fmt.Errorf("%s: wire: bad base64: %w", path, err)
+		}
+		c.Wire = b
+	}
+	if len(c.Frames) == 0 && c.Wire == nil {
+		return mutate.Case{}, fmt.Errorf("%s: no frames", path)
+	}
+	return c, nil
+}
+
+// maxReplyFile bounds reply.txt.
+const maxReplyFile = 64 << 10
+
+// writeFindingDir writes a finding's files, each atomically: input.bin
+// (input-N.bin for the further frames of an HTTP case), case.json,
+// reply.txt and finding.json.
+func writeFindingDir(dir string, f *Finding, c mutate.Case, reply []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	files := inputFiles(f.Target, c)
+	for name, data := range files {
+		if err := stats.WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
+			return err
+		}
+	}
+	cj, err := encodeCase(c)
+	if err != nil {
+		return err
+	}
+	if err := stats.WriteFileAtomic(filepath.Join(dir, "case.json"), cj); err != nil {
+		return err
+	}
+	if len(reply) > maxReplyFile {
+		reply = reply[:maxReplyFile]
+	}
+	if err := stats.WriteFileAtomic(filepath.Join(dir, "reply.txt"), reply); err != nil {
+		return err
+	}
+	return writeFindingJSON(dir, f)
+}
+
+func writeFindingJSON(dir string, f *Finding) error {
+	f.Schema = FindingSchema
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	return stats.WriteFileAtomic(filepath.Join(dir, "finding.json"), append(b, '\n'))
+}
+
+// ReadFinding reads finding.json and case.json of a finding directory.
+func ReadFinding(dir string) (*Finding, mutate.Case, error) {
+	path := filepath.Join(dir, "finding.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, mutate.Case{}, fmt.Errorf("%s is not a finding directory: %w", dir, err)
+	}
+	var f Finding
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, mutate.Case{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if f.Schema != FindingSchema {
+		return nil, mutate.Case{}, fmt.Errorf("%s: schema %q, want %q", path, f.Schema, FindingSchema)
+	}
+	cpath := filepath.Join(dir, "case.json")
+	cdata, err := os.ReadFile(cpath)
+	if err != nil {
+		return nil, mutate.Case{}, err
+	}
+	c, err := decodeCase(cdata, cpath)
+	if err != nil {
+		return nil, mutate.Case{}, err
+	}
+	return &f, c, nil
+}
+
+// inputFiles are the exact bytes sent: for a stream, everything written
+// (frames with their framing, or the wire bytes); for HTTP, one body per
+// file.
+func inputFiles(t TargetInfo, c mutate.Case) map[string][]byte {
+	if t.Command == nil && isHTTPURL(t.URL) {
+		files := map[string][]byte{}
+		for i, f := range c.Frames {
+			name := "input.bin"
+			if i > 0 {
+				name = "input-" + strconv.Itoa(i+1) + ".bin"
+			}
+			files[name] = f
+		}
+		return files
+	}
+	return map[string][]byte{"input.bin": streamBytes(t.Framing, c)}
+}
+
+func isHTTPURL(u string) bool {
+	return strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://")
+}
+
+// streamBytes is what a stream exchange writes for c (without the sync
+// request): the wire bytes, or each frame framed. WebSocket messages are
+// written one per line, as websocat sends lines.
+func streamBytes(framing string, c mutate.Case) []byte {
+	if c.Wire != nil {
+		return c.Wire
+	}
+	var b []byte
+	for _, f := range c.Frames {
+		if framing == transport.ContentLength.String() {
+			b = transport.AppendCLHeader(b, len(f))
+			b = append(b, f...)
+			continue
+		}
+		b = append(append(b, f...), '\n')
+	}
+	return b
+}

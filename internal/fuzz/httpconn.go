@@ -1,0 +1,176 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/profile"
+	"github.com/rpcload/rpcload/internal/transport"
+)
+
+// httpConn POSTs each frame of a case on one keep-alive HTTP/1.1
+// connection. A response is judged by its status and body: a 5xx status,
+// or a connection the server closes or resets instead of answering, is a
+// crash.
+type httpConn struct {
+	d      *dialer
+	c      *transport.H1Conn
+	served int // responses read on c: a keep-alive connection closed before its first is no idle timeout
+	buf    []byte
+}
+
+func (h *httpConn) options() transport.H1Options {
+	hdr := h.d.cfg.Header.Clone()
+	if hdr == nil {
+		hdr = http.Header{}
+	}
+	if h.d.prof.Name() == profile.MCP && hdr.Get("Accept") == "" {
+		hdr.Set("Accept", "application/json, text/event-stream")
+	}
+	return transport.H1Options{URL: h.d.cfg.Target.URL, Header: hdr, MaxBody: h.d.cfg.MaxReply, Insecure: h.d.cfg.Insecure}
+}
+
+func (h *httpConn) redial(ctx context.Context) error {
+	if h.c != nil {
+		h.c.Close()
+		h.c = nil
+	}
+	dctx, cancel := context.WithTimeout(ctx, max(h.d.cfg.Timeout, time.Second))
+	defer cancel()
+	c, err := transport.DialH1(dctx, h.options())
+	if err != nil {
+		return err
+	}
+	h.c, h.served = c, 0
+	return nil
+}
+
+func (h *httpConn) usable() bool { return h.c != nil }
+
+func (h *httpConn) close() {
+	if h.c != nil {
+		h.c.Close()
+		h.c = nil
+	}
+}
+
+func (h *httpConn) exchange(ctx context.Context, c mutate.Case, _ waitFor, timeout time.Duration) outcome {
+	o := outcome{perFrame: true, frameReplies: make([][][]byte, len(c.Frames)), httpStatus: make([]int, len(c.Frames))}
+	start := h.d.cfg.Now() // the configured clock: see streamConn.exchange
+	for i, f := range c.Frames {
+		o.endFrame = i
+		if ctx.Err() != nil {
+			o.end = endInterrupted
+			break
+		}
+		end, note := h.post(ctx, f, timeout, &o, i)
+		o.sent = i + 1
+		if end != endNone {
+			o.end, o.note = end, note
+			break
+		}
+	}
+	o.latency = h.d.cfg.Now().Sub(start)
+	if o.end == endTimeout {
+		o.latency = timeout
+	}
+	return o
+}
+
+// post sends one frame, retrying once on a fresh connection when a
+// connection that served before turns out closed (an idle timeout).
+func (h *httpConn) post(ctx context.Context, frame []byte, timeout time.Duration, o *outcome, i int) (endKind, string) {
+	for attempt := 0; ; attempt++ {
+		if h.c == nil || !h.c.Reusable() {
+			// The run's deadline must not cut a dial short and pass for a
+			// dead server: dial under the run's own context only.
+			if err := h.redial(h.d.base); err != nil {
+				if h.d.base.Err() != nil || ctx.Err() != nil {
+					return endInterrupted, ""
+				}
+				return endUnreachable, err.Error()
+			}
+		}
+		c := h.c
+		stop := context.AfterFunc(ctx, func() { c.Expire(time.Now()) })
+		body, status, err := c.Post(frame, h.buf[:0], time.Now().Add(timeout+writeAllowance(len(frame))))
+		stop()
+		h.buf = body[:0]
+		o.httpStatus[i] = status
+		var se *transport.StatusError
+		switch {
+		case err == nil || errors.As(err, &se):
+			h.served++
+			o.frameReplies[i] = splitBody(body, h.d.cfg.MaxReply)
+			if status >= 500 {
+				return endReset, se.Error()
+			}
+			return endNone, ""
+		case errors.Is(err, transport.ErrBodyTooLarge):
+			h.served++
+			o.tooLarge++
+			return endNone, ""
+		}
+		h.close()
+		if ctx.Err() != nil {
+			return endInterrupted, ""
+		}
+		if isTimeout(err) {
+			return endTimeout, "no response within the timeout"
+		}
+		if errors.Is(err, transport.ErrConnClosed) && h.served > 0 && attempt == 0 {
+			continue
+		}
+		if errors.Is(err, transport.ErrConnClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return endClosed, "connection closed without a response"
+		}
+		return endReset, err.Error()
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// splitBody returns the messages of a response body: none for an empty
+// body, the data of each event of a text/event-stream body (MCP
+// Streamable HTTP), else the body itself.
+func splitBody(body []byte, maxEvent int) [][]byte {
+	t := bytes.TrimSpace(body)
+	if len(t) == 0 {
+		return nil
+	}
+	if !looksLikeSSE(t) {
+		return [][]byte{bytes.Clone(body)}
+	}
+	var out [][]byte
+	r := transport.NewSSEReader(bytes.NewReader(body), maxEvent)
+	for {
+		_, data, err := r.Next()
+		if err != nil {
+			break
+		}
+		out = append(out, bytes.Clone(data))
+	}
+	if len(out) == 0 {
+		return [][]byte{bytes.Clone(body)}
+	}
+	return out
+}
+
+func looksLikeSSE(b []byte) bool {
+	for _, p := range []string{"data:", "event:", "id:", ":", "retry:"} {
+		if bytes.HasPrefix(b, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}

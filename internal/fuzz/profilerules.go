@@ -1,0 +1,72 @@
+package fuzz
+
+import (
+	"github.com/rpcload/rpcload/internal/check"
+	"github.com/rpcload/rpcload/internal/profile"
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+// profileRules is what the profile changes in judging a reply: whether
+// the protocol has batches, whether a cancelled request may go unanswered,
+// which methods change a connection's state, and the profile's own rules.
+// The zero value is plain JSON-RPC.
+type profileRules struct {
+	noBatches   bool            // MCP, LSP: an array is an invalid request, answered with one -32600 error
+	cancelOmits bool            // MCP: a request cancelled later in the input may go unanswered
+	lifecycle   map[string]bool // methods that start or end a session (initialize, shutdown, exit)
+	check       func(m *wire.Message) check.Set
+}
+
+func newProfileRules(d *dialer) *profileRules {
+	p := d.prof
+	pr := &profileRules{lifecycle: map[string]bool{}}
+	switch p.Name() {
+	case profile.MCP:
+		pr.noBatches, pr.cancelOmits = true, true
+	case profile.LSP:
+		pr.noBatches = true // LSP's base protocol has no batches
+	}
+	var steps []profile.Step
+	for _, era := range []profile.Era{profile.EraLegacy, profile.EraModern} {
+		steps = append(steps, p.Handshake(era)...)
+	}
+	steps = append(steps, p.Shutdown()...)
+	for _, st := range steps {
+		pr.lifecycle[st.Method] = true
+	}
+	if p.Name() != profile.JSONRPC && p.Name() != profile.Eth {
+		pr.check = func(m *wire.Message) check.Set { return p.Check(m, profile.Era(d.era.Load())) }
+	}
+	return pr
+}
+
+// cancels returns the ids an MCP notifications/cancelled frame names.
+func (pr *profileRules) cancels(frames [][]byte) [][]byte {
+	if pr == nil || !pr.cancelOmits {
+		return nil
+	}
+	var ids [][]byte
+	var m wire.Message
+	for _, f := range frames {
+		wire.Scan(f, &m)
+		if m.Kind != wire.KindNotification || string(m.Method) != `"notifications/cancelled"` || len(m.Params) == 0 || m.Params[0] != '{' {
+			continue
+		}
+		eachMemberRaw(m.Params, func(name, value []byte) {
+			if string(name) == `"requestId"` {
+				ids = append(ids, value)
+			}
+		})
+	}
+	return ids
+}
+
+// eachMemberRaw calls fn with the raw name and value of each member of the
+// object obj (valid JSON, as wire.Scan checked its frame).
+func eachMemberRaw(obj []byte, fn func(name, value []byte)) {
+	eachMember(obj, skipSpace(obj, 0), func(name []byte, v int) int {
+		end := skipValue(obj, v)
+		fn(name, obj[v:end])
+		return end
+	})
+}
