@@ -1,10 +1,17 @@
 package check
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/rpcload/rpcload/corpus"
+	"github.com/rpcload/rpcload/internal/fuzztarget"
+	"github.com/rpcload/rpcload/internal/mutate"
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
@@ -233,6 +240,18 @@ var judgeTests = []judgeTestCase{
 	{"exponent plus is no extension", `{"jsonrpc":"2.0","id":1e+1,"method":`, result("10"), set(WrongErrorCode)},
 	{"truncated literal is no extension", `{"jsonrpc":"2.0","id":1,"method":"x","params":[tru`, res1, set(WrongErrorCode)},
 	{"too deep for the scanner: answered", `{"jsonrpc":"2.0","id":1,"method":"x","params":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`, res1, 0},
+
+	// Repeated envelope members: the answer to either reading passes.
+	{"jsonrpc repeated, last valid: result", `{"jsonrpc":"3.0","jsonrpc":"2.0","id":null,"method":"echo"}`, result("null"), 0},
+	{"jsonrpc repeated, last valid: refused", `{"jsonrpc":"3.0","jsonrpc":"2.0","id":null,"method":"echo"}`, errReply("null", -32600), 0},
+	{"jsonrpc repeated, last valid: other id", `{"jsonrpc":"3.0","jsonrpc":"2.0","id":null,"method":"echo"}`, result("1"), set(WrongErrorCode)},
+	{"jsonrpc repeated, first valid: result", `{"jsonrpc":"2.0","jsonrpc":"1.0","id":1,"method":"echo"}`, res1, 0},
+	{"jsonrpc repeated, escaped: result", `{"jsonrpc":"1.0","\u006asonrpc":"\u0032.0","id":1,"method":"echo"}`, res1, 0},
+	{"params repeated, first an array: result", `{"jsonrpc":"2.0","id":1,"method":"x","params":[1],"params":7}`, res1, 0},
+	{"id repeated, first null: silence", `{"jsonrpc":"2.0","method":"x","id":null,"id":[1]}`, noReply, 0},
+	{"id repeated, neither allows silence", `{"jsonrpc":"2.0","method":"x","id":5,"id":[1]}`, noReply, set(WrongErrorCode)},
+	{"null params, no jsonrpc: result", `{"id":3,"method":"x","params":null}`, result("3"), set(WrongErrorCode)},
+	{"null params, no jsonrpc, no id: silence", `{"method":"x","params":null}`, noReply, set(WrongErrorCode)},
 }
 
 func TestJudgeFuzzReply(t *testing.T) {
@@ -309,7 +328,42 @@ var batchTests = []judgeTestCase{
 	{"uncapped batch", arr(strings.Split(strings.Repeat(call1+"\n", 100), "\n")[:100]...), errReply("null", -32600), set(BatchNotArray)},
 	{"edge element refused", arr(strings.Replace(nest(70), `"id":1`, `"id":2`, 1), call1), arr(res1, errReply("null", -32700)), 0},
 	{"plain element refused", arr(strings.Replace(nest(7), `"id":1`, `"id":2`, 1), call1), arr(res1, errReply("null", -32700)), set(UnexpectedNullID, BatchMissingReply)},
+
+	// Pairing: a reply goes to an element it answers correctly while one is
+	// left, whatever the order of the replies.
+	{"id null error to the element needing it", nullParamsAndNull, arr(errReply("null", -32600)), 0},
+	{"one error for a batch with null params", nullParamsAndNull, errReply("null", -32600), 0},
+	{"null params element answered too", nullParamsAndNull, arr(errReply("null", -32600), errReply("null", -32600)), 0},
+	{"null params element answered, null one not", nullParamsAndNull, arr(errReply("null", -32602)), set(BatchMissingReply)},
+	{"one error for a plain batch", arr(`{"jsonrpc":"2.0","method":"x","params":1}`, `null`), errReply("null", -32600), set(BatchNotArray)},
+	{"id repeated: both answered with the id", repeatedID, arr(result("2"), result("2")), 0},
+	{"id repeated: answered as invalid", repeatedID, arr(result("2"), errReply("null", -32600)), 0},
+	{"id repeated: answered as invalid, reversed", repeatedID, arr(errReply("null", -32600), result("2")), 0},
+	{"id repeated: answered three times", repeatedID, arr(result("2"), result("2"), result("2")), set(DuplicateReply)},
+	{"fractional id repeated", `[{"jsonrpc":"2.0","method":"m","id":2.5},{"jsonrpc":"2.0","method":"m","id":[],"id":2.5}]`, arr(result("2.5"), result("2.5")), 0},
+	{"id repeated: answered with the first", arr(`{"jsonrpc":"2.0","method":"x","id":1,"id":2}`, `{"jsonrpc":"2.0","method":"x","id":2}`), arr(result("2"), result("1")), 0},
+	{"method repeated, read first", arr(call12, `{"jsonrpc":"2.0","id":12,"method":"echo","method":1}`, call12, `{"jsonrpc":"2.0","id":12,"method":null}`),
+		arr(result("12"), result("12"), errReply("12", -32600), result("12")), 0},
+	{"-32600 to the invalid one of ten", arr(append(slices.Repeat([]string{call7}, 9), `{"jsonrpc":"1.0","id":7,"method":"x"}`)...),
+		arr(append([]string{errReply("7", -32600)}, slices.Repeat([]string{errReply("7", -32601)}, 9)...)...), 0},
+	{"id null: each error where it fits", arr(`{"jsonrpc":"2.0","method":"x","id":null}`, `{"jsonrpc":null,"method":"x"}`, `{"jsonrpc":"2.0","method":"x","params":"null"}`),
+		arr(errReply("null", -32600), errReply("null", -32600), errReply("null", -32601)), 0},
+	{"augmenting path", arr(`{"jsonrpc":"2.0","id":79,"method":"x"}`, `{"jsonrpc":"2.0","id":79,"method":"x","params":"2"}`,
+		`{"jsonrpc":"2.0","id":79,"method":"x","method":1}`, `{"jsonrpc":false,"id":79,"method":"x"}`),
+		arr(errReply("79", -32600), result("79"), errReply("79", -32600), result("79")), 0},
+	{"augmenting path, one -32600 short", arr(`{"jsonrpc":"2.0","id":79,"method":"x"}`, `{"jsonrpc":"2.0","id":79,"method":"x","params":"2"}`,
+		`{"jsonrpc":"2.0","id":79,"method":"x","method":1}`, `{"jsonrpc":false,"id":79,"method":"x"}`),
+		arr(errReply("79", -32600), result("79"), result("79"), result("79")), set(WrongErrorCode)},
+	{"id null: a result for the invalid one", arr(`{"jsonrpc":"2.0","method":"x","id":null}`, `{"jsonrpc":null,"method":"x"}`),
+		arr(result("null"), result("null")), set(WrongErrorCode)},
 }
+
+const (
+	nullParamsAndNull = `[{"jsonrpc":"2.0","method":"echo","params":null},null]`
+	repeatedID        = `[{"jsonrpc":"2.0","method":"echo","id":2},{"jsonrpc":"2.0","method":"echo","id":[2,40],"id":2}]`
+	call7             = `{"jsonrpc":"2.0","id":7,"method":"x"}`
+	call12            = `{"jsonrpc":"2.0","id":12,"method":"x"}`
+)
 
 func TestJudgeBatch(t *testing.T) {
 	for _, tc := range batchTests {
@@ -579,19 +633,25 @@ func FuzzClassify(f *testing.F) {
 }
 
 // TestJudgeHugeBatch judges big batches (the mutator's go up to 100,000
-// elements; 20,000 keeps the race run short): matching must stay linear even
-// when every element has the same id or the replies come in reverse order.
+// elements; 10,000 keeps the race run short and would still take minutes
+// if pairing were quadratic): pairing must stay linear even when every
+// element has the same id, the replies come in reverse order, or no reply
+// fits any element.
 func TestJudgeHugeBatch(t *testing.T) {
-	const n = 20_000
+	const n = 10_000
 	for _, tc := range []struct {
 		name      string
 		elem, rep string
+		full      Set // the verdict on the reply
 		short     Set // the verdict when the last reply is missing
 	}{
-		{"one id", call1, res1, set(BatchMissingReply)},
-		{"distinct ids, reversed", "", "", set(BatchMissingReply)},
-		{"id null", `{"jsonrpc":"2.0","id":null,"method":"x"}`, result("null"), 0},
-		{"invalid", `7`, errReply("null", -32600), set(BatchMissingReply)},
+		{"one id", call1, res1, 0, set(BatchMissingReply)},
+		{"distinct ids, reversed", "", "", 0, set(BatchMissingReply)},
+		{"id null", `{"jsonrpc":"2.0","id":null,"method":"x"}`, result("null"), 0, 0},
+		{"invalid", `7`, errReply("null", -32600), 0, set(BatchMissingReply)},
+		{"invalid, wrong code", `7`, errReply("null", -32700), set(WrongErrorCode), set(WrongErrorCode, BatchMissingReply)},
+		{"one id, wrong code", call1, errReply("1", -32700), set(WrongErrorCode), set(WrongErrorCode, BatchMissingReply)},
+		{"repeated id", `{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}`, result("3"), 0, set(BatchMissingReply)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in, out := make([]string, n), make([]string, n)
@@ -603,12 +663,246 @@ func TestJudgeHugeBatch(t *testing.T) {
 				}
 			}
 			input := []byte(arr(in...))
-			if rules, note := JudgeFuzzReply(input, Batch, []byte(arr(out...)), true); rules != 0 {
-				t.Fatalf("correct reply: %s %s", rules.names(), note)
+			if rules, note := JudgeFuzzReply(input, Batch, []byte(arr(out...)), true); rules != tc.full {
+				t.Fatalf("reply: %s %s; want %s", rules.names(), note, tc.full.names())
 			}
 			if rules, note := JudgeFuzzReply(input, Batch, []byte(arr(out[:n-1]...)), true); rules != tc.short {
 				t.Fatalf("reply without its last element: %s %s; want %s", rules.names(), note, tc.short.names())
 			}
+			if tc.elem == call1 && tc.full == 0 {
+				// A reply too many sends the pairing looking for a
+				// request to free, through every request of the id.
+				if rules, note := JudgeFuzzReply(input, Batch, []byte(arr(append(out, res1)...)), true); rules != set(DuplicateReply) {
+					t.Fatalf("reply with an element too many: %s %s; want duplicate_reply", rules.names(), note)
+				}
+			}
 		})
 	}
+}
+
+// exchanger makes the traffic of a fuzz run against a correct server:
+// mutated seeds, and the replies of fuzztarget without planted bugs.
+type exchanger struct {
+	seeds []corpus.Seed
+	mut   *mutate.Mutator
+	srv   *fuzztarget.Server
+}
+
+func newExchanger() *exchanger {
+	x := &exchanger{seeds: corpus.Seeds(""), srv: fuzztarget.New(0)}
+	var donors [][]byte
+	var methods []string
+	for _, s := range x.seeds {
+		donors = append(donors, s.Frames...)
+	}
+	for _, p := range corpus.Profiles() {
+		methods = append(methods, corpus.Methods(p)...)
+	}
+	x.mut = mutate.New(&mutate.Env{Methods: methods, Corpus: donors})
+	return x
+}
+
+// frames mutates seed k (modulo their number) one to three times, as the
+// chains of a fuzz run stack up, drawing from c. Every fourth case also
+// gets a batch of the frames of a few more: many elements of all kinds that
+// share ids, which the mutator's batch ops make less of.
+func (x *exchanger) frames(c mutate.Chooser, k int) [][]byte {
+	out := x.mutated(c, k)
+	if k%4 != 3 {
+		return out
+	}
+	var elems [][]byte
+	for m := range 2 + k%7 {
+		for _, f := range x.mutated(c, k+m) {
+			if json.Valid(f) {
+				elems = append(elems, f)
+			}
+		}
+	}
+	if len(elems) > 0 {
+		out = append(out, append(append([]byte{'['}, bytes.Join(elems, []byte{','})...), ']'))
+	}
+	return out
+}
+
+func (x *exchanger) mutated(c mutate.Chooser, k int) [][]byte {
+	cs := mutate.Case{Frames: x.seeds[k%len(x.seeds)].Frames}
+	for range 1 + k%3 {
+		cs, _ = x.mut.Mutate(c, cs)
+	}
+	return cs.Frames
+}
+
+// answer returns the server's reply to frame, nil for none.
+func (x *exchanger) answer(frame []byte) []byte {
+	return x.srv.Handle(context.Background(), frame)
+}
+
+// finding judges the server's answers to frame: its reply, the reply array
+// shuffled by seed, and the replies to frame as read by a reader keeping
+// the first or the last of repeated members. It describes the first
+// finding, or returns "".
+func (x *exchanger) finding(frame []byte, seed uint64) string {
+	class := ClassifyRequest(frame)
+	judge := func(how string, reply []byte) string {
+		rules, note := JudgeFuzzReply(frame, class, reply, reply != nil)
+		if rules == 0 {
+			return ""
+		}
+		return how + " " + rules.names() + " " + note + "\ninput: " + shortText(frame) + "\nreply: " + shortText(reply)
+	}
+	reply := x.answer(frame)
+	if msg := judge("reply", reply); msg != "" {
+		return msg
+	}
+	if shuffled := shuffleArray(reply, seed); shuffled != nil {
+		if msg := judge("shuffled reply", shuffled); msg != "" {
+			return msg
+		}
+	}
+	for _, first := range []bool{true, false} {
+		if alt, ok := readAs(frame, first); ok {
+			if msg := judge("reply to "+string(alt[:min(len(alt), 300)]), x.answer(alt)); msg != "" {
+				return msg
+			}
+		}
+	}
+	return ""
+}
+
+func shortText(b []byte) string {
+	if len(b) > 600 {
+		return string(b[:600]) + "..."
+	}
+	return string(b)
+}
+
+// shuffleArray returns the elements of the JSON array reply in an order
+// drawn from seed, or nil when reply is not an array of two or more.
+func shuffleArray(reply []byte, seed uint64) []byte {
+	var elems [][]byte
+	for off := 0; ; {
+		e, next, ok := wire.NextElement(reply, off)
+		if !ok {
+			break
+		}
+		elems, off = append(elems, e), next
+	}
+	if len(elems) < 2 {
+		return nil
+	}
+	c := mutate.NewRand(seed)
+	for i := len(elems) - 1; i > 0; i-- {
+		j := c.Intn(i + 1)
+		elems[i], elems[j] = elems[j], elems[i]
+	}
+	return append(append([]byte{'['}, bytes.Join(elems, []byte{','})...), ']')
+}
+
+// readAs returns frame re-encoded as a reader that keeps the first (or the
+// last) occurrence of a repeated member reads the envelope (of each element,
+// for a batch), and whether that changed anything. It is written with
+// encoding/json, apart from the oracle's own reading.
+func readAs(frame []byte, first bool) ([]byte, bool) {
+	t := bytes.TrimSpace(frame)
+	if !json.Valid(t) {
+		return nil, false
+	}
+	if len(t) == 0 || t[0] != '[' {
+		out := dedupObject(t, first)
+		return out, !bytes.Equal(out, t)
+	}
+	var elems []json.RawMessage
+	if json.Unmarshal(t, &elems) != nil || len(elems) == 0 {
+		return nil, false
+	}
+	out, changed := []byte{'['}, false
+	for i, e := range elems {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		d := dedupObject(e, first)
+		changed = changed || !bytes.Equal(d, e)
+		out = append(out, d...)
+	}
+	return append(out, ']'), changed
+}
+
+// dedupObject returns the JSON object raw without repeated members, keeping
+// the first or the last occurrence; raw itself when it is not an object.
+func dedupObject(raw []byte, first bool) []byte {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return raw
+	}
+	var names []string
+	values := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return raw
+		}
+		name, _ := tok.(string)
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return raw
+		}
+		if _, seen := values[name]; !seen {
+			names = append(names, name)
+		} else if first {
+			continue
+		}
+		values[name] = v
+	}
+	if len(names) == 0 {
+		return raw
+	}
+	out := []byte{'{'}
+	for i, name := range names {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		quoted, _ := json.Marshal(name)
+		out = append(append(append(out, quoted...), ':'), values[name]...)
+	}
+	return append(out, '}')
+}
+
+// TestCorrectServerPasses holds JudgeFuzzReply to a correct server's
+// answers to mutated seeds (see exchanger.finding): any finding is a false
+// positive of the oracle, or a bug of fuzztarget.
+func TestCorrectServerPasses(t *testing.T) {
+	n := 1000
+	if testing.Short() {
+		n = 100
+	}
+	x := newExchanger()
+	c := mutate.NewRand(1)
+	failures := 0
+	for k := range n {
+		for _, f := range x.frames(c, k) {
+			if msg := x.finding(f, uint64(k)); msg != "" {
+				t.Errorf("case %d: %s", k, msg)
+				if failures++; failures == 5 {
+					t.FailNow()
+				}
+			}
+		}
+	}
+}
+
+// FuzzCorrectServer is TestCorrectServerPasses with the fuzzer choosing
+// the seed and the mutations.
+func FuzzCorrectServer(f *testing.F) {
+	for k := range 32 {
+		f.Add(uint16(k), []byte{byte(k), byte(k * 7), byte(k * 13), 0, 0xff, byte(k)})
+	}
+	x := newExchanger()
+	f.Fuzz(func(t *testing.T, seed uint16, choices []byte) {
+		for _, frame := range x.frames(mutate.NewBytes(choices), int(seed)) {
+			if msg := x.finding(frame, uint64(seed)); msg != "" {
+				t.Fatal(msg)
+			}
+		}
+	})
 }
