@@ -1,0 +1,266 @@
+package rpcfuzz
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/bits"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/check"
+	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/native"
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+// frameInfo is what the oracles say about one message of an input.
+type frameInfo struct {
+	class check.RequestClass
+	// asBatch: a batch in a protocol without batches (MCP, LSP), judged as
+	// an invalid request unless the server answers it as a batch anyway.
+	asBatch bool
+	// exempt: silence is allowed (a request cancelled later in the input,
+	// or a message after the input ended the session).
+	exempt bool
+}
+
+// inspect classifies every message of c.
+func (h *harness) inspect(c mutate.Case) []frameInfo {
+	infos := make([]frameInfo, len(c.Frames))
+	var m wire.Message
+	ended := false
+	var cancelled [][]byte
+	if h.cancelOmits {
+		cancelled = cancelledIDs(c.Frames)
+	}
+	for i, f := range c.Frames {
+		fi := frameInfo{class: check.ClassifyRequest(f), exempt: ended}
+		if h.noBatches && (fi.class == check.Batch || fi.class == check.EmptyBatch) {
+			fi.class, fi.asBatch = check.InvalidRequest, fi.class == check.Batch
+		}
+		if len(h.endsSession) > 0 || len(cancelled) > 0 {
+			wire.Scan(f, &m)
+			if name, ok := wire.Unquote(nil, m.Method); ok && m.Method != nil && h.endsSession[string(name)] {
+				ended = true
+			}
+			if m.IDKind != wire.IDAbsent && slices.ContainsFunc(cancelled, func(id []byte) bool { return bytes.Equal(id, m.ID) }) {
+				fi.exempt = true // MCP: the receiver of a cancellation should not answer
+			}
+		}
+		infos[i] = fi
+	}
+	return infos
+}
+
+// cancelledIDs returns the raw ids MCP notifications/cancelled messages
+// of frames name.
+func cancelledIDs(frames [][]byte) [][]byte {
+	var ids [][]byte
+	var m wire.Message
+	for _, f := range frames {
+		wire.Scan(f, &m)
+		if m.Kind != wire.KindNotification || string(m.Method) != `"notifications/cancelled"` || len(m.Params) == 0 || m.Params[0] != '{' {
+			continue
+		}
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil && len(p.RequestID) > 0 {
+			ids = append(ids, p.RequestID)
+		}
+	}
+	return ids
+}
+
+// verdict is one piece of an input the oracles found wrong.
+type verdict struct {
+	rules check.Set
+	note  string
+	frame int    // the message it is about; -1 for a stream with broken framing
+	reply []byte // the reply that broke the rules, if one did
+}
+
+// result is the judgement of one input.
+type result struct {
+	in       native.Input
+	o        outcome
+	verdicts []verdict
+	// main is the index in verdicts of the one the finding is named after,
+	// and rule its rule.
+	main int
+	rule check.Rule
+	// failed: a broken rule fails the input (not a warning, or warnings
+	// fail too).
+	failed bool
+}
+
+// judge applies the oracles to what the target did with in. It returns
+// nil when nothing is wrong.
+func (h *harness) judge(in native.Input, infos []frameInfo, o *outcome) *result {
+	j := judging{ignore: h.ignore}
+	_, isStream := h.target.(streamTarget)
+	frames := in.Case.Frames
+	if o.wire {
+		var m wire.Message
+		for _, r := range o.wireReplies {
+			wire.Scan(r, &m)
+			if m.Kind == wire.KindBatch {
+				continue // an array answers whatever batch the broken framing delimited
+			}
+			j.add(check.Envelope(&m), "a reply to input with broken framing is not a valid response", -1, r)
+		}
+	} else {
+		for i := 0; i < o.answered; i++ {
+			if o.refused != nil && o.refused[i] {
+				continue
+			}
+			rep := o.replies[i]
+			if rep == nil {
+				if infos[i].exempt || o.end != endNone && i >= o.endFrame {
+					continue
+				}
+				rules, note := check.JudgeFuzzReply(frames[i], infos[i].class, nil, false)
+				if !isStream && rules.Has(check.Hang) {
+					// The target returned: the reply is empty, not late.
+					rules = rules&^check.Set(0).Add(check.Hang) | check.Set(0).Add(check.NoResultOrError)
+					note = "no reply to a request with an id"
+				}
+				j.add(rules, note, i, nil)
+				continue
+			}
+			class := infos[i].class
+			if infos[i].asBatch && replyKind(rep) == wire.KindBatch {
+				class = check.Batch
+			}
+			rules, note := check.JudgeFuzzReply(frames[i], class, rep, true)
+			j.add(rules, note, i, rep)
+		}
+		for _, x := range o.extra {
+			r := check.Set(0).Add(check.DuplicateReply)
+			if infos[x.frame].class == check.Notification {
+				r = check.Set(0).Add(check.ReplyToNotification)
+			}
+			j.add(r, "a second reply to the same message", x.frame, x.reply)
+		}
+	}
+	frame := o.endFrame
+	if o.wire {
+		frame = -1
+	}
+	switch o.end {
+	case endPanic, endError:
+		j.add(check.Set(0).Add(check.Crash), o.note, frame, nil)
+	case endTimeout:
+		j.add(check.Set(0).Add(check.Hang), o.note, frame, nil)
+	}
+	if len(j.verdicts) == 0 && o.end == endNone && h.slowFactor > 0 {
+		if limit, ok := h.slow.threshold(h.slowFactor); ok && o.latency > limit {
+			j.add(check.Set(0).Add(check.SlowInput), "answered in "+o.latency.Round(time.Microsecond).String()+
+				", more than the slow limit "+limit.Round(time.Microsecond).String(), 0, nil)
+		} else {
+			h.slow.observe(o.latency)
+		}
+	}
+	if len(j.verdicts) == 0 {
+		return nil
+	}
+	res := &result{in: in, verdicts: j.verdicts}
+	best := -1
+	for k, v := range res.verdicts {
+		r := mainRule(v.rules)
+		if p := rulePriority(r); best < 0 || p < best {
+			best, res.main, res.rule = p, k, r
+		}
+		for x := uint32(v.rules); x != 0; x &= x - 1 {
+			if r := check.Rule(bits.TrailingZeros32(x)); !r.Warning() || h.failOnWarnings {
+				res.failed = true
+			}
+		}
+	}
+	return res
+}
+
+// judging collects the verdicts of one input, less the ignored rules.
+type judging struct {
+	ignore   check.Set
+	verdicts []verdict
+}
+
+func (j *judging) add(rules check.Set, note string, frame int, reply []byte) {
+	if rules &^= j.ignore; rules != 0 {
+		j.verdicts = append(j.verdicts, verdict{rules: rules, note: note, frame: frame, reply: reply})
+	}
+}
+
+func replyKind(reply []byte) wire.Kind {
+	var m wire.Message
+	wire.Scan(reply, &m)
+	return m.Kind
+}
+
+// rulePriority orders the rules a finding is named after: a crash explains
+// everything after it, a hang the missing replies; warnings come last.
+func rulePriority(r check.Rule) int {
+	switch {
+	case r == check.Crash:
+		return 0
+	case r == check.Hang:
+		return 1
+	case r.Warning():
+		return 900 + int(r)
+	}
+	return 10 + int(r)
+}
+
+// mainRule returns the rule of s a finding is named after.
+func mainRule(s check.Set) check.Rule {
+	best, bestP := check.Rule(0), -1
+	for x := uint32(s); x != 0; x &= x - 1 {
+		r := check.Rule(bits.TrailingZeros32(x))
+		if p := rulePriority(r); bestP < 0 || p < bestP {
+			best, bestP = r, p
+		}
+	}
+	return best
+}
+
+// Limits of the slow_input heuristic.
+const (
+	slowWindow = 64                    // latencies the median is taken over
+	slowWarmup = 16                    // inputs seen before anything is slow
+	slowFloor  = 10 * time.Millisecond // nothing faster is slow: in-process timing jitters by that much
+)
+
+// slowTracker keeps the latencies of recent clean inputs for slow_input.
+type slowTracker struct {
+	mu     sync.Mutex
+	ring   [slowWindow]time.Duration
+	n      int // latencies observed in all
+	median time.Duration
+}
+
+func (s *slowTracker) observe(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ring[s.n%slowWindow] = d
+	s.n++
+	if s.n%slowWarmup == 0 {
+		// Re-taking the median every few inputs is plenty for a limit
+		// that is a multiple of it, and keeps the sort off most inputs.
+		w := slices.Clone(s.ring[:min(s.n, slowWindow)])
+		slices.Sort(w)
+		s.median = w[len(w)/2]
+	}
+}
+
+// threshold is the latency above which an input is slow, once enough
+// inputs were seen.
+func (s *slowTracker) threshold(factor float64) (time.Duration, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.n < slowWarmup {
+		return 0, false
+	}
+	return max(time.Duration(float64(s.median)*factor), slowFloor), true
+}
