@@ -13,12 +13,12 @@ package check
 //	input                         | correct reply                               | deviation -> rule (level)
 //	------------------------------+---------------------------------------------+--------------------------------------------------
 //	not JSON (ParseError)         | one error -32700, id null (§5.1 table, §5)  | other code, a result, an id, silence -> wrong_error_code (MUST)
-//	invalid request               | error -32600; id null, or the request's id  | other code or a result -> wrong_error_code (MUST);
+//	invalid request               | error -32600; id null, or the request's id  | other code (-32601 too) or a result -> wrong_error_code (MUST);
 //	 (no/non-string method, bad   |  when it was readable (§5 names Invalid     |  silence -> hang if the id was readable, else wrong_error_code;
 //	 jsonrpc, id of a wrong type, |  Request among the cases that may get null) |  an unreadable id answered non-null -> wrong_error_code;
 //	 a scalar, a response object) |                                             |  a different readable id -> unknown_id / id_type_changed
-//	scalar params (InvalidParams) | error -32602 with the id, or -32600 (id or  | other code or a result -> wrong_error_code (MUST);
-//	                              |  null); nothing if it has no id             |  silence with an id -> hang
+//	scalar params (InvalidParams) | error -32602 or -32601 with the id, or      | other code (-32700 too) or a result -> wrong_error_code
+//	                              |  -32600 (id or null); nothing if no id      |  (MUST); silence with an id -> hang
 //	notification                  | nothing (§4.1 MUST NOT)                     | any reply -> reply_to_notification (MUST)
 //	call                          | a response with the same id, same type (§5) | silence -> hang; id null -> unexpected_null_id; another id ->
 //	                              |  and a valid envelope (Envelope)            |  unknown_id; 7 for "7" -> id_type_changed; -32700 -> wrong_error_code
@@ -40,7 +40,17 @@ package check
 // readable) are §5's own. A scalar params member breaks a MUST of §4 ("MUST
 // be provided as a Structured value"); both -32600 (the Request object is
 // invalid) and -32602 (the params are) describe it truthfully, so either
-// passes.
+// passes. So does -32601 ("The method does not exist / is not
+// available"): §4 makes params "the parameter values to be used during the
+// invocation of the method", the spec orders no checks, and a server that
+// looks the method up before it reads the params (geth, mcp-go, go-sdk)
+// truthfully finds no method first. An invalid request is another matter:
+// when jsonrpc, method or id is wrong, or the frame is no object, the
+// JSON "is not a valid Request object" (-32600), and a -32601 shows the
+// server dispatched what is no JSON-RPC 2.0 request at all (the version
+// decides how the rest reads: in 1.0 an id null made a notification); the
+// ground truth of protocols.md wants -32600 for {"id":1,"method":"x"}. There
+// -32601 stays wrong_error_code.
 //
 // A batch's replies may come in any order and several elements may share
 // an id, so JudgeFuzzReply pairs replies with elements before judging them,
@@ -81,6 +91,11 @@ package check
 //	                                                |  when "id" itself is repeated                  |
 //	id null, with a fraction or exponent, or an     | error -32600 with id null; an echo equal as    | §4: null is discouraged (JSON-RPC 1.0 used it
 //	 integer beyond ±2^53                           |  float64; silence for id null                  |  for notifications); fractions SHOULD NOT
+//	a string id with invalid UTF-8 or lone          | the id as a decoder reads it: each bad         | RFC 8259 §8.2: the behaviour is unpredictable;
+//	 surrogate escapes                              |  stretch U+FFFD, raw or \ufffd, one per byte   |  Go, JavaScript and Python decoders replace
+//	                                                |  (Go) or per stretch (WHATWG)                  |  such text with U+FFFD
+//	"method": "" (a request or notification)        | error -32600 with id null or the id            | §4: method is "a String containing the name of
+//	                                                |                                                |  the method"; "" names none (geth, jrpc2 refuse it)
 //	members besides jsonrpc/id/method/params        | error -32600 with id null or the id            | §4 lists the members; strict servers refuse
 //	a response object sent to the server            | silence                                        | peers of MCP and LSP receive responses
 //	"params": null in an otherwise valid request    | the answer to the request without params       | common servers read null as absent
@@ -88,6 +103,18 @@ package check
 //	 or with an element of the rows on limits,      |  instead of the array                          |  parser or a typed decoder refusing an
 //	 duplicate names, response objects or null      |                                                |  element refuses the whole frame
 //	 params                                         |                                                |
+//
+// When the id member itself is readable, a limit trait elsewhere in the
+// frame (a lone surrogate in a member name, nesting past 64 in params) lets
+// the error carry the id (as read: equal as float64 beyond ±2^53) or null.
+//
+// A finding names what is wrong under the reading the reply shows: a result
+// to "params": null is judged as the answer to the request without params
+// (a wrong id is unknown_id, not a wrong code), and an answer whose code
+// fits the first or the last occurrence of a repeated envelope member is
+// judged under that reading. In a batch, a response whose id is missing or
+// of a wrong type (Envelope's finding) still answers an element, paired as
+// one with id null: that element is not also unanswered.
 //
 // So no verdict here is a warning: each one breaks a MUST (§4.1, §5, §6) or
 // a pre-defined meaning (§5.1), and the spec's SHOULDs (unique member names,
@@ -109,6 +136,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/rpcload/rpcload/internal/wire"
 )
@@ -283,6 +311,9 @@ func (q *request) init(raw []byte, depth, frameLen int) {
 		class: classifyMessage(m.Kind, m.Problems, m.BatchLen, depth == 0),
 	}
 	q.edges = q.scanEdges(m.Params)
+	if string(m.Method) == `""` {
+		q.edges |= edgeEmptyMethod
+	}
 }
 
 // readableID reports whether the request carries an id the server could
@@ -343,11 +374,73 @@ func (q *request) verdict(r *wire.Message, notes bool) (Set, string) {
 		}
 		return 0, ""
 	}
-	s, note := q.strict(r, notes)
-	if s != 0 && q.class != ParseError && q.tolerates(r) {
+	// The note waits for the verdict to stand: a tolerated reply costs no
+	// allocation.
+	s, _ := q.strict(r, false)
+	if s == 0 {
 		return 0, ""
 	}
-	return s, note
+	if q.class != ParseError {
+		if q.tolerates(r) {
+			return 0, ""
+		}
+		if alt, ok := q.likelyReading(r); ok {
+			// Blame what is wrong with the answer to the request as the
+			// server evidently read it (a result to null params: read as
+			// absent), not the code it was right to give under that reading.
+			if as, an := alt.verdict(r, notes); as != 0 {
+				return as, an
+			}
+		}
+	}
+	if !notes {
+		return s, ""
+	}
+	return q.strict(r, true)
+}
+
+// likelyReading returns q as the server evidently read it when the strict
+// verdict blames the error code but another reading the spec allows would
+// not: params null read as absent when the reply is a result, or the first
+// or last occurrence of each repeated envelope member when that reading
+// accepts the reply's code. The second look only picks the rule of a
+// finding; it never turns a finding into none.
+func (q *request) likelyReading(r *wire.Message) (request, bool) {
+	var alt request
+	switch {
+	case r == nil || r.Kind != wire.KindResult && r.Kind != wire.KindError:
+		return alt, false
+	case q.class == InvalidParams && r.Kind == wire.KindResult && q.edges&edgeNullParams != 0:
+		alt = *q
+		alt.class = Call
+		if q.m.IDKind == wire.IDAbsent {
+			alt.class = Notification
+		}
+		alt.edges &^= edgeNullParams
+		return alt, true
+	case q.m.Problems.Has(wire.ProblemDuplicateKey) && (q.class == InvalidRequest || q.class == InvalidParams):
+		for _, first := range [2]bool{true, false} {
+			if q.reading(first, &alt) && alt.class != q.class && alt.codeFits(r) {
+				return alt, true
+			}
+		}
+	}
+	return alt, false
+}
+
+// codeFits reports whether r's kind and code are among the answers q's
+// class allows, whatever its id.
+func (q *request) codeFits(r *wire.Message) bool {
+	isErr := r.Kind == wire.KindError && r.HasCode
+	switch q.class {
+	case InvalidRequest:
+		return isErr && r.Code == wire.CodeInvalidRequest
+	case InvalidParams:
+		return isErr && (r.Code == wire.CodeInvalidParams || r.Code == wire.CodeInvalidRequest || r.Code == wire.CodeMethodNotFound)
+	case Call:
+		return !isErr || r.Code != wire.CodeParseError
+	}
+	return false
 }
 
 // fits reports whether r is a correct answer to q: judge without the note,
@@ -356,13 +449,10 @@ func (q *request) fits(r *wire.Message, strict bool) bool {
 	if r.Kind != wire.KindResult && r.Kind != wire.KindError {
 		return false
 	}
-	var s Set
-	if strict {
-		s, _ = q.strict(r, false)
-	} else {
-		s, _ = q.verdict(r, false)
+	if s, _ := q.strict(r, false); s == 0 {
+		return true
 	}
-	return s == 0
+	return !strict && q.class != ParseError && q.tolerates(r)
 }
 
 // strict is the verdict without tolerances. The note is written only when
@@ -417,11 +507,11 @@ func (q *request) strict(r *wire.Message, notes bool) (Set, string) {
 			return Set(0).Add(Hang), "no reply to a request with scalar params, id " + short(q.m.ID) + "; want error -32602 or -32600"
 		case r == nil:
 			return 0, ""
-		case r.Kind != wire.KindError || !r.HasCode || (r.Code != wire.CodeInvalidParams && r.Code != wire.CodeInvalidRequest):
+		case r.Kind != wire.KindError || !r.HasCode || (r.Code != wire.CodeInvalidParams && r.Code != wire.CodeInvalidRequest && r.Code != wire.CodeMethodNotFound):
 			if !notes {
 				return wrong, ""
 			}
-			return wrong, "a request with scalar params answered with " + describe(r) + "; want error -32602 or -32600"
+			return wrong, "a request with scalar params answered with " + describe(r) + "; want error -32602, -32600 or -32601"
 		}
 		return q.checkID(r, r.Code == wire.CodeInvalidRequest, notes)
 	case Call:
@@ -504,6 +594,7 @@ const (
 	edgeExtra                         // envelope members besides jsonrpc, id, method, params
 	edgeResponseLike                  // a response object (result or error, no method) sent to the server
 	edgeNullParams                    // "params": null
+	edgeEmptyMethod                   // "method": "", which names no method
 )
 
 // refusable are the edges for which a whole batch may be refused with one
@@ -599,7 +690,7 @@ func (q *request) tolerates(r *wire.Message) bool {
 		return true
 	case e&edgeDupKey != 0 && sameID:
 		return true
-	case e&(edgeIDShape|edgeExtra|edgeResponseLike) != 0 && isErr && r.HasCode && r.Code == wire.CodeInvalidRequest && idOK:
+	case e&(edgeIDShape|edgeExtra|edgeResponseLike|edgeEmptyMethod) != 0 && isErr && r.HasCode && r.Code == wire.CodeInvalidRequest && idOK:
 		return true
 	case e&edgeNullParams != 0 && q.class == InvalidParams:
 		// Read as absent, null leaves a valid request.
@@ -674,6 +765,8 @@ func (q *request) reading(first bool, alt *request) bool {
 		case memJSONRPC:
 			versionOK = isVersion(v)
 		case memID:
+			// A later occurrence replaces what an earlier one made wrong.
+			m.Problems &^= wire.ProblemBadID | wire.ProblemFractionalID
 			m.ID, m.IDKind = v, wire.IDOther
 			switch c := v[0]; {
 			case c == '"':
@@ -689,11 +782,13 @@ func (q *request) reading(first bool, alt *request) bool {
 				m.Problems |= wire.ProblemBadID
 			}
 		case memMethod:
+			m.Problems &^= wire.ProblemBadMethod
 			if v[0] != '"' {
 				m.Problems |= wire.ProblemBadMethod
 			}
 		case memParams:
 			params = v
+			m.Problems &^= wire.ProblemBadParams
 			if v[0] != '[' && v[0] != '{' {
 				m.Problems |= wire.ProblemBadParams
 			}
@@ -1370,6 +1465,7 @@ const (
 	pendID        uint8 = iota // an id no element took cleanly yet
 	pendNullValue              // a result with id null
 	pendNullError              // an error with id null
+	pendBadID                  // a response whose id is missing or of a wrong type
 	pendDone                   // paired
 )
 
@@ -1542,7 +1638,10 @@ func (b *batchMatch) pair(reply []byte) {
 				state = pendNullValue
 			}
 		case rm.IDKind != wire.IDString && rm.IDKind != wire.IDNumber:
-			continue // Envelope flagged the id
+			// Envelope flagged the id; the response still answers an
+			// element (geth echoes an id true as sent), which is not
+			// unanswered then, so it is paired as one with id null.
+			state = pendBadID
 		}
 		j := int32(len(sc.pend))
 		sc.pend = append(sc.pend, pendingReply{id: rm.ID, code: rm.Code, k: k, kind: rm.Kind, idKind: rm.IDKind, hasCode: rm.HasCode, state: state})
@@ -1560,7 +1659,7 @@ func (b *batchMatch) pair(reply []byte) {
 		}
 	}
 	// A result with id null fits fewer requests than an error does.
-	for _, want := range [2]uint8{pendNullValue, pendNullError} {
+	for _, want := range [3]uint8{pendNullValue, pendNullError, pendBadID} {
 		for j := range pend {
 			if p := &pend[j]; p.state == want {
 				if rm = p.message(); b.byNull(&rm, int32(j)) >= 0 {
@@ -1585,6 +1684,9 @@ func (b *batchMatch) pair(reply []byte) {
 			b.blameID(&rm, p.k, int32(j))
 		case pendNullValue, pendNullError:
 			b.blameNull(&rm, p.k, int32(j))
+		case pendBadID:
+			// With no request left for it, Envelope's verdict is all.
+			b.blameNullTiers(&rm, int32(j))
 		}
 	}
 }
@@ -1654,7 +1756,7 @@ func (b *batchMatch) edgyList() *candidates {
 func (b *batchMatch) each(rm *wire.Message, visit func(i int) bool) {
 	var lists [numNullTiers*numCategories + 2]*candidates
 	n := 0
-	if rm.IDKind == wire.IDNull {
+	if rm.IDKind != wire.IDString && rm.IDKind != wire.IDNumber {
 		for tier := range numNullTiers {
 			for _, cat := range categoryOrder(rm) {
 				lists[n] = &b.lists[nullList(tier, cat)]
@@ -1779,14 +1881,8 @@ func (b *batchMatch) typeChanged(rm *wire.Message) int {
 // blameNull judges rm, a response with id null no request took cleanly,
 // against the request it most likely answers, or says why it answers none.
 func (b *batchMatch) blameNull(rm *wire.Message, k int, j int32) {
-	order := categoryOrder(rm)
-	for tier := range numNullTiers {
-		for _, cat := range order {
-			if i := b.lists[nullList(tier, cat)].first(b.reqs); i >= 0 {
-				b.judgePair(i, rm, j)
-				return
-			}
-		}
+	if b.blameNullTiers(rm, j) {
+		return
 	}
 	var s Set
 	var why string
@@ -1801,6 +1897,21 @@ func (b *batchMatch) blameNull(rm *wire.Message, k int, j int32) {
 	if b.found(s) {
 		b.note = "reply element " + strconv.Itoa(k) + " (id null)" + why
 	}
+}
+
+// blameNullTiers judges rm, reply j, against the first unmatched request
+// an id-null response may answer, and reports whether there was one.
+func (b *batchMatch) blameNullTiers(rm *wire.Message, j int32) bool {
+	order := categoryOrder(rm)
+	for tier := range numNullTiers {
+		for _, cat := range order {
+			if i := b.lists[nullList(tier, cat)].first(b.reqs); i >= 0 {
+				b.judgePair(i, rm, j)
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // scan returns the first unmatched request of c that rm answers correctly
@@ -2072,9 +2183,12 @@ const (
 
 // compareIDs compares a request id with a reply id, both raw JSON strings
 // or numbers: strings by decoded content, numbers by exact decimal value
-// (so 1e2 echoes 100), or as float64 when loose. A string and a number of
-// the same value are idTypeChanged. It allocates only for ids longer than
-// a few dozen bytes.
+// (so 1e2 echoes 100), or as float64 when loose. A request string with
+// invalid UTF-8 or a lone surrogate escape also matches the text a decoder
+// reads from it, each bad stretch replaced by U+FFFD (raw or escaped; one
+// per byte as Go does, or one per stretch as WHATWG decoders do). A string
+// and a number of the same value are idTypeChanged. It allocates only for
+// ids longer than a few dozen bytes.
 func compareIDs(req, rep []byte, loose bool) int {
 	reqStr, repStr := len(req) > 0 && req[0] == '"', len(rep) > 0 && rep[0] == '"'
 	var bufA, bufB [64]byte
@@ -2082,7 +2196,7 @@ func compareIDs(req, rep []byte, loose bool) int {
 	case reqStr && repStr:
 		a, okA := unquoteName(bufA[:0], req)
 		b, okB := unquoteName(bufB[:0], rep)
-		if okA && okB && bytes.Equal(a, b) {
+		if okA && okB && (bytes.Equal(a, b) || replacedText(req) && equalReplaced(a, b)) {
 			return idEqual
 		}
 		return idDifferent
@@ -2111,15 +2225,100 @@ func compareIDs(req, rep []byte, loose bool) int {
 }
 
 // appendIDKey appends an index key for a raw string or number id: 's' and the
-// decoded content, or 'n' and appendNumberKey.
+// decoded content, or 'n' and appendNumberKey. Decoding replaces invalid
+// UTF-8 and lone surrogates with U+FFFD, and a run of U+FFFD keys as one,
+// so that an id and its echo through any decoder share a key (compareIDs
+// then judges the pair).
 func appendIDKey(dst, id []byte) []byte {
 	if len(id) > 0 && id[0] == '"' {
+		start := len(dst) + 1
 		if content, ok := wire.Unquote(append(dst, 's'), id); ok {
+			if bytes.Contains(content[start:], replacementChar) {
+				content = collapseReplacements(content, start)
+			}
 			return content
 		}
 		return append(append(dst, 'r'), id...)
 	}
 	return appendNumberKey(append(dst, 'n'), id)
+}
+
+// replacementChar is U+FFFD in UTF-8, what decoders put in place of text
+// they cannot read.
+var replacementChar = []byte("\uFFFD")
+
+// replacedText reports whether the raw JSON string s holds text a decoder
+// replaces with U+FFFD: invalid UTF-8 or a lone surrogate escape.
+func replacedText(s []byte) bool {
+	return !utf8.Valid(s) || bytes.Contains(s, []byte(`\u`)) && loneSurrogate(s)
+}
+
+// equalReplaced reports whether the decoded strings a and b are equal when
+// every run of U+FFFD or invalid UTF-8 in either counts as one character:
+// decoders replace a bad byte sequence with one U+FFFD per byte (Go) or
+// one per maximal bad stretch (WHATWG, Python).
+func equalReplaced(a, b []byte) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		ra, na := utf8.DecodeRune(a[i:])
+		rb, nb := utf8.DecodeRune(b[j:])
+		if ra != rb {
+			return false
+		}
+		if ra == utf8.RuneError {
+			i, j = skipReplaced(a, i), skipReplaced(b, j)
+			continue
+		}
+		i, j = i+na, j+nb
+	}
+	return i == len(a) && j == len(b)
+}
+
+// skipReplaced returns the offset after the run of U+FFFD and invalid
+// UTF-8 starting at s[i].
+func skipReplaced(s []byte, i int) int {
+	for i < len(s) {
+		r, n := utf8.DecodeRune(s[i:])
+		if r != utf8.RuneError {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// collapseReplacements shortens every run of U+FFFD in key[from:] to one,
+// in place.
+func collapseReplacements(key []byte, from int) []byte {
+	out := from
+	prev := false
+	for i := from; i < len(key); {
+		if bytes.HasPrefix(key[i:], replacementChar) {
+			if !prev {
+				out += copy(key[out:], replacementChar)
+			}
+			prev = true
+			i += len(replacementChar)
+			continue
+		}
+		prev = false
+		key[out] = key[i]
+		out++
+		i++
+	}
+	return key[:out]
+}
+
+// EchoesID reports whether reply, the raw id of a response (a JSON string
+// or number), carries the raw request id req as JudgeFuzzReply judges ids:
+// an equal value of the same JSON type, the float64 nearest to a number id
+// float64 cannot hold exactly, or the text a decoder reads from a string
+// with invalid UTF-8 or lone surrogates. It is for pairing replies with
+// the frames of a stream the way the oracle would, and does not allocate
+// for ids up to a few dozen bytes.
+func EchoesID(req, reply []byte) bool {
+	loose := len(req) > 0 && req[0] != '"' && !safeInteger(req)
+	return compareIDs(req, reply, loose) == idEqual
 }
 
 // appendNumberKey appends a canonical spelling of the JSON number raw: sign,

@@ -44,6 +44,7 @@ func BenchmarkJudgeFuzzReply(b *testing.B) {
 		{"batch10", batch10, reply10, true},
 		{"batch1000", batch1000, reply1000, true},
 		{"batch1000_invalid", []byte(arr(slices.Repeat([]string{`7`}, 1000)...)), []byte(arr(slices.Repeat([]string{errReply("null", -32600)}, 1000)...)), true},
+		{"replaced_id", []byte("{\"jsonrpc\":\"2.0\",\"id\":\"a\xf0\x90\x80b\",\"method\":\"x\"}"), []byte(result(`"a\ufffdb"`)), true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			if rules, note := JudgeFuzzReply(bc.input, ClassifyRequest(bc.input), bc.reply, bc.got); rules != 0 {
@@ -54,6 +55,36 @@ func BenchmarkJudgeFuzzReply(b *testing.B) {
 				JudgeFuzzReply(bc.input, ClassifyRequest(bc.input), bc.reply, bc.got)
 			}
 		})
+	}
+}
+
+// TestJudgeFuzzReplyAllocs holds JudgeFuzzReply to no allocation for
+// replies that break no rule, on the paths of the tolerances: each runs in
+// every exec of a fuzz run that meets such an input. (Batches draw their
+// scratch space from a sync.Pool, which the race detector empties at
+// random; BenchmarkJudgeFuzzReply reports theirs.)
+func TestJudgeFuzzReplyAllocs(t *testing.T) {
+	cases := []struct{ input, reply string }{
+		{call1, res1},
+		{`{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("3", -32601)},
+		{"{\"jsonrpc\":\"2.0\",\"id\":\"a\xf0\x90\x80b\",\"method\":\"x\"}", result(`"a\ufffdb"`)},
+		{`{"jsonrpc":"2.0","id":"\ud800","method":"x"}`, result("\"\uFFFD\"")},
+		{`{"jsonrpc":"2.0","method":""}`, errReply("null", -32600)},
+		{`{"\udc00":"","id":23372036854775808,"method":"x"}`, errReply("2.337203685477581e+16", -32600)},
+		{`{"jsonrpc":"2.0","id":3,"method":"x","params":null}`, result("3")},
+		{`{"jsonrpc":"2.0","jsonrpc":null,"id":9,"method":"tools/list","params":0}`, errReply("9", -32602)},
+		{`{"jsonrpc":"2.0","id":1,"method":"x","method":5}`, result("1")},
+		{nest(70), errReply("1", -32603)},
+	}
+	for _, tc := range cases {
+		in, reply := []byte(tc.input), []byte(tc.reply)
+		class := ClassifyRequest(in)
+		if rules, note := JudgeFuzzReply(in, class, reply, true); rules != 0 {
+			t.Fatalf("JudgeFuzzReply(%q, %q) = %s %s; want no finding", tc.input, tc.reply, rules.names(), note)
+		}
+		if a := testing.AllocsPerRun(50, func() { JudgeFuzzReply(in, class, reply, true) }); a != 0 {
+			t.Errorf("JudgeFuzzReply(%q, %q) allocates %v times per call", tc.input, tc.reply, a)
+		}
 	}
 }
 

@@ -141,7 +141,13 @@ var judgeTests = []judgeTestCase{
 	{"no jsonrpc: correct", `{"id":1,"method":"x"}`, errReply("1", -32600), 0},
 	{"no jsonrpc: id null", `{"id":1,"method":"x"}`, errReply("null", -32600), 0},
 	{"no jsonrpc: result", `{"id":1,"method":"x"}`, res1, set(WrongErrorCode)},
+	// Not so for a broken envelope: the server took for a Request object
+	// what is none (the table atop fuzz.go says why).
 	{"no jsonrpc: -32601", `{"id":1,"method":"x"}`, errReply("1", -32601), set(WrongErrorCode)},
+	{"jsonrpc 1.0: -32601", `{"jsonrpc":"1.0","id":1,"method":"x"}`, errReply("1", -32601), set(WrongErrorCode)},
+	{"no method: -32601", `{"jsonrpc":"2.0","id":0}`, errReply("0", -32601), set(WrongErrorCode)},
+	{"bool id: -32601 echoed", `{"jsonrpc":"2.0","id":true,"method":"e"}`, errReply("true", -32601), set(WrongErrorCode, InvalidEnvelope)},
+	{"no jsonrpc, scalar params: -32601", `{"id":1,"method":"x","params":5}`, errReply("1", -32601), set(WrongErrorCode)},
 	{"no jsonrpc: other id", `{"id":1,"method":"x"}`, errReply("2", -32600), set(UnknownID)},
 	{"no jsonrpc: silence", `{"id":1,"method":"x"}`, noReply, set(Hang)},
 
@@ -160,13 +166,24 @@ var judgeTests = []judgeTestCase{
 	{"scalar params: -32600", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("3", -32600), 0},
 	{"scalar params: -32600 null", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("null", -32600), 0},
 	{"scalar params: -32602 null", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("null", -32602), set(UnexpectedNullID)},
-	{"scalar params: -32601", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("3", -32601), set(WrongErrorCode)},
+	// The spec orders neither the method nor the params check: an unknown
+	// method is truthfully -32601 whatever its params (geth, mcp-go, go-sdk).
+	{"scalar params: -32601", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("3", -32601), 0},
+	{"scalar params: geth's -32601", `{"jsonrpc":"2.0","id":0,"method":"e","params":""}`, `{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"the method e does not exist/is not available"}}`, 0},
+	{"scalar params, id null: -32601 null", `{"jsonrpc":"2.0","id":null,"method":"e","params":true}`, errReply("null", -32601), 0},
+	{"scalar params: -32601 null", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("null", -32601), set(UnexpectedNullID)},
+	{"scalar params: -32700", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("3", -32700), set(WrongErrorCode)},
+	{"scalar params: -32603", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("3", -32603), set(WrongErrorCode)},
 	{"scalar params: result", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, result("3"), set(WrongErrorCode)},
 	{"scalar params: silence", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, noReply, set(Hang)},
 	{"scalar params, no id: silence", `{"jsonrpc":"2.0","method":"x","params":"s"}`, noReply, 0},
 	{"scalar params, no id: error", `{"jsonrpc":"2.0","method":"x","params":"s"}`, errReply("null", -32602), 0},
 	{"null params: result", `{"jsonrpc":"2.0","id":3,"method":"x","params":null}`, result("3"), 0},
-	{"null params: other id", `{"jsonrpc":"2.0","id":3,"method":"x","params":null}`, result("4"), set(WrongErrorCode)},
+	// A result shows null read as absent: what is wrong is the id.
+	{"null params: other id", `{"jsonrpc":"2.0","id":3,"method":"x","params":null}`, result("4"), set(UnknownID)},
+	{"null params: go-sdk's wrapped id", `{"jsonrpc":"2.0","id":23456789012345678901,"method":"tools/list","params":null}`, result("-9223372036854775808"), set(UnknownID)},
+	{"null params, no id: result", `{"jsonrpc":"2.0","method":"x","params":null}`, result("null"), set(ReplyToNotification)},
+	{"null params: parse error", `{"jsonrpc":"2.0","id":3,"method":"x","params":null}`, errReply("3", -32700), set(WrongErrorCode)},
 	{"null params, no id: silence", `{"jsonrpc":"2.0","method":"x","params":null}`, noReply, 0},
 
 	// Replies checked like rpcload's.
@@ -202,6 +219,37 @@ var judgeTests = []judgeTestCase{
 	{"id null: silence", `{"jsonrpc":"2.0","id":null,"method":"x"}`, noReply, 0},
 	{"id null: answered 0", `{"jsonrpc":"2.0","id":null,"method":"x"}`, result("0"), set(UnknownID)},
 
+	// Ids with text a decoder replaces: the echo of what it read passes.
+	{"invalid UTF-8 id echoed U+FFFD", "{\"jsonrpc\":\"2.0\",\"id\":\"\x80\",\"method\":\"x\"}", result("\"\uFFFD\""), 0},
+	{"invalid UTF-8 id echoed \\ufffd", "{\"jsonrpc\":\"2.0\",\"id\":\"\xbf\",\"method\":\"x\"}", result(`"\ufffd"`), 0},
+	{"invalid UTF-8 id of an invalid request", "{\"id\":\"\x80\"}", errReply("\"\uFFFD\"", -32600), 0},
+	{"invalid UTF-8 inside an id", "{\"jsonrpc\":\"2.0\",\"id\":\"call-\xfe5\",\"method\":\"x\"}", result("\"call-\uFFFD5\""), 0},
+	{"truncated sequence, one U+FFFD per byte", "{\"jsonrpc\":\"2.0\",\"id\":\"a\xf0\x90\x80b\",\"method\":\"x\"}", result("\"a\uFFFD\uFFFD\uFFFDb\""), 0},
+	{"truncated sequence, one U+FFFD", "{\"jsonrpc\":\"2.0\",\"id\":\"a\xf0\x90\x80b\",\"method\":\"x\"}", result("\"a\uFFFDb\""), 0},
+	{"invalid UTF-8 id echoed otherwise", "{\"jsonrpc\":\"2.0\",\"id\":\"a\x80\",\"method\":\"x\"}", result("\"b\uFFFD\""), set(UnknownID)},
+	{"invalid UTF-8 id echoed empty", "{\"jsonrpc\":\"2.0\",\"id\":\"call-\xfe5\",\"method\":\"x\"}", result(`""`), set(UnknownID)},
+	{"U+FFFD id echoed shorter", "{\"jsonrpc\":\"2.0\",\"id\":\"\uFFFD\uFFFD\",\"method\":\"x\"}", result("\"\uFFFD\""), set(UnknownID)},
+	{"lone surrogate id echoed U+FFFD", `{"jsonrpc":"2.0","id":"\ud800","method":"ping"}`, result("\"\uFFFD\""), 0},
+	{"lone surrogate id echoed as sent", `{"jsonrpc":"2.0","id":"\ud800","method":"ping"}`, result(`"\ud800"`), 0},
+	{"lone surrogate id echoed otherwise", `{"jsonrpc":"2.0","id":"\ud800","method":"ping"}`, result(`"?"`), set(UnknownID)},
+
+	// An id readable although the frame has a trait elsewhere that may hit
+	// a parser's limits: the id or null.
+	{"lone surrogate in a name, big id echoed", `{"\udc00":"","id":23372036854775808,"method":"x"}`, errReply("23372036854775808", -32600), 0},
+	{"lone surrogate in a name, big id through float64", `{"\udc00":"","id":23372036854775808,"method":"x"}`, errReply("2.337203685477581e+16", -32600), 0},
+	{"lone surrogate in a name, id null", `{"\udc00":"","id":23372036854775808,"method":"x"}`, errReply("null", -32700), 0},
+	{"exponent id of an invalid request echoed", `{"":"","id":1E2}`, errReply("100", -32600), 0},
+	{"deep elsewhere, id echoed", `{"id":9007199254740993,"":` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `}`, errReply("9007199254740992", -32600), 0},
+	{"deep elsewhere, other id", `{"id":9007199254740993,"":` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `}`, errReply("9007199254740990", -32600), set(UnknownID)},
+
+	// "method": "" names no method: refusing it as invalid passes too.
+	{"empty method notification: refused", `{"jsonrpc":"2.0","method":""}`, errReply("null", -32600), 0},
+	{"empty method notification: silence", `{"jsonrpc":"2.0","method":""}`, noReply, 0},
+	{"empty method notification: -32601", `{"jsonrpc":"2.0","method":""}`, errReply("null", -32601), set(ReplyToNotification)},
+	{"empty method call: refused with id null", `{"jsonrpc":"2.0","id":3,"method":""}`, errReply("null", -32600), 0},
+	{"empty method call: -32601 with id null", `{"jsonrpc":"2.0","id":3,"method":""}`, errReply("null", -32601), set(UnexpectedNullID)},
+	{"empty method call: silence", `{"jsonrpc":"2.0","id":3,"method":""}`, noReply, set(Hang)},
+
 	// Edges where parsers legitimately differ.
 	{"invalid UTF-8: parse error", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\xff\"}", errReply("null", -32700), 0},
 	{"invalid UTF-8: result", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\xff\"}", res1, 0},
@@ -215,7 +263,8 @@ var judgeTests = []judgeTestCase{
 	{"huge number in params: result", `{"jsonrpc":"2.0","id":1,"method":"x","params":[1e999]}`, res1, 0},
 	{"duplicate method: result", `{"jsonrpc":"2.0","id":1,"method":"x","method":5}`, res1, 0},
 	{"duplicate method: -32600", `{"jsonrpc":"2.0","id":1,"method":"x","method":5}`, errReply("1", -32600), 0},
-	{"duplicate method: other id", `{"jsonrpc":"2.0","id":1,"method":"x","method":5}`, result("2"), set(WrongErrorCode)},
+	{"duplicate method: other id", `{"jsonrpc":"2.0","id":1,"method":"x","method":5}`, result("2"), set(UnknownID)},
+	{"duplicate method: parse error, other id", `{"jsonrpc":"2.0","id":1,"method":"x","method":5}`, errReply("2", -32700), set(WrongErrorCode)},
 	{"duplicate id: first", `{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}`, result("1"), 0},
 	{"duplicate id: last", `{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}`, result("2"), 0},
 	{"duplicate key in params: refused", `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":1,"a":2}}`, errReply("null", -32700), 0},
@@ -244,10 +293,20 @@ var judgeTests = []judgeTestCase{
 	// Repeated envelope members: the answer to either reading passes.
 	{"jsonrpc repeated, last valid: result", `{"jsonrpc":"3.0","jsonrpc":"2.0","id":null,"method":"echo"}`, result("null"), 0},
 	{"jsonrpc repeated, last valid: refused", `{"jsonrpc":"3.0","jsonrpc":"2.0","id":null,"method":"echo"}`, errReply("null", -32600), 0},
-	{"jsonrpc repeated, last valid: other id", `{"jsonrpc":"3.0","jsonrpc":"2.0","id":null,"method":"echo"}`, result("1"), set(WrongErrorCode)},
+	{"jsonrpc repeated, last valid: other id", `{"jsonrpc":"3.0","jsonrpc":"2.0","id":null,"method":"echo"}`, result("1"), set(UnknownID)},
+	// go-sdk reads the first "jsonrpc", then the scalar params, and answers
+	// -32602 as it should, but under an id wrapped to int64.
+	{"jsonrpc repeated, -32602 to a wrapped id", `{"jsonrpc":"2.0","jsonrpc":null,"id":9223372036854775807,"method":"tools/list","params":0}`,
+		errReply("-9223372036854775808", -32602), set(UnknownID)},
+	{"jsonrpc repeated, -32602 with the id", `{"jsonrpc":"2.0","jsonrpc":null,"id":9,"method":"tools/list","params":0}`, errReply("9", -32602), 0},
 	{"jsonrpc repeated, first valid: result", `{"jsonrpc":"2.0","jsonrpc":"1.0","id":1,"method":"echo"}`, res1, 0},
 	{"jsonrpc repeated, escaped: result", `{"jsonrpc":"1.0","\u006asonrpc":"\u0032.0","id":1,"method":"echo"}`, res1, 0},
 	{"params repeated, first an array: result", `{"jsonrpc":"2.0","id":1,"method":"x","params":[1],"params":7}`, res1, 0},
+	// Read last-wins (go-sdk), the second params is the one: a result
+	// whose id is wrong blames the id.
+	{"params repeated, last an object: wrapped id", `{"jsonrpc":"2.0","id":18446744073709551615,"method":"initialize","params":0,"params":{}}`,
+		result("-9223372036854775808"), set(UnknownID)},
+	{"method repeated, last a string: other id", `{"jsonrpc":"2.0","id":1,"method":5,"method":"x"}`, result("2"), set(UnknownID)},
 	{"id repeated, first null: silence", `{"jsonrpc":"2.0","method":"x","id":null,"id":[1]}`, noReply, 0},
 	{"id repeated, neither allows silence", `{"jsonrpc":"2.0","method":"x","id":5,"id":[1]}`, noReply, set(WrongErrorCode)},
 	{"null params, no jsonrpc: result", `{"id":3,"method":"x","params":null}`, result("3"), set(WrongErrorCode)},
@@ -354,6 +413,27 @@ var batchTests = []judgeTestCase{
 	{"augmenting path, one -32600 short", arr(`{"jsonrpc":"2.0","id":79,"method":"x"}`, `{"jsonrpc":"2.0","id":79,"method":"x","params":"2"}`,
 		`{"jsonrpc":"2.0","id":79,"method":"x","method":1}`, `{"jsonrpc":false,"id":79,"method":"x"}`),
 		arr(errReply("79", -32600), result("79"), result("79"), result("79")), set(WrongErrorCode)},
+	// An unknown method with scalar params answered -32601 takes its own
+	// element, and the id-null error goes to the element that needs it.
+	{"scalar params -32601 and an id-null element", arr(`{"jsonrpc":"2.0","id":0,"method":"a","params":true}`, `{"id":null}`),
+		arr(errReply("0", -32601), errReply("null", -32600)), 0},
+	{"scalar params -32601 among invalid elements", arr(`{"params":0}`, `{"jsonrpc":"2.0","id":0,"method":"t","params":false}`, `{"id":""}`),
+		arr(errReply("null", -32600), errReply("0", -32601), errReply(`""`, -32600)), 0},
+	{"geth's scalar params batch", arr(`{"id":0}`, `{"jsonrpc":"2.0","method":"m","params":"","id":""}`),
+		arr(errReply("0", -32600), `{"jsonrpc":"2.0","id":"","error":{"code":-32601,"message":"the method m does not exist/is not available"}}`), 0},
+	{"invalid UTF-8 id echoed U+FFFD in a batch", arr("{\"jsonrpc\":\"2.0\",\"id\":\"\x80\",\"method\":\"x\"}", `{"jsonrpc":"2.0","method":"n"}`),
+		arr(result("\"\uFFFD\"")), 0},
+	{"truncated sequence echoed as one U+FFFD in a batch", arr("{\"jsonrpc\":\"2.0\",\"id\":\"\xf0\x90\x80\",\"method\":\"x\"}", call1),
+		arr(res1, result(`"\ufffd"`)), 0},
+	{"empty method notification refused in a batch", arr(`{"jsonrpc":"2.0","method":""}`, `{"id":0}`),
+		arr(errReply("0", -32600), errReply("null", -32600)), 0},
+	// A response whose id is of a wrong type (geth echoes id true) is an
+	// envelope fault; it still answers its element, which is not missing.
+	{"bool id echoed in a batch", `[{"id":true}]`, arr(errReply("true", -32600)), set(InvalidEnvelope)},
+	{"bool id echoed with a result in a batch", arr(`{"jsonrpc":"2.0","id":false,"method":"eth_blockNumber"}`, `{"jsonrpc":"2.0","id":0,"method":"eth_blockNumber"}`),
+		arr(`{"jsonrpc":"2.0","id":false,"result":"0x60"}`, `{"jsonrpc":"2.0","id":0,"result":"0x61"}`), set(InvalidEnvelope, WrongErrorCode)},
+	{"bool id answering nothing", arr(call1), arr(res1, `{"jsonrpc":"2.0","id":true,"result":1}`), set(InvalidEnvelope)},
+	{"reply without id for an invalid element", arr(`{"id":{}}`, call1), arr(res1, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"m"}}`), set(InvalidEnvelope)},
 	{"id null: a result for the invalid one", arr(`{"jsonrpc":"2.0","method":"x","id":null}`, `{"jsonrpc":null,"method":"x"}`),
 		arr(result("null"), result("null")), set(WrongErrorCode)},
 }
@@ -453,6 +533,48 @@ func TestCompareIDs(t *testing.T) {
 		if got := compareIDs([]byte(tc.req), []byte(tc.rep), tc.loose); got != tc.want {
 			t.Errorf("compareIDs(%s, %s, %v) = %d; want %d", tc.req, tc.rep, tc.loose, got, tc.want)
 		}
+	}
+}
+
+func TestEchoesID(t *testing.T) {
+	tests := []struct {
+		req, reply string
+		want       bool
+	}{
+		{`7`, `7`, true},
+		{`7`, `7.0`, true},
+		{`1E2`, `100`, true},
+		{`7`, `"7"`, false},
+		{`"a"`, `"a"`, true},
+		{`"a"`, `"\u0061"`, true},
+		{`"a"`, `"b"`, false},
+		{`9007199254740993`, `9007199254740992`, true},
+		{`9007199254740991`, `9007199254740990`, false},
+		{`1212345678901234567890`, `1.2123456789012346e+21`, true},
+		{`23372036854775808`, `2.337203685477581e+16`, true},
+		{`9223372036854775808`, `-9223372036854775808`, false},
+		{`1.5`, `1`, false},
+		{"\"\x80\"", "\"\uFFFD\"", true},
+		{"\"\x80\"", `"\ufffd"`, true},
+		{"\"a\xf0\x90\x80b\"", `"a\ufffdb"`, true},
+		{"\"a\xf0\x90\x80b\"", `"a\ufffd\ufffd\ufffdb"`, true},
+		{"\"a\xf0\x90\x80b\"", `"ab"`, false},
+		{`"\udc00"`, "\"\uFFFD\"", true},
+		{`"\ud800x"`, `"\ufffdx"`, true},
+		{`"\ud800x"`, `"\ufffdy"`, false},
+		{"\"\uFFFD\uFFFD\"", "\"\uFFFD\"", false},
+	}
+	for _, tc := range tests {
+		if got := EchoesID([]byte(tc.req), []byte(tc.reply)); got != tc.want {
+			t.Errorf("EchoesID(%q, %q) = %v; want %v", tc.req, tc.reply, got, tc.want)
+		}
+	}
+	a := testing.AllocsPerRun(100, func() {
+		EchoesID([]byte("\"a\xf0\x90\x80b\""), []byte(`"a\ufffdb"`))
+		EchoesID([]byte(`1212345678901234567890`), []byte(`1.2123456789012346e+21`))
+	})
+	if a != 0 {
+		t.Errorf("EchoesID allocates %v times per run", a)
 	}
 }
 

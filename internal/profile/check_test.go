@@ -140,13 +140,23 @@ func TestMCPCheckIDs(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":-3,"method":"ping"}`, 0},
 		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, bad},
 		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, bad},
-		{`{"jsonrpc":"2.0","id":1.0,"method":"ping"}`, bad},
-		{`{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, bad},
+		{`{"jsonrpc":"2.0","id":1e-3,"method":"ping"}`, bad},
+		// JSON Schema 2020-12's "integer": a zero fractional part, however
+		// the number is written.
+		{`{"jsonrpc":"2.0","id":1.0,"method":"ping"}`, 0},
+		{`{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, 0},
 		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, bad},
 		{`{"jsonrpc":"2.0","id":{},"method":"ping"}`, bad},
 		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, 0},
-		{`{"jsonrpc":"2.0","id":1.0,"result":{"resultType":"complete"}}`, bad},
 		{`{"jsonrpc":"2.0","id":2.5,"error":{"code":-32601,"message":"m"}}`, bad},
+		{`{"jsonrpc":"2.0","id":1.5e-400,"result":{}}`, bad},
+		// Integers beyond float64's exact range, echoed by a float64-based
+		// server (mcp-go) in exponent form: integral, not fractional.
+		{`{"jsonrpc":"2.0","id":1.2123456789012346e+21,"result":{}}`, 0},
+		{`{"jsonrpc":"2.0","id":1e+21,"error":{"code":-32601,"message":"m"}}`, 0},
+		{`{"jsonrpc":"2.0","id":9.012345678901235e+21,"error":{"code":-32601,"message":"m"}}`, 0},
+		{`{"jsonrpc":"2.0","id":1.0,"result":{"resultType":"complete"}}`, 0},
+		{`{"jsonrpc":"2.0","id":-0.0,"result":{}}`, 0},
 		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`, 0},
 		{`{"jsonrpc":"2.0","id":"x","result":{}}`, 0},
 		{`{"jsonrpc":"2.0","id":1.5,"result":`, 0}, // not JSON: the envelope judge's
@@ -157,6 +167,20 @@ func TestMCPCheckIDs(t *testing.T) {
 			if got := p.Check(scan(tc.frame), era); got != tc.want {
 				t.Errorf("Check(%s, %s) = %s; want %s", tc.frame, era, names(got), names(tc.want))
 			}
+		}
+	}
+}
+
+func TestIntegral(t *testing.T) {
+	for n, want := range map[string]bool{
+		"0": true, "-0": true, "7": true, "-12": true, "1.0": true, "1.000": true, "1e3": true, "1E+3": true,
+		"100e-2": true, "1.5e1": true, "0.5e1": true, "12.34e2": true, "1.2123456789012346e+21": true,
+		"0e-5": true, "0.000e-99999999999999999999": true, "1e99999999999999999999": true, "-1.25e2": true,
+		"1.5": false, "0.1": false, "1e-1": false, "10e-2": false, "12.34e1": false, "1.2e-99999999999999999999": false,
+		"5e-324": false, "-0.5": false, "": false, "-": false, "1e": false, "1e+": false, "x": false,
+	} {
+		if got := integral([]byte(n)); got != want {
+			t.Errorf("integral(%q) = %v; want %v", n, got, want)
 		}
 	}
 }
@@ -187,6 +211,8 @@ func TestCheckAllocs(t *testing.T) {
 		scan(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}],"resultType":"input_r\u0065quired"}}`),
 		scan(`{"jsonrpc":"2.0","id":1,"error":{"code":-32050,"message":"m"}}`),
 		scan(`{"jsonrpc":"2.0","id":null,"method":"ping"}`),
+		scan(`{"jsonrpc":"2.0","id":1.2123456789012346e+21,"result":{}}`),
+		scan(`{"jsonrpc":"2.0","id":2.5,"method":"ping"}`),
 	}
 	a := testing.AllocsPerRun(200, func() {
 		for _, m := range frames {

@@ -20,10 +20,14 @@ const (
 // Check judges m against the MCP rules:
 //
 //   - mcp_bad_id (both eras; RequestId is string | integer in both schemas):
-//     a request from the server whose id is null, a fraction or exponent
-//     number, or not a string or number; a reply whose id is a fraction or
-//     exponent number. A reply with id null is left to the JSON-RPC rules
-//     (it is how a server answers a frame whose id it could not read).
+//     a request from the server whose id is null, a number with a nonzero
+//     fraction, or not a string or number; a reply whose id is a number
+//     with a nonzero fraction. The schemas are JSON Schema 2020-12, whose
+//     "integer" is any number with a zero fractional part however it is
+//     written: 1.0, 1e3 and 1.2123456789012346e+21 (how a float64-based
+//     server echoes the integer id 1212345678901234567890) are integers. A
+//     reply with id null is left to the JSON-RPC rules (it is how a server
+//     answers a frame whose id it could not read).
 //   - In the modern era only, for an error code: -32020, -32021, -32022 are
 //     fine; -32042 and -32002 break mcp_removed_code; any other code in
 //     -32099..-32020 breaks mcp_reserved_code; any other code in
@@ -45,12 +49,12 @@ func (p *mcp) Check(m *wire.Message, era Era) check.Set {
 	}
 	switch m.Kind {
 	case wire.KindRequest:
-		if m.IDKind == wire.IDNull || m.Problems.Has(wire.ProblemBadID) || m.Problems.Has(wire.ProblemFractionalID) {
+		if m.IDKind == wire.IDNull || m.Problems.Has(wire.ProblemBadID) || fractionalID(m) {
 			s = s.Add(check.MCPBadID)
 		}
 		return s
 	case wire.KindResult, wire.KindError:
-		if m.Problems.Has(wire.ProblemFractionalID) {
+		if fractionalID(m) {
 			s = s.Add(check.MCPBadID)
 		}
 	default:
@@ -68,6 +72,90 @@ func (p *mcp) Check(m *wire.Message, era Era) check.Set {
 		s = s.Add(check.MCPBadResultType)
 	}
 	return s
+}
+
+// fractionalID reports whether m's id is a number that is not an integer
+// in JSON Schema's sense (a nonzero fractional part), which RequestId's
+// "integer" does not admit.
+func fractionalID(m *wire.Message) bool {
+	return m.Problems.Has(wire.ProblemFractionalID) && !integral(m.ID)
+}
+
+// integral reports whether the raw JSON number n has a zero fractional
+// part: its significant digits, trailing zeros dropped, all stand before
+// the decimal point once the exponent moves it (100e-2 and 1.5e1 are
+// integral, 1.5 and 1e-1 are not). It reads the text without converting
+// it, so no size or exponent is out of its range.
+func integral(n []byte) bool {
+	i := 0
+	if i < len(n) && n[i] == '-' {
+		i++
+	}
+	// The digits of the integer part and of the fraction count as one run;
+	// point is how many of them stand before the decimal point.
+	digits, point, lastNonZero := 0, -1, -1
+mantissa:
+	for ; i < len(n); i++ {
+		switch c := n[i]; {
+		case c >= '0' && c <= '9':
+			if c != '0' {
+				lastNonZero = digits
+			}
+			digits++
+		case c == '.' && point < 0:
+			point = digits
+		default:
+			break mantissa
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if point < 0 {
+		point = digits
+	}
+	if lastNonZero < 0 {
+		return true // zero, however written
+	}
+	if i < len(n) {
+		exp, ok := exponent(n[i:])
+		if !ok {
+			return false
+		}
+		point += exp
+	}
+	// Every significant digit stands before the point.
+	return lastNonZero < point
+}
+
+// exponent reads an exponent part ("e-3", "E+21"), saturating far beyond
+// any digit count a frame can hold.
+func exponent(e []byte) (int, bool) {
+	if len(e) < 2 || e[0] != 'e' && e[0] != 'E' {
+		return 0, false
+	}
+	e = e[1:]
+	neg := e[0] == '-'
+	if e[0] == '+' || e[0] == '-' {
+		e = e[1:]
+	}
+	if len(e) == 0 {
+		return 0, false
+	}
+	const limit = 1 << 40
+	exp := 0
+	for _, c := range e {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if exp < limit {
+			exp = exp*10 + int(c-'0')
+		}
+	}
+	if neg {
+		exp = -exp
+	}
+	return exp, true
 }
 
 // modernCodeRule returns the rule an error code from a modern server breaks.
