@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -43,6 +44,46 @@ func TestMain(m *testing.M) {
 // buildRPCLoad runs `go build -o DIR/rpcload ./cmd/rpcload` in the
 // repository root (the parent of this module's directory), without a shell.
 func buildRPCLoad(dir string) (string, error) {
+	return buildParentCmd(dir, "rpcload")
+}
+
+// The rpcfuzz binary, built on first use by rpcfuzzBinary: only the fuzz
+// tests need it, so a run of the load tests alone does not pay for it.
+var (
+	rpcfuzzOnce     sync.Once
+	rpcfuzzPath     string
+	rpcfuzzBuildErr error
+)
+
+// rpcfuzzBinary builds cmd/rpcfuzz of the parent module once, next to the
+// rpcload binary (in the directory TestMain removes after the run), and
+// returns its path. When rpcload did not build, it is built into
+// t.TempDir() for this test alone, as gomcpServers does.
+func rpcfuzzBinary(t *testing.T) string {
+	t.Helper()
+	if rpcloadPath == "" {
+		p, err := buildParentCmd(t.TempDir(), "rpcfuzz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rpcfuzzOnce.Do(func() {
+		start := time.Now()
+		rpcfuzzPath, rpcfuzzBuildErr = buildParentCmd(filepath.Dir(rpcloadPath), "rpcfuzz")
+		if rpcfuzzBuildErr == nil {
+			fmt.Fprintf(os.Stderr, "interop: built %s in %v\n", rpcfuzzPath, time.Since(start).Round(time.Millisecond))
+		}
+	})
+	if rpcfuzzBuildErr != nil {
+		t.Fatal(rpcfuzzBuildErr)
+	}
+	return rpcfuzzPath
+}
+
+// buildParentCmd runs `go build -o DIR/NAME ./cmd/NAME` in the repository
+// root (the parent of this module's directory), without a shell.
+func buildParentCmd(dir, name string) (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", fmt.Errorf("interop: working directory: %w", err)
@@ -59,14 +100,14 @@ func buildRPCLoad(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("interop: the go command is not on PATH: %w", err)
 	}
-	out := filepath.Join(dir, "rpcload")
+	out := filepath.Join(dir, name)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, goTool, "build", "-o", out, "./cmd/rpcload")
+	cmd := exec.CommandContext(ctx, goTool, "build", "-o", out, "./cmd/"+name)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("interop: go build ./cmd/rpcload in %s: %w\n%s", root, err, msg)
+		return "", fmt.Errorf("interop: go build ./cmd/%s in %s: %w\n%s", name, root, err, msg)
 	}
 	return out, nil
 }

@@ -1,0 +1,923 @@
+package interop
+
+// Black-box fuzzing of the interop servers with the real rpcfuzz binary
+// (cmd/rpcfuzz of the parent module; docs/fuzzing.md): the fault-free
+// reference server (rpcload serve), go-ethereum's rpc.Server over HTTP with
+// the eth profile, creachadair/jrpc2 on stdio, mcp-go and the go-sdk over
+// stdio and Streamable HTTP, the TypeScript server-everything over
+// Streamable HTTP, and gopls over stdio with the lsp profile. Each run is
+// bounded (--duration 6s, a hard limit on top), uses a fixed seed, and
+// talks to 127.0.0.1 or a child process only; the runs go two at a time.
+//
+// The issue's requirement: zero findings against the reference server and
+// against each real server, or each one documented with its spec reference.
+// The documentation is testdata/fuzz-baselines/<target>.txt, one file per
+// run, read twice:
+//
+//   - by rpcfuzz itself (--baseline): a finding id per line, with a comment
+//     naming the section broken; those findings are counted, not written;
+//   - by this test: lines of the form
+//
+//     #accept RULE "REGEXP" SPEC: EXPLANATION
+//
+//     accept any written finding of RULE whose dedup key or note matches
+//     REGEXP (Go syntax, quoted as a Go string). rpcfuzz ignores these lines
+//     (they start with '#'). They exist because a finding's id hashes the
+//     shape of the whole reply, so one deviation shows up under new ids as
+//     the batches around it change, and a crash's id hashes the server's
+//     error text (a different id for every unexpected byte).
+//
+// A written finding that no #accept line and no entry of
+// fuzzOracleFalsePositives covers fails the test, with its input and reply.
+// Warnings do not (rpcfuzz's only warning, slow_input, is turned off here:
+// it is a timing heuristic with no spec behind it, and two loaded cores are
+// not a place to judge one).
+//
+// Knobs for exploring (none is needed to run the tests):
+// RPCLOAD_INTEROP_FUZZ_SEED=N|random (instead of each run's fixed seed),
+// RPCLOAD_INTEROP_FUZZ_DURATION=D (instead of each run's duration) and
+// RPCLOAD_INTEROP_FUZZ_KEEP=DIR (keep every run's output in DIR/<target>).
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// Bounds shared by the runs.
+const (
+	// fuzzDuration is how long each run fuzzes (rpcfuzz --duration);
+	// confirming and minimizing new findings comes on top, bounded by
+	// fuzzMinimizeTime each.
+	fuzzDuration = 6 * time.Second
+	// fuzzMinimizeTime bounds the minimization of one finding: the test
+	// only needs a readable input, not the smallest one.
+	fuzzMinimizeTime = time.Second
+	// fuzzHardLimit is added to a run's duration for the deadline after
+	// which the rpcfuzz process is killed and the test fails.
+	fuzzHardLimit = 90 * time.Second
+	// fuzzSeed is every run's seed unless RPCLOAD_INTEROP_FUZZ_SEED says
+	// otherwise: a failure names it, and the same seed repeats the inputs
+	// (with one worker; timing can still change the corpus, see
+	// docs/fuzzing.md, Limits).
+	fuzzSeed = "1"
+)
+
+// fuzzSummary holds the fields of rpcfuzz's summary.json (schema
+// rpcfuzz.summary/v1) that the test judges or reports.
+type fuzzSummary struct {
+	Schema         string         `json:"schema"`
+	Target         string         `json:"target"`
+	Profile        string         `json:"profile"`
+	Seed           uint64         `json:"seed"`
+	Workers        int            `json:"workers"`
+	DurationS      float64        `json:"duration_s"`
+	Execs          uint64         `json:"execs"`
+	ExecsPerS      float64        `json:"execs_per_s"`
+	Checks         uint64         `json:"checks"`
+	DistinctTuples int            `json:"distinct_tuples"`
+	Restarts       int64          `json:"restarts"`
+	Canary         string         `json:"canary"`
+	Findings       []fuzzFinding  `json:"findings"`
+	FindingsByRule map[string]int `json:"findings_by_rule"`
+	Failures       int            `json:"failures"`
+	Baselined      []struct {
+		ID   string `json:"id"`
+		Rule string `json:"rule"`
+		Hits uint64 `json:"hits"`
+	} `json:"baselined"`
+	Unconfirmed     int      `json:"unconfirmed"`
+	FindingsDropped int      `json:"findings_dropped"`
+	Stopped         string   `json:"stopped"`
+	Interrupted     bool     `json:"interrupted"`
+	Warnings        []string `json:"warnings"`
+}
+
+// fuzzFinding is one finding of summary.json.
+type fuzzFinding struct {
+	ID       string `json:"id"`
+	Rule     string `json:"rule"`
+	Severity string `json:"severity"`
+	Spec     string `json:"spec"`
+	Key      string `json:"key"`
+	Note     string `json:"note"`
+	Hits     uint64 `json:"hits"`
+	Dir      string `json:"dir"`
+}
+
+// fuzzClass is a class of findings accepted by a pattern: an #accept line
+// of a baseline file.
+type fuzzClass struct {
+	rule string
+	re   *regexp.Regexp // matched against the finding's key and its note
+	why  string
+}
+
+func (c fuzzClass) matches(f fuzzFinding) bool {
+	return f.Rule == c.rule && (c.re.MatchString(f.Key) || c.re.MatchString(f.Note))
+}
+
+// fuzzBaseline is a parsed testdata/fuzz-baselines/<target>.txt.
+type fuzzBaseline struct {
+	path   string
+	ids    map[string]string // finding id -> its comment
+	accept []fuzzClass
+}
+
+// fuzzIDPattern is the form of a finding id (as rpcfuzz checks it).
+var fuzzIDPattern = regexp.MustCompile(`^[a-z][a-z0-9_]*-[0-9a-f]{10}$`)
+
+// readFuzzBaseline parses the baseline file of target. Every id must carry
+// a comment on its line and every #accept line an explanation: the file is
+// the documentation the issue asks for.
+func readFuzzBaseline(t *testing.T, target string) fuzzBaseline {
+	t.Helper()
+	b := fuzzBaseline{path: filepath.Join("testdata", "fuzz-baselines", target+".txt"), ids: map[string]string{}}
+	raw, err := os.ReadFile(b.path)
+	if err != nil {
+		t.Fatalf("the baseline of %s: %v", target, err)
+	}
+	for n, line := range strings.Split(string(raw), "\n") {
+		where := fmt.Sprintf("%s:%d", b.path, n+1)
+		line = strings.TrimSpace(line)
+		if rest, ok := strings.CutPrefix(line, "#accept "); ok {
+			rule, rest, _ := strings.Cut(strings.TrimSpace(rest), " ")
+			quoted, err := strconv.QuotedPrefix(strings.TrimSpace(rest))
+			if err != nil {
+				t.Fatalf("%s: #accept %s: want a quoted regexp: %v", where, rule, err)
+			}
+			expr, _ := strconv.Unquote(quoted)
+			re, err := regexp.Compile(expr)
+			if err != nil {
+				t.Fatalf("%s: #accept %s: %v", where, rule, err)
+			}
+			why := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), quoted))
+			if why == "" || !fuzzIDPattern.MatchString(rule+"-0000000000") {
+				t.Fatalf("%s: want #accept RULE \"REGEXP\" SPEC: EXPLANATION", where)
+			}
+			b.accept = append(b.accept, fuzzClass{rule: rule, re: re, why: why})
+			continue
+		}
+		id, comment, _ := strings.Cut(line, "#")
+		id, comment = strings.TrimSpace(id), strings.TrimSpace(comment)
+		if id == "" {
+			continue
+		}
+		if !fuzzIDPattern.MatchString(id) {
+			t.Fatalf("%s: %q is not a finding id", where, id)
+		}
+		if comment == "" {
+			t.Fatalf("%s: %s has no comment naming the spec section it breaks", where, id)
+		}
+		b.ids[id] = comment
+	}
+	return b
+}
+
+// fuzzFalsePositive is a finding rpcfuzz reports although the server did
+// what the spec allows, or that it blames on the wrong message.
+type fuzzFalsePositive struct {
+	targets []string // the runs it is seen in; empty: any
+	rule    string   // "": any rule
+	re      *regexp.Regexp
+	// input, when set, must hold for the finding's input.bin too.
+	input func(input []byte) bool
+	why   string
+}
+
+// inputMatches returns an input test: re matches the input.
+func inputMatches(expr string) func([]byte) bool {
+	re := regexp.MustCompile(expr)
+	return re.Match
+}
+
+// loneSurrogate matches a \uD800-\uDFFF escape in JSON text.
+var loneSurrogate = regexp.MustCompile(`\\u[dD][89a-fA-F][0-9a-fA-F]{2}`)
+
+// badText reports whether an input holds invalid UTF-8 or a surrogate
+// escape, which RFC 8259 (§8.1, §8.2) leaves a parser free to handle.
+func badText(input []byte) bool {
+	return !utf8.Valid(input) || loneSurrogate.Match(input)
+}
+
+// bigBatchRepeatedID reports whether an input is one batch of more
+// elements than the oracle aligns element by element (maxAlign in
+// internal/fuzz/judge.go: 2048 frames times replies, so 46 and up) in
+// which two elements carry the same id.
+func bigBatchRepeatedID(input []byte) bool {
+	var batch []struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(input), &batch) != nil || len(batch)*len(batch) <= 2048 {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, e := range batch {
+		if id := string(e.ID); id != "" && id != "null" {
+			if seen[id] {
+				return true
+			}
+			seen[id] = true
+		}
+	}
+	return false
+}
+
+// fuzzOracleFalsePositives are oracle bugs, reported to be fixed in
+// internal/check and internal/fuzz. They are not baselined (a baseline is
+// for the servers' deviations); the test logs them and lets them pass.
+//
+// TODO(oracle false positives): remove each entry once rpcfuzz stops
+// reporting it; the test's log names every finding that still needs one.
+var fuzzOracleFalsePositives = []fuzzFalsePositive{
+	// TODO(oracle false positive): an unknown method with scalar params.
+	// The oracle accepts -32602 for scalar params (a server that looks the
+	// method up before it checks the params) but not -32601 from the same
+	// server when the method does not exist; the spec orders neither
+	// check. geth answers test_echo with params "" -32602, "e" -32601.
+	{rule: "wrong_error_code", re: regexp.MustCompile(`a request with scalar params answered with error -32601; want error -32602 or -32600`),
+		why: "an unknown method with scalar params answered -32601: the spec does not order the method and params checks"},
+	{rule: "invalid_envelope", re: regexp.MustCompile(`a request with scalar params answered with error -32601; want error -32602 or -32600`),
+		why: "the same, in a large batch (the rule named is another element's)"},
+	// TODO(oracle false positive): integer ids beyond float64. 10^21 echoed
+	// as 1e+21 (which docs/fuzzing.md allows: "ids beyond float64 echoed as
+	// floats") is flagged by the mcp profile as fractional_id although the
+	// value has no fraction.
+	{targets: []string{"mcpgo-stdio", "mcpgo-http"}, rule: "mcp_bad_id", re: regexp.MustCompile(`fractional_id`),
+		why: "an integer id beyond float64 echoed in exponent form is called fractional"},
+	// TODO(oracle false positive): the canary on a restarted go-sdk child.
+	// The MCP era is probed (server/discover) on the first connection only;
+	// the go-sdk answers a request without the modern _meta, sent before
+	// any discover or initialize, with error 0 "invalid during session
+	// initialization", so after every crash-restart the canary (echo, no
+	// _meta) gets another answer than on the probed first child.
+	{targets: []string{"gosdk-stdio"}, rule: "canary_failed", re: regexp.MustCompile(`is invalid during session initialization`),
+		why: "the canary on a restarted child that was never probed"},
+	// TODO(oracle false positive, being fixed in internal/check/fuzz.go): a
+	// repeated "id" member inside a batch element ([{"id":[],"id":1},
+	// {"id":1}]): the server reads the last one, so two replies carry id 1.
+	// Seen against the reference server too.
+	{rule: "duplicate_reply", re: regexp.MustCompile(`.`), input: inputMatches(`\{[^{}]*"id"\s*:[^{}]*"id"\s*:`),
+		why: "a repeated id member inside a batch element"},
+	// TODO(oracle false positive, being fixed in internal/check/fuzz.go):
+	// duplicate "jsonrpc" members ({"jsonrpc":null,"jsonrpc":"2.0",...})
+	// answered under the last-wins reading (Go's encoding/json), which
+	// docs/fuzzing.md says passes ("duplicate member names read either
+	// way").
+	{re: regexp.MustCompile(`.`), input: inputMatches(`"jsonrpc"\s*:[^{}]*"jsonrpc"\s*:`),
+		why: "duplicate jsonrpc members read last-wins"},
+	// TODO(oracle false positive): one id-null error for a batch whose two
+	// elements could each get one. geth answers [{"jsonrpc":"2.0",
+	// "method":"5","params":null},{}] with one -32600 id null, for {} (the
+	// first element is a notification); the oracle pairs it with the
+	// notification and calls element 1 unanswered.
+	{targets: []string{"geth-http"}, rule: "batch_missing_reply", re: regexp.MustCompile(`^no response for element`),
+		why: "a single id-null reply paired with the notification instead of the invalid element"},
+	// TODO(oracle false positive): -32020 HeaderMismatch. MCP 2026-07-28
+	// makes the server reject a params._meta protocolVersion that differs
+	// from the MCP-Protocol-Version header with -32020 (HTTP 400); the
+	// servers check that before the JSON-RPC envelope, which the spec does
+	// not order, and a notification refused with HTTP 400 and an error body
+	// is what Streamable HTTP prescribes ("MUST return an HTTP error status
+	// code ... The HTTP response body MAY comprise a JSON-RPC error
+	// response").
+	{targets: []string{"mcpgo-http", "gosdk-http"}, re: regexp.MustCompile(`\|-32020\|`),
+		why: "-32020 for a _meta protocolVersion that differs from the header, checked before the envelope"},
+	// TODO(oracle false positive): -32022 UnsupportedProtocolVersion, the
+	// same order question over stdio: mcp-go checks a params._meta
+	// protocolVersion it does not support before it notices that the
+	// request has no method.
+	{targets: []string{"mcpgo-stdio", "mcpgo-http", "gosdk-stdio", "gosdk-http"}, re: regexp.MustCompile(`^an invalid request answered with error -32022; want error -32600`),
+		why: "-32022 for an unsupported _meta protocolVersion, checked before the envelope"},
+	// TODO(oracle false positive): the same Streamable HTTP rule: the
+	// TypeScript SDK refuses a notification it cannot validate with HTTP
+	// 400 and a -32700 body.
+	{targets: []string{"everything-http"}, rule: "reply_to_notification", re: regexp.MustCompile(`^reply_to_notification\|-32700\|`),
+		why: "a notification refused with HTTP 400 and an error body, as Streamable HTTP allows"},
+	// TODO(oracle false positive): the SSE priming event. MCP 2025-11-25
+	// (Streamable HTTP) says the server SHOULD first send an event with an
+	// id and an empty data field; rpcfuzz reads it as a second message of
+	// the response (rpcload's load path skips it).
+	{targets: []string{"everything-http"}, rule: "duplicate_reply", re: regexp.MustCompile(`a second message in the same HTTP response`),
+		why: "the SSE priming event (id, empty data) taken for a second message"},
+	// TODO(oracle false positive): replies out of order. jrpc2 serves
+	// messages concurrently and may answer rpcfuzz's sync request before
+	// the id-null replies to earlier messages of the input (JSON-RPC allows
+	// any order); rpcfuzz waits only for replies with ids, so those replies
+	// count as missing and then land in the next exchange (or the canary),
+	// and null-id replies are paired in arrival order. Replayed alone, none
+	// of these reproduces.
+	{targets: []string{"jrpc2-stdio"}, re: regexp.MustCompile(`^(batch_extra_reply|batch_missing_reply|batch_not_array|duplicate_reply|empty_batch_reply_wrong|unexpected_null_id|unknown_id)\|`),
+		why: "out-of-order replies of a concurrent server"},
+	{targets: []string{"jrpc2-stdio"}, rule: "invalid_envelope", re: regexp.MustCompile(`^an array answers a single`),
+		why: "out-of-order replies: a late batch reply in the next exchange"},
+	{targets: []string{"jrpc2-stdio"}, rule: "wrong_error_code", re: regexp.MustCompile(`^(no reply to |unparseable input answered with error -32600)`),
+		why: "out-of-order replies: an id-null reply after the sync reply, or paired with the wrong message"},
+	{targets: []string{"jrpc2-stdio"}, rule: "reply_to_notification", re: regexp.MustCompile(`^reply_to_notification\|(0\|\[|-32700\|)`),
+		why: "out-of-order replies: a late reply (a batch's, or a -32700) paired with a notification"},
+	{targets: []string{"jrpc2-stdio"}, rule: "canary_failed", re: regexp.MustCompile(`the canary got a different answer: (\[|\{"jsonrpc":"2\.0","id":(null|[0-57-9]\d*|6\d+)[,}])`),
+		why: "out-of-order replies: the canary got a late reply to the input before it"},
+	// TODO(oracle false positive): id-null replies paired in arrival order.
+	// The reference server answers {"jsonrpc":"2.0","id":null,"method":
+	// "lookup_weather",...} (which takes a while) after {} (or []) of the
+	// same input; the oracle gives {}'s -32600 (id null) to the id-null
+	// call and calls {} unanswered (the call's own reply, after the sync,
+	// is not waited for). Reproduced 3/3 against rpcload serve.
+	{re: regexp.MustCompile(`^no reply to (an invalid request|\[\])`), input: inputMatches(`"id"\s*:\s*null`),
+		why: "an id-null reply given to the id-null call instead of the invalid request (or [])"},
+	// TODO(oracle false positive): the same pairing in a batch. geth
+	// answers [{"jsonrpc":"2.0","id":0,"method":"a","params":true},
+	// {"id":null}] with -32600 id null and -32601 id 0; the oracle gives
+	// the id-null reply to element 0 (scalar params may get -32600 with
+	// id null) and calls the -32601 a second response for id 0. Any
+	// element without a readable id does it ([{"params":0},{"jsonrpc":
+	// "2.0","id":0,"method":"t","params":false},{"id":""}] too).
+	{rule: "duplicate_reply", re: regexp.MustCompile(`^reply element \d+: a second response for id`), input: inputMatches(`^\s*\[`),
+		why: "an id-null reply given to an element with an id, then its own reply called a duplicate"},
+	// TODO(oracle false positive): the same pairing, across ids. mcp-go
+	// leaves {"jsonrpc":"2.0","method":"notifications/cancelled",...,
+	// "id":null} unanswered (silence is allowed for id null) and answers
+	// {"jsonrpc":"2.0","id":"1"} with -32601 id "1"; the oracle gives that
+	// reply to the id-null request ("reply id "1"; want null") and calls
+	// "1" unanswered. Reproduced 5/5 with rpcfuzz replay.
+	{re: regexp.MustCompile(`^(hang|unknown_id)\|`), input: inputMatches(`"id"\s*:\s*null`),
+		why: "a reply with a readable id given to an id-null request of the same input"},
+	// TODO(oracle false positive): a repeated id answered out of order.
+	// mcp-go serves requests concurrently; with initialize (id 1) and an
+	// invalid request with id 1 in one input, the oracle pairs the
+	// initialize result with the invalid request. Replayed, the finding is
+	// the -32601 of the baseline.
+	{targets: []string{"mcpgo-stdio"}, rule: "wrong_error_code", re: regexp.MustCompile(`^an invalid request answered with a result`),
+		why: "a repeated id answered out of order, paired with the wrong message"},
+	// TODO(oracle false positive): lone surrogates. mcp-go decodes the id
+	// "\ud800" as "\ufffd" (Go's replacement) and answers ping with a
+	// result under that id; the oracle accepts only errors for lone
+	// surrogates and then pairs the result with a notification.
+	{targets: []string{"mcpgo-stdio"}, rule: "reply_to_notification", re: regexp.MustCompile(`.`), input: badText,
+		why: "a lone-surrogate id echoed as U+FFFD, then paired with a notification"},
+	// TODO(oracle false positive): ids the oracle calls unreadable. A lone
+	// surrogate in a member name or nesting past 64 in another member (not
+	// the id), or an id in exponent form ({"":"","id":1E2}, echoed as 100),
+	// makes the oracle demand id null, although docs/fuzzing.md allows
+	// "any error response with id null or the id" for the first two and
+	// "an echo equal as float64" for the third.
+	{rule: "wrong_error_code", re: regexp.MustCompile(`the request's id is unreadable, so the reply's id must be null`),
+		why: "an id the oracle calls unreadable, echoed as the tolerances allow"},
+	// TODO(oracle false positive): invalid UTF-8 or lone surrogates. Go's
+	// decoder reads the byte 0xbf in an id as U+FFFD, and the server
+	// echoes the id it read; docs/fuzzing.md accepts "any error response
+	// with id null or the id" there, but the oracle compares the bytes, or
+	// (with {"\uD80d":0,"id":9372036854775807} after another request)
+	// pairs the reply with the other request.
+	{rule: "unknown_id", re: regexp.MustCompile(`.`), input: badText,
+		why: "an id echoed as read from text with invalid UTF-8 or a lone surrogate"},
+	// TODO(oracle false positive): a batch past the oracle's alignment
+	// bound (maxAlign) with a repeated id: its replies are matched by id
+	// and then in order, so two elements with id 0 answered in another
+	// order look like a duplicate, a missing or an invalid reply. geth
+	// answers both correctly.
+	{re: regexp.MustCompile(`^(duplicate_reply|batch_missing_reply|invalid_envelope)\|`), input: bigBatchRepeatedID,
+		why: "a repeated id in a batch past the oracle's alignment bound"},
+	// TODO(oracle false positive): broken LSP framing. The oracle owes
+	// nothing to input that breaks the framing (a missing, negative or
+	// non-integer Content-Length, or one longer than the content), yet
+	// counts gopls giving up on the stream (exit 2) as a crash; neither JSON-RPC nor LSP says what a server must do with
+	// a stream it can no longer frame.
+	{targets: []string{"gopls"}, rule: "crash", re: regexp.MustCompile(`^crash\|0\|stderr:gopls: (missing Content-Length header|failed parsing Content-Length: |invalid Content-Length: |unexpected EOF$)`),
+		why: "exit on broken Content-Length framing, which is owed nothing"},
+}
+
+// fuzzTarget is one rpcfuzz run against one server.
+type fuzzTarget struct {
+	name     string   // the run's name and its baseline's: testdata/fuzz-baselines/<name>.txt
+	url      string   // the target URL, or "" for a child process
+	child    []string // the server's command line when url is ""
+	args     []string // more rpcfuzz flags: --profile, --framing, -H, --timeout
+	minExecs uint64   // fewer inputs sent than this fails: the run did not fuzz
+	duration time.Duration
+	// minimizeBudget is rpcfuzz --minimize-budget (default 300): small for
+	// a server that crashes on most malformed input, where every
+	// minimization step restarts the child.
+	minimizeBudget int
+	// done, when set, is called after the run, e.g. to check that an
+	// outside server is still alive.
+	done func(t *testing.T)
+}
+
+// fuzzTransport names a run's transport for the log.
+func (ft fuzzTarget) transport() string {
+	if ft.url == "" {
+		return "stdio"
+	}
+	scheme, _, _ := strings.Cut(ft.url, "://")
+	return scheme
+}
+
+// fuzzEnvDuration returns RPCLOAD_INTEROP_FUZZ_DURATION, or d.
+func fuzzEnvDuration(t *testing.T, d time.Duration) time.Duration {
+	t.Helper()
+	v := os.Getenv("RPCLOAD_INTEROP_FUZZ_DURATION")
+	if v == "" {
+		return d
+	}
+	e, err := time.ParseDuration(v)
+	if err != nil || e <= 0 {
+		t.Fatalf("RPCLOAD_INTEROP_FUZZ_DURATION=%q: want a positive duration", v)
+	}
+	return e
+}
+
+// run runs rpcfuzz against ft with its baseline and judges summary.json:
+// the schema; that the run fuzzed (execs >= minExecs, not stopped early, no
+// finding dropped); the exit code against the failures; and that every
+// written failure is accepted by an #accept line of the baseline or is a
+// known oracle false positive. It logs what it measured.
+func (ft fuzzTarget) run(t *testing.T) {
+	t.Helper()
+	bin := rpcfuzzBinary(t)
+	base := readFuzzBaseline(t, ft.name)
+	dur := fuzzEnvDuration(t, cmpOr(ft.duration, fuzzDuration))
+	seed := cmpOr(os.Getenv("RPCLOAD_INTEROP_FUZZ_SEED"), fuzzSeed)
+	out := filepath.Join(t.TempDir(), "out")
+	if keep := os.Getenv("RPCLOAD_INTEROP_FUZZ_KEEP"); keep != "" {
+		out = filepath.Join(keep, ft.name)
+		if err := os.RemoveAll(out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{"run"}
+	if ft.url != "" {
+		args = append(args, ft.url)
+	}
+	args = append(args, "--out", out, "--duration", dur.String(), "-q",
+		"--baseline", base.path,
+		"--slow-min", "1h", // slow_input off (see the top of this file)
+		"--minimize-time", fuzzMinimizeTime.String(), "--minimize-budget", strconv.Itoa(cmpOr(ft.minimizeBudget, 300)),
+		"--max-findings", "1000")
+	if seed != "random" {
+		args = append(args, "--seed", seed)
+	}
+	args = append(args, ft.args...)
+	if ft.url == "" {
+		args = append(append(args, "--"), ft.child...)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), dur+fuzzHardLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	code := 0
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("rpcfuzz %s: killed after %v\nstderr:\n%s", strings.Join(args, " "), wall.Round(time.Millisecond), stderr.String())
+	case errors.As(err, &exitErr):
+		code = exitErr.ExitCode()
+	case err != nil:
+		t.Fatalf("rpcfuzz %s: %v", strings.Join(args, " "), err)
+	}
+	if code != 0 && code != 1 {
+		t.Fatalf("rpcfuzz %s: exit code %d (0 or 1 wanted)\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+	}
+	raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatalf("rpcfuzz exited %d without a summary: %v\nstderr:\n%s", code, err, stderr.String())
+	}
+	var s fuzzSummary
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatalf("summary.json: %v", err)
+	}
+	if ft.done != nil {
+		ft.done(t)
+	}
+	t.Logf("rpcfuzz %s (%s, profile %s, seed %d, %d workers): exit %d in %v; %d execs in %.1fs = %.0f/s; %d checks, %d restarts, %d distinct tuples; findings %v, %d unconfirmed",
+		ft.name, ft.transport(), s.Profile, s.Seed, s.Workers, code, wall.Round(time.Millisecond),
+		s.Execs, s.DurationS, s.ExecsPerS, s.Checks, s.Restarts, s.DistinctTuples, s.FindingsByRule, s.Unconfirmed)
+
+	if s.Schema != "rpcfuzz.summary/v1" {
+		t.Errorf("schema = %q, want rpcfuzz.summary/v1", s.Schema)
+	}
+	if s.Execs < ft.minExecs {
+		t.Errorf("%d execs, want at least %d: the run did not fuzz", s.Execs, ft.minExecs)
+	}
+	if s.Stopped != "" || s.Interrupted {
+		t.Errorf("the run stopped early: %q (interrupted %v)", s.Stopped, s.Interrupted)
+	}
+	if s.FindingsDropped != 0 {
+		t.Errorf("%d findings dropped past --max-findings: unjudged", s.FindingsDropped)
+	}
+	for _, w := range s.Warnings {
+		t.Logf("rpcfuzz warning: %s", w)
+	}
+	for _, b := range s.Baselined {
+		t.Logf("baselined %s: %d hits (%s)", b.ID, b.Hits, base.ids[b.ID])
+	}
+	if want := s.Failures > 0; (code == 1) != want {
+		t.Errorf("exit code %d with %d failures", code, s.Failures)
+	}
+	ft.judge(t, base, s.Findings)
+}
+
+// judge sorts the written findings: warnings and accepted classes are
+// logged, oracle false positives logged as such, the rest fail the test
+// with the input and reply read from the finding's directory.
+func (ft fuzzTarget) judge(t *testing.T, base fuzzBaseline, findings []fuzzFinding) {
+	t.Helper()
+	for _, f := range findings {
+		raw, _ := os.ReadFile(filepath.Join(f.Dir, "input.bin"))
+		input, reply := fuzzEvidence(f.Dir)
+		switch c, accepted := fuzzFind(base.accept, f); {
+		case f.Severity == "warning":
+			t.Logf("warning %s (%s): %s", f.ID, f.Key, f.Note)
+		case accepted:
+			t.Logf("accepted %s, %d hits (#accept %s %q)\n  input %s\n  reply %s", f.ID, f.Hits, c.rule, c.re, input, reply)
+		default:
+			if fp, ok := matchFalsePositive(ft.name, f, raw); ok {
+				t.Logf("oracle false positive (TODO) %s, %d hits: %s\n  note  %s\n  input %s\n  reply %s", f.ID, f.Hits, fp.why, f.Note, input, reply)
+				continue
+			}
+			t.Errorf("finding %s, %d hits, not in %s: %s\n  key   %s\n  note  %s\n  input %s\n  reply %s",
+				f.ID, f.Hits, base.path, f.Spec, f.Key, f.Note, input, reply)
+		}
+	}
+}
+
+// fuzzFind returns the first class that accepts f.
+func fuzzFind(classes []fuzzClass, f fuzzFinding) (fuzzClass, bool) {
+	for _, c := range classes {
+		if c.matches(f) {
+			return c, true
+		}
+	}
+	return fuzzClass{}, false
+}
+
+// matchFalsePositive returns the oracle false positive of target that f,
+// whose input is input, is.
+func matchFalsePositive(target string, f fuzzFinding, input []byte) (fuzzFalsePositive, bool) {
+	for _, fp := range fuzzOracleFalsePositives {
+		switch {
+		case len(fp.targets) > 0 && !contains(fp.targets, target),
+			fp.rule != "" && fp.rule != f.Rule,
+			!fp.re.MatchString(f.Key) && !fp.re.MatchString(f.Note),
+			fp.input != nil && !fp.input(input):
+			continue
+		}
+		return fp, true
+	}
+	return fuzzFalsePositive{}, false
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// cmpOr returns v, or def when v is the zero value.
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// fuzzEvidence returns a finding's input and reply, quoted and cut to a
+// readable length.
+func fuzzEvidence(dir string) (input, reply string) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return "(" + err.Error() + ")"
+		}
+		const max = 600
+		if len(b) > max {
+			return strconv.Quote(string(b[:max])) + fmt.Sprintf("… (%d bytes)", len(b))
+		}
+		return strconv.Quote(string(b))
+	}
+	return read("input.bin"), read("reply.txt")
+}
+
+// TestFuzzReference fuzzes the embedded reference server (rpcload serve,
+// newline-delimited JSON over TCP): fault-free by construction, so its
+// baseline accepts nothing and any finding is the oracle's or the
+// server's bug.
+func TestFuzzReference(t *testing.T) {
+	fuzzOptIn(t)
+	t.Parallel()
+	if buildErr != nil {
+		t.Fatalf("cannot run rpcload: %v", buildErr)
+	}
+	fuzzTarget{name: "reference", url: startReferenceServer(t), minExecs: 1000}.run(t)
+}
+
+// TestFuzzGeth fuzzes go-ethereum's rpc.Server (startGeth: the test and eth
+// services) over HTTP with the eth profile. The server runs in this test
+// binary, so under -race it is several times slower: a batch of 10,000
+// invalid elements then takes more than rpcfuzz's default 1 s, hence the
+// longer --timeout (and the lower floor of inputs).
+func TestFuzzGeth(t *testing.T) {
+	fuzzOptIn(t)
+	t.Parallel()
+	_, httpURL, _ := startGeth(t)
+	fuzzTarget{name: "geth-http", url: httpURL, args: []string{"--profile", "eth", "--timeout", "3s"}, minExecs: 300}.run(t)
+}
+
+// jrpc2StdioMain is the source of the jrpc2 server the fuzz test runs as a
+// child process: the methods of jrpc2_test.go served by jrpc2.NewServer with
+// default options (as server.Loop serves each TCP connection there) on stdin
+// and stdout with channel.Line, the newline framing of TestJRPC2's tcp://
+// target.
+//
+// Not in-process as in TestJRPC2: fuzzing finds a nil-pointer panic in
+// jrpc2 v1.3.6 (Server.deliver on a stopped server, see
+// testdata/fuzz-baselines/jrpc2-stdio.txt) that kills its process, which
+// must be a child the fuzzer restarts, not the test binary.
+const jrpc2StdioMain = `// Command jrpc2stdio serves echo and add with creachadair/jrpc2 on stdin and stdout.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"log"
+	"os"
+
+	"github.com/creachadair/jrpc2"
+	"github.com/creachadair/jrpc2/channel"
+	"github.com/creachadair/jrpc2/handler"
+)
+
+func main() {
+	methods := handler.Map{
+		"echo": handler.New(func(_ context.Context, req *jrpc2.Request) (json.RawMessage, error) {
+			return json.RawMessage(req.ParamString()), nil
+		}),
+		"add": handler.New(func(_ context.Context, p [2]int) int { return p[0] + p[1] }),
+	}
+	if err := jrpc2.NewServer(methods, nil).Start(channel.Line(os.Stdin, os.Stdout)).Wait(); err != nil {
+		log.Fatal(err)
+	}
+}
+`
+
+// The jrpc2 stdio server binary, built once per test run by jrpc2Stdio.
+var (
+	jrpc2StdioOnce sync.Once
+	jrpc2StdioPath string
+	jrpc2StdioErr  error
+)
+
+// jrpc2Stdio builds jrpc2StdioMain in this module (so with the jrpc2
+// version of go.mod) without writing to the source tree: an -overlay file
+// places the source in a package directory that does not exist on disk.
+// The binary goes next to rpcload, or into t.TempDir() when rpcload did not
+// build.
+func jrpc2Stdio(t *testing.T) string {
+	t.Helper()
+	build := func(dir string) (string, error) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		src := filepath.Join(dir, "jrpc2stdio.go")
+		if err := os.WriteFile(src, []byte(jrpc2StdioMain), 0o644); err != nil {
+			return "", err
+		}
+		overlay, err := json.Marshal(map[string]map[string]string{
+			"Replace": {filepath.Join(wd, "_fuzzjrpc2stdio", "main.go"): src},
+		})
+		if err != nil {
+			return "", err
+		}
+		ov := filepath.Join(dir, "jrpc2stdio-overlay.json")
+		if err := os.WriteFile(ov, overlay, 0o644); err != nil {
+			return "", err
+		}
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			return "", err
+		}
+		bin := filepath.Join(dir, "jrpc2stdio")
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, goTool, "build", "-overlay", ov, "-o", bin, "./_fuzzjrpc2stdio")
+		cmd.Env = append(os.Environ(), "GOWORK=off")
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("interop: go build the jrpc2 stdio server: %w\n%s", err, msg)
+		}
+		return bin, nil
+	}
+	if rpcloadPath == "" {
+		p, err := build(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	jrpc2StdioOnce.Do(func() {
+		jrpc2StdioPath, jrpc2StdioErr = build(filepath.Dir(rpcloadPath))
+	})
+	if jrpc2StdioErr != nil {
+		t.Fatal(jrpc2StdioErr)
+	}
+	return jrpc2StdioPath
+}
+
+// TestFuzzJRPC2 fuzzes creachadair/jrpc2 (the methods of TestJRPC2) on
+// stdio with newline framing.
+func TestFuzzJRPC2(t *testing.T) {
+	fuzzOptIn(t)
+	t.Parallel()
+	fuzzTarget{name: "jrpc2-stdio", child: []string{jrpc2Stdio(t)}, minExecs: 200,
+		args: []string{"--max-restarts", "50"}}.run(t)
+}
+
+// gomcpLegacySession opens a legacy (2025-11-25) session on a Streamable
+// HTTP endpoint by hand: initialize, then notifications/initialized with the
+// session id. rpcfuzz fuzzes MCP over HTTP message by message and manages
+// no session (docs/fuzzing.md, Limits), so the test gives it the session's
+// headers instead. It returns the headers as rpcfuzz -H flags.
+func gomcpLegacySession(t *testing.T, url string) []string {
+	t.Helper()
+	init := gomcpPost(t, url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+gomcpLegacy+
+		`","capabilities":{},"clientInfo":{"name":"rpcload-interop-fuzz","version":"1"}}}`)
+	if init.status != 200 || init.sessionID == "" || init.reply.Error != nil {
+		t.Fatalf("initialize on %s: HTTP %d, session %q, error %+v", url, init.status, init.sessionID, init.reply.Error)
+	}
+	h := []string{"Mcp-Session-Id", init.sessionID, "MCP-Protocol-Version", gomcpLegacy}
+	if x := gomcpPost(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h...); x.status != 202 {
+		t.Fatalf("notifications/initialized on %s: HTTP %d %s", url, x.status, x.body)
+	}
+	return []string{"-H", "Mcp-Session-Id: " + init.sessionID, "-H", "MCP-Protocol-Version: " + gomcpLegacy}
+}
+
+// TestFuzzGoMCP fuzzes the mcp-go and go-sdk servers of TestGoMCP with the
+// mcp profile: over stdio (rpcfuzz's era probe finds 2026-07-28) and over
+// Streamable HTTP in a legacy 2025-11-25 session (mcp-go) or statelessly
+// with MCP-Protocol-Version 2025-11-25 (the go-sdk with -stateless, which
+// needs no session; without the header it would assume 2025-03-26, where
+// JSON-RPC batches were still allowed).
+func TestFuzzGoMCP(t *testing.T) {
+	fuzzOptIn(t)
+	t.Parallel()
+	if buildErr != nil {
+		t.Fatalf("cannot run rpcload: %v", buildErr)
+	}
+	dir := gomcpServers(t)
+	mcpgo, gosdk := filepath.Join(dir, "mcpgo"), filepath.Join(dir, "gosdk")
+	mcpgoURL := gomcpStartHTTP(t, mcpgo)
+	gosdkURL := gomcpStartHTTP(t, gosdk, "-stateless")
+	mcp := []string{"--profile", "mcp"}
+	targets := []fuzzTarget{
+		{name: "mcpgo-stdio", child: []string{mcpgo}, args: mcp, minExecs: 150},
+		{name: "mcpgo-http", url: mcpgoURL, args: append(mcp, gomcpLegacySession(t, mcpgoURL)...), minExecs: 300},
+		// Every malformed line ends the go-sdk's stdio session (see its
+		// baseline), so the child restarts often.
+		{name: "gosdk-stdio", child: []string{gosdk}, args: append(mcp, "--max-restarts", "50"), minExecs: 30, minimizeBudget: 20},
+		{name: "gosdk-http", url: gosdkURL, args: append(mcp, "-H", "MCP-Protocol-Version: "+gomcpLegacy), minExecs: 300},
+	}
+	for _, ft := range targets {
+		t.Run(ft.name, func(t *testing.T) {
+			t.Parallel()
+			ft.run(t)
+		})
+	}
+}
+
+// TestFuzzEverything fuzzes the TypeScript server-everything with the mcp
+// profile over Streamable HTTP, in a legacy session opened by hand (the
+// server speaks 2025-11-25 only).
+//
+// Not over stdio: there the SDK drops what it cannot parse or validate
+// without a word, so most fuzz inputs wait out --timeout and each such
+// hang restarts the child (Node.js takes 0.6 s to start): two to ten
+// inputs in 12 s, which tests nothing a fuzzer should.
+func TestFuzzEverything(t *testing.T) {
+	fuzzOptIn(t)
+	t.Parallel()
+	e := findEverything(t)
+	url := e.startHTTP(t)
+	// --timeout 3s: one Node.js process answers every POST, and next to the
+	// rest of the suite on two cores it can take more than rpcfuzz's
+	// default 1 s (a confirmed "hang" that replays in milliseconds).
+	fuzzTarget{name: "everything-http", url: url, minExecs: 100,
+		args: append([]string{"--profile", "mcp", "--timeout", "3s"}, gomcpLegacySession(t, url)...)}.run(t)
+}
+
+// TestFuzzGopls fuzzes gopls on stdio with the lsp profile (Content-Length
+// framing), started as TestGopls starts it (goplsCommand: its caches in a
+// temporary directory, nothing downloaded).
+func TestFuzzGopls(t *testing.T) {
+	fuzzOptIn(t)
+	t.Parallel()
+	gopls := findGopls(t)
+	fuzzTarget{name: "gopls", child: goplsCommand(t, gopls), minExecs: 3, minimizeBudget: 20,
+		args: []string{"--profile", "lsp", "--framing", "content-length", "--max-restarts", "50"}}.run(t)
+}
+
+// fuzzTargets are the runs of this file, one baseline each.
+var fuzzTargets = []string{"reference", "geth-http", "jrpc2-stdio", "mcpgo-stdio", "mcpgo-http",
+	"gosdk-stdio", "gosdk-http", "everything-http", "gopls"}
+
+// TestFuzzBaselines checks the baseline files without any server: each
+// run has one, it parses (ids with comments, #accept lines with a quoted
+// regexp and an explanation), no file is left over, and every id is of a
+// rule the same file accepts with an #accept line, so that the file
+// documents each finding it lists.
+func TestFuzzBaselines(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "fuzz-baselines", "*.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, name := range fuzzTargets {
+		want[filepath.Join("testdata", "fuzz-baselines", name+".txt")] = true
+	}
+	for _, f := range files {
+		if !want[f] {
+			t.Errorf("%s belongs to no run of fuzz_test.go", f)
+		}
+	}
+	for _, name := range fuzzTargets {
+		t.Run(name, func(t *testing.T) {
+			b := readFuzzBaseline(t, name)
+			rules := map[string]bool{}
+			for _, c := range b.accept {
+				rules[c.rule] = true
+			}
+			for id := range b.ids {
+				if rule := id[:strings.LastIndexByte(id, '-')]; !rules[rule] {
+					t.Errorf("%s: %s has no #accept line for %s", b.path, id, rule)
+				}
+			}
+			if name == "reference" && (len(b.ids) > 0 || len(b.accept) > 0) {
+				t.Errorf("%s accepts findings against the fault-free reference server", b.path)
+			}
+		})
+	}
+}
+
+// TestFuzzFalsePositiveInputs checks the input tests of the oracle false
+// positives on inputs seen in the runs.
+func TestFuzzFalsePositiveInputs(t *testing.T) {
+	big := func(last string) []byte {
+		return []byte("[" + strings.Repeat(`{"id":null},`, 60) + `{"id":0},` + last + "]")
+	}
+	cases := []struct {
+		name  string
+		test  func([]byte) bool
+		input string
+		want  bool
+	}{
+		{"invalid UTF-8 in an id", badText, "{\"method\":\"o\",\"id\":\"\xbf\"}", true},
+		{"lone surrogate escape", badText, `{"jsonrpc":"2.0","method":"ping","id":"\ud800"}`, true},
+		{"valid text", badText, `{"jsonrpc":"2.0","method":"ping","id":"\u00e9"}`, false},
+		{"big batch, id 0 twice", bigBatchRepeatedID, string(big(`{"jsonrpc":"2.0","method":"l","params":0,"id":0}`)), true},
+		{"big batch, ids distinct", bigBatchRepeatedID, string(big(`{"jsonrpc":"2.0","method":"l","id":1}`)), false},
+		{"small batch, id 0 twice", bigBatchRepeatedID, `[{"id":0},{"id":0}]`, false},
+		{"not a batch", bigBatchRepeatedID, `{"id":0}`, false},
+		{"repeated id member", inputMatches(`\{[^{}]*"id"\s*:[^{}]*"id"\s*:`), `[{"id":[],"id":1},{"id":1}]`, true},
+		{"one id member each", inputMatches(`\{[^{}]*"id"\s*:[^{}]*"id"\s*:`), `[{"id":1},{"id":1}]`, false},
+	}
+	for _, c := range cases {
+		if got := c.test([]byte(c.input)); got != c.want {
+			t.Errorf("%s: %q: got %v, want %v", c.name, c.input, got, c.want)
+		}
+	}
+}
+
+// fuzzOptIn skips the fuzzing of real servers unless RPCLOAD_INTEROP_FUZZ=1.
+// The runs are bounded and their real deviations are baselined, but the
+// engine still pairs replies with messages wrongly in a few multi-message
+// inputs (id-null replies, replies after the sync reply of a concurrent
+// server; the TODO entries of fuzzOracleFalsePositives), and a fixed seed
+// does not fix the inputs, since feedback depends on timing. Until that is
+// fixed they would make CI fail at random, so CI does not run them yet.
+func fuzzOptIn(t *testing.T) {
+	t.Helper()
+	if os.Getenv("RPCLOAD_INTEROP_FUZZ") != "1" {
+		t.Skip("fuzzing real servers is opt-in until the engine's reply pairing is fixed: set RPCLOAD_INTEROP_FUZZ=1")
+	}
+}
