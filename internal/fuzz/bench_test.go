@@ -11,18 +11,27 @@ import (
 
 // BenchmarkBlackBox is the whole loop against the reference server over
 // loopback, benchWorkers workers: pick, mutate, send, judge, keep what is new; the
-// metric is inputs per second.
+// metric is inputs per second. One op is one input, so allocs/op and B/op
+// are per input; they and cpu-µs/exec (the process's CPU time, where the
+// platform tells it) count the reference server too, which runs in the
+// test's process. On a shared machine cpu-µs/exec is the steadier number:
+// other processes lower execs/s far more than they raise it.
 func BenchmarkBlackBox(b *testing.B) {
 	for _, over := range []string{"tcp", "http"} {
 		b.Run(over, func(b *testing.B) {
+			b.ReportAllocs()
 			cfg := Config{Target: refServer(b, over), Workers: benchWorkers, Execs: uint64(b.N), Seed: 1, OutDir: b.TempDir(),
 				Timeout: 2 * time.Second, Now: fixedClock}
+			cpu0, cpuOK := processCPU()
 			b.ResetTimer()
 			s, err := Run(context.Background(), cfg)
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.ReportMetric(float64(s.Execs)/b.Elapsed().Seconds(), "execs/s")
+			if cpu1, _ := processCPU(); cpuOK && s.Execs > 0 {
+				b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(s.Execs), "cpu-µs/exec")
+			}
 			// TestReferenceServerClean asserts that the server breaks nothing;
 			// here a finding only tells the time went to minimizing.
 			for _, f := range s.Findings {
@@ -32,13 +41,44 @@ func BenchmarkBlackBox(b *testing.B) {
 	}
 }
 
+// BenchmarkBlackBoxSerial is BenchmarkBlackBox with one worker: the
+// inputs are the same in every run (one seed, a fixed clock), where
+// benchWorkers workers sharing a corpus draw a different mix each time, a
+// mix whose cost per input varies by half. Its cpu-µs/exec and allocs/op
+// are the numbers to compare two versions of the engine by; its execs/s is
+// mostly the reference server's slow methods, waited for one at a time.
+func BenchmarkBlackBoxSerial(b *testing.B) {
+	for _, over := range []string{"tcp", "http"} {
+		b.Run(over, func(b *testing.B) {
+			b.ReportAllocs()
+			cfg := Config{Target: refServer(b, over), Workers: 1, Execs: uint64(b.N), Seed: 1, OutDir: b.TempDir(),
+				Timeout: 2 * time.Second, Now: fixedClock}
+			cpu0, cpuOK := processCPU()
+			b.ResetTimer()
+			s, err := Run(context.Background(), cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(s.Execs)/b.Elapsed().Seconds(), "execs/s")
+			if cpu1, _ := processCPU(); cpuOK && s.Execs > 0 {
+				b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(s.Execs), "cpu-µs/exec")
+			}
+			for _, f := range s.Findings {
+				b.Logf("finding %s: %s", f.ID, f.Note)
+			}
+		})
+	}
+}
+
 // BenchmarkExchange is the transport and oracle path alone: one small seed
 // call per input, sent and judged, on as many connections as GOMAXPROCS,
-// without mutation or finding handling.
+// without mutation or finding handling. allocs/op is per exchange, the
+// reference server's included.
 func BenchmarkExchange(b *testing.B) {
 	call := mutate.Case{Frames: [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":[1,"a"]}`)}}
 	for _, over := range []string{"tcp", "http"} {
 		b.Run(over, func(b *testing.B) {
+			b.ReportAllocs()
 			ctx := context.Background()
 			cfg := Config{Target: refServer(b, over), Execs: 1, OutDir: b.TempDir(), Timeout: 2 * time.Second, Now: fixedClock}
 			if err := cfg.fill(); err != nil {

@@ -43,9 +43,11 @@ type outcome struct {
 	// for HTTP, frameReplies[i] are the messages of frame i's response.
 	replies      [][]byte
 	frameReplies [][][]byte
-	httpStatus   []int // HTTP: the status of each frame's response (0: none)
-	perFrame     bool  // HTTP: replies are attributed to frames already
-	sent         int   // frames written (HTTP stops at the first failure)
+	scans        []replyScan   // of replies, when the stream's reader made them (see replyScans)
+	frameScan    [][]replyScan // of frameReplies, made when first needed (see frameScans)
+	httpStatus   []int         // HTTP: the status of each frame's response (0: none)
+	perFrame     bool          // HTTP: replies are attributed to frames already
+	sent         int           // frames written (HTTP stops at the first failure)
 	latency      time.Duration
 	end          endKind
 	endFrame     int    // HTTP: the frame whose POST ended the exchange
@@ -118,6 +120,7 @@ func (d *dialer) dial(ctx context.Context) (conn, error) {
 // streamMsg is one message from a stream's reader.
 type streamMsg struct {
 	frame    []byte
+	scan     replyScan // of frame
 	at       time.Time
 	sync     uint64 // the sequence number of a sync reply, else 0
 	control  uint64 // the sequence number of a handshake reply, else 0
@@ -151,6 +154,8 @@ type streamConn struct {
 	dead            bool // an exchange ended abnormally; redial
 	closeOnce       sync.Once
 	answer          []byte
+	syncMsg         []byte      // the exchange's sync request, rebuilt in place (Send copies it)
+	timer           *time.Timer // the exchange's timeout, reset for each one
 }
 
 // read delivers every message from the server that is not its own request
@@ -171,6 +176,9 @@ func (s *streamConn) read() {
 			return
 		}
 		at := s.d.cfg.Now()
+		// Copied before the scan, not after: Recv reuses its buffer, and
+		// the scan handed to the exchange must point into the copy.
+		frame = bytes.Clone(frame)
 		wire.Scan(frame, &m)
 		msg := streamMsg{at: at}
 		switch {
@@ -183,9 +191,9 @@ func (s *streamConn) read() {
 			msg.sync = idSeq(m.ID, syncPrefix)
 		case m.IDKind == wire.IDString && bytes.HasPrefix(m.ID, controlPrefix):
 			msg.control = idSeq(m.ID, controlPrefix)
-			msg.frame = bytes.Clone(frame)
+			msg.frame = frame
 		default:
-			msg.frame = bytes.Clone(frame)
+			msg.frame, msg.scan = frame, scanOf(&m)
 		}
 		if !s.deliver(msg) {
 			return
@@ -278,6 +286,14 @@ func (s *streamConn) steps(ctx context.Context, steps []profile.Step, era profil
 	return era, nil
 }
 
+// appendSync appends the sync request of sequence number seq.
+func appendSync(dst []byte, seq uint64) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, syncPrefix...)
+	dst = strconv.AppendUint(dst, seq, 10)
+	return append(dst, `","method":"rpcfuzz.sync"}`...)
+}
+
 // appendCall appends a request with a raw id.
 func appendCall(dst, id []byte, method string, params []byte) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
@@ -368,7 +384,8 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 		// as surely as by a framing op.
 		raw = streamBytes(transport.Newline.String(), c)
 	}
-	syncMsg := appendCall(nil, append(strconv.AppendUint(bytes.Clone(syncPrefix), seq, 10), '"'), "rpcfuzz.sync", nil)
+	s.syncMsg = appendSync(s.syncMsg[:0], seq)
+	syncMsg := s.syncMsg
 	s.wmu.Lock()
 	switch {
 	case raw != nil && s.child != nil && s.d.cfg.Target.Framing == transport.Newline:
@@ -412,22 +429,27 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 	if halfClosed {
 		s.dead = true // the stream is done for writing
 	}
-	timer := time.NewTimer(time.Until(deadline))
+	if s.timer == nil {
+		s.timer = time.NewTimer(time.Until(deadline))
+	} else {
+		s.timer.Reset(time.Until(deadline)) // stopped below: no stale tick waits in it
+	}
+	timer := s.timer
 	defer timer.Stop()
 	gotSync := false
 	var last time.Time
 	for o.end == endNone && (halfClosed || !gotSync || !wait.done(len(o.replies))) {
 		select {
 		case m := <-s.msgs:
-			if s.take(&o, m, seq, &gotSync, &last) {
-				wait.answer(m.frame)
+			if s.take(&o, &m, seq, &gotSync, &last) {
+				wait.answer(&m.scan)
 			}
 		case <-s.done:
 			// Take what the reader delivered before it ended.
 			for drained := false; !drained; {
 				select {
 				case m := <-s.msgs:
-					s.take(&o, m, seq, &gotSync, &last)
+					s.take(&o, &m, seq, &gotSync, &last)
 				default:
 					drained = true
 				}
@@ -465,7 +487,7 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 
 // take records one message of the exchange; it reports whether it was a
 // reply to the input.
-func (s *streamConn) take(o *outcome, m streamMsg, seq uint64, gotSync *bool, last *time.Time) bool {
+func (s *streamConn) take(o *outcome, m *streamMsg, seq uint64, gotSync *bool, last *time.Time) bool {
 	switch {
 	case m.tooLarge:
 		o.tooLarge++
@@ -479,6 +501,7 @@ func (s *streamConn) take(o *outcome, m streamMsg, seq uint64, gotSync *bool, la
 		// a stale sync or handshake reply
 	default:
 		o.replies = append(o.replies, m.frame)
+		o.scans = append(o.scans, m.scan)
 		*last = m.at
 		return true
 	}

@@ -311,11 +311,19 @@ func allReplies(o *outcome) [][]byte {
 func anyError(o *outcome) bool { return firstCode(o) != 0 }
 
 func firstCode(o *outcome) int64 {
-	var m wire.Message
-	for _, r := range allReplies(o) {
-		wire.Scan(r, &m)
-		if m.HasCode {
-			return m.Code
+	if !o.perFrame {
+		for _, sc := range o.replyScans() {
+			if sc.hasCode {
+				return sc.code
+			}
+		}
+		return 0
+	}
+	for i := range o.frameReplies {
+		for _, sc := range o.frameScans(i) {
+			if sc.hasCode {
+				return sc.code
+			}
 		}
 	}
 	return 0

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/rpcload/rpcload/internal/mutate"
@@ -24,6 +25,16 @@ type httpConn struct {
 	c      *transport.H1Conn
 	served int // responses read on c: a keep-alive connection closed before its first is no idle timeout
 	buf    []byte
+
+	// The exchange's context ending expires the connection, so that a POST
+	// waiting for a slow server returns at once. It is watched once per
+	// context, not once per POST: context.AfterFunc takes a lock the
+	// workers share.
+	watched context.Context
+	unwatch func() bool
+	mu      sync.Mutex        // guards live and gen against the watch's callback
+	live    *transport.H1Conn // c, for the callback
+	gen     uint64            // the watch in force; a callback of an older one does nothing
 }
 
 func (h *httpConn) options() transport.H1Options {
@@ -38,10 +49,7 @@ func (h *httpConn) options() transport.H1Options {
 }
 
 func (h *httpConn) redial(ctx context.Context) error {
-	if h.c != nil {
-		h.c.Close()
-		h.c = nil
-	}
+	h.drop()
 	dctx, cancel := context.WithTimeout(ctx, max(h.d.cfg.Timeout, time.Second))
 	defer cancel()
 	c, err := transport.DialH1(dctx, h.options())
@@ -49,16 +57,62 @@ func (h *httpConn) redial(ctx context.Context) error {
 		return err
 	}
 	h.c, h.served = c, 0
+	h.setLive(c)
 	return nil
+}
+
+func (h *httpConn) setLive(c *transport.H1Conn) {
+	h.mu.Lock()
+	h.live = c
+	h.mu.Unlock()
+}
+
+// watch expires the connection in use when ctx ends, until close or a
+// watch of another context.
+func (h *httpConn) watch(ctx context.Context) {
+	if h.watched == ctx && h.unwatch != nil {
+		return
+	}
+	h.stopWatch()
+	h.mu.Lock()
+	h.gen++
+	gen := h.gen
+	h.mu.Unlock()
+	h.watched = ctx
+	h.unwatch = context.AfterFunc(ctx, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.gen == gen && h.live != nil {
+			h.live.Expire(time.Now())
+		}
+	})
+}
+
+func (h *httpConn) stopWatch() {
+	if h.unwatch == nil {
+		return
+	}
+	h.unwatch()
+	h.mu.Lock()
+	h.gen++ // a callback already running finds its watch over
+	h.mu.Unlock()
+	h.watched, h.unwatch = nil, nil
 }
 
 func (h *httpConn) usable() bool { return h.c != nil }
 
-func (h *httpConn) close() {
+// drop closes the HTTP connection; the next POST dials another.
+func (h *httpConn) drop() {
 	if h.c != nil {
 		h.c.Close()
 		h.c = nil
+		h.setLive(nil)
 	}
+}
+
+func (h *httpConn) close() {
+	h.drop()
+	h.stopWatch()
 }
 
 func (h *httpConn) exchange(ctx context.Context, c mutate.Case, _ waitFor, timeout time.Duration) outcome {
@@ -98,10 +152,8 @@ func (h *httpConn) post(ctx context.Context, frame []byte, timeout time.Duration
 				return endUnreachable, err.Error()
 			}
 		}
-		c := h.c
-		stop := context.AfterFunc(ctx, func() { c.Expire(time.Now()) })
-		body, status, err := c.Post(frame, h.buf[:0], time.Now().Add(timeout+writeAllowance(len(frame))))
-		stop()
+		h.watch(ctx)
+		body, status, err := h.c.Post(frame, h.buf[:0], time.Now().Add(timeout+writeAllowance(len(frame))))
 		h.buf = body[:0]
 		o.httpStatus[i] = status
 		var se *transport.StatusError
@@ -118,7 +170,7 @@ func (h *httpConn) post(ctx context.Context, frame []byte, timeout time.Duration
 			o.tooLarge++
 			return endNone, ""
 		}
-		h.close()
+		h.drop()
 		if ctx.Err() != nil {
 			return endInterrupted, ""
 		}
@@ -167,8 +219,8 @@ func splitBody(body []byte, maxEvent int) [][]byte {
 }
 
 func looksLikeSSE(b []byte) bool {
-	for _, p := range []string{"data:", "event:", "id:", ":", "retry:"} {
-		if bytes.HasPrefix(b, []byte(p)) {
+	for _, p := range [...]string{"data:", "event:", "id:", ":", "retry:"} {
+		if len(b) >= len(p) && string(b[:len(p)]) == p {
 			return true
 		}
 	}

@@ -2,9 +2,9 @@ package fuzz
 
 import (
 	"bytes"
-	"hash/fnv"
 	"math/bits"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,16 +28,22 @@ type frameInfo struct {
 // inspect classifies every frame of a case, as the profile's protocol
 // reads it (pr may be nil: plain JSON-RPC). lifecycle reports a frame that
 // starts or ends a session (initialize, shutdown, exit): the connection is
-// not reused after it.
+// not reused after it. Each frame is scanned once; a frame equal to the one
+// before it (a notification flood repeats one frame up to a thousand
+// times) takes its info as it is.
 func inspect(c mutate.Case, pr *profileRules) (infos []frameInfo, lifecycle bool) {
 	infos = make([]frameInfo, len(c.Frames))
 	var m wire.Message
 	cancelled := pr.cancels(c.Frames)
 	for i, f := range c.Frames {
-		fi := frameInfo{class: check.ClassifyRequest(f)}
+		if i > 0 && bytes.Equal(f, c.Frames[i-1]) {
+			infos[i] = infos[i-1]
+			continue
+		}
+		wire.Scan(f, &m)
+		fi := frameInfo{class: classify(&m)}
 		if pr != nil {
-			wire.Scan(f, &m)
-			if name, ok := wire.Unquote(nil, m.Method); ok && m.Method != nil && pr.lifecycle[string(name)] {
+			if m.Method != nil && pr.isLifecycle(m.Method) {
 				lifecycle = true
 			}
 			if pr.noBatches && (fi.class == check.Batch || fi.class == check.EmptyBatch) {
@@ -54,17 +60,17 @@ func inspect(c mutate.Case, pr *profileRules) (infos []frameInfo, lifecycle bool
 					break
 				}
 				off = next
-				ec := check.ClassifyRequest(elem)
+				wire.Scan(elem, &m)
+				ec := classify(&m)
 				if ec == check.Notification {
 					continue
 				}
-				wire.Scan(elem, &m)
 				fi.needs = true
 				fi.readable = fi.readable || readableID(ec, &m)
 				fi.owed = fi.owed || ec == check.Call
 			}
 		default:
-			wire.Scan(f, &m)
+			// m is still the frame's own scan.
 			fi.needs = fi.class != check.InvalidParams || readableID(fi.class, &m)
 			fi.readable = readableID(fi.class, &m)
 			fi.owed = fi.class == check.Call || fi.class == check.InvalidParams && fi.readable
@@ -83,8 +89,83 @@ func inspect(c mutate.Case, pr *profileRules) (infos []frameInfo, lifecycle bool
 	return infos, lifecycle
 }
 
+// classify is check.ClassifyRequest of a frame already scanned into m: the
+// engine scans each input frame once and reads everything off that scan.
+// TestClassifyMatchesCheck holds it to check.ClassifyRequest.
+func classify(m *wire.Message) check.RequestClass {
+	switch {
+	case m.Problems.Has(wire.ProblemInvalidJSON):
+		return check.ParseError
+	case m.Kind == wire.KindBatch:
+		if m.BatchLen == 0 {
+			return check.EmptyBatch
+		}
+		return check.Batch
+	case m.Kind != wire.KindRequest && m.Kind != wire.KindNotification:
+		return check.InvalidRequest
+	case m.Problems&(wire.ProblemBadVersion|wire.ProblemBadID|wire.ProblemBadMethod) != 0:
+		return check.InvalidRequest
+	case m.Problems.Has(wire.ProblemBadParams):
+		return check.InvalidParams
+	case m.Kind == wire.KindNotification:
+		return check.Notification
+	}
+	return check.Call
+}
+
 func readableID(c check.RequestClass, m *wire.Message) bool {
 	return c != check.ParseError && (m.IDKind == wire.IDNumber || m.IDKind == wire.IDString)
+}
+
+// replyScan is what the engine reads off a reply. Each reply is scanned
+// once, where it arrives (a stream's reader) or when first needed, instead
+// of once per question asked of it.
+type replyScan struct {
+	kind    wire.Kind
+	idKind  wire.IDKind
+	hasCode bool
+	code    int64
+	id      []byte // these alias the reply
+	errMsg  []byte
+	errData []byte
+}
+
+func scanOf(m *wire.Message) replyScan {
+	return replyScan{kind: m.Kind, idKind: m.IDKind, hasCode: m.HasCode, code: m.Code, id: m.ID, errMsg: m.ErrMsg, errData: m.ErrData}
+}
+
+func scanReply(reply []byte) replyScan {
+	var m wire.Message
+	wire.Scan(reply, &m)
+	return scanOf(&m)
+}
+
+// scanAll appends the scans of replies to dst.
+func scanAll(dst []replyScan, replies [][]byte) []replyScan {
+	for _, r := range replies {
+		dst = append(dst, scanReply(r))
+	}
+	return dst
+}
+
+// replyScans returns the scans of o.replies, in their order: made by the
+// stream's reader as the replies arrived, else here, once.
+func (o *outcome) replyScans() []replyScan {
+	if len(o.scans) != len(o.replies) {
+		o.scans = scanAll(o.scans[:0], o.replies)
+	}
+	return o.scans
+}
+
+// frameScans returns the scans of the messages of HTTP frame i's response.
+func (o *outcome) frameScans(i int) []replyScan {
+	if o.frameScan == nil {
+		o.frameScan = make([][]replyScan, len(o.frameReplies))
+	}
+	if len(o.frameScan[i]) != len(o.frameReplies[i]) {
+		o.frameScan[i] = scanAll(o.frameScan[i][:0], o.frameReplies[i])
+	}
+	return o.frameScan[i]
 }
 
 // waitFor says when a stream exchange has its replies, once the sync reply
@@ -98,14 +179,26 @@ func readableID(c check.RequestClass, m *wire.Message) bool {
 // When two frames that need a reply share an id, a reply cannot say which
 // it answers: then only the count ends the wait.
 type waitFor struct {
-	needs     int            // frames that need a reply
-	owed      map[string]int // ids of calls (idKey), "[" for batches holding calls: replies still awaited
+	needs     int        // frames that need a reply
+	owed      []owedKeys // ids of calls (idKey), "[" for batches holding calls: replies still awaited
+	many      map[string]int
 	ambiguous bool
 }
 
+// owedKeys counts the replies still awaited that carry key. An input has a
+// few keys as a rule, so a slice searched in order serves them better than
+// maps made for every input; past manyKeys keys they move to a map.
+type owedKeys struct {
+	key string
+	n   int
+}
+
+const manyKeys = 16
+
 func newWaitFor(infos []frameInfo) waitFor {
-	w := waitFor{owed: map[string]int{}}
-	seen := map[string]bool{}
+	var w waitFor
+	var ids []string // keys of readable ids, to find repeats
+	var seen map[string]bool
 	for _, fi := range infos {
 		if !fi.needs {
 			continue
@@ -119,32 +212,74 @@ func newWaitFor(infos []frameInfo) waitFor {
 			key = idKey(fi.id)
 		}
 		if key != "" && key != "[" {
-			w.ambiguous = w.ambiguous || seen[key]
-			seen[key] = true
+			switch {
+			case seen != nil:
+				w.ambiguous = w.ambiguous || seen[key]
+				seen[key] = true
+			case slices.Contains(ids, key):
+				w.ambiguous = true
+			default:
+				if ids = append(ids, key); len(ids) > manyKeys {
+					seen = make(map[string]bool, 2*len(ids))
+					for _, k := range ids {
+						seen[k] = true
+					}
+				}
+			}
 		}
 		if fi.owed && key != "" {
-			w.owed[key]++
+			w.owe(key)
 		}
 	}
 	return w
 }
 
-// answer takes reply off the awaited ones when it carries an awaited id.
-func (w waitFor) answer(reply []byte) {
-	if len(w.owed) == 0 {
+// owe adds one awaited reply carrying key.
+func (w *waitFor) owe(key string) {
+	if w.many != nil {
+		w.many[key]++
 		return
 	}
-	var m wire.Message
-	wire.Scan(reply, &m)
-	key := ""
-	switch {
-	case m.Kind == wire.KindBatch:
-		key = "["
-	case m.IDKind == wire.IDNumber || m.IDKind == wire.IDString:
-		key = idKey(m.ID)
+	for i := range w.owed {
+		if w.owed[i].key == key {
+			w.owed[i].n++
+			return
+		}
 	}
-	if w.owed[key] > 0 {
-		w.owed[key]--
+	if w.owed = append(w.owed, owedKeys{key: key, n: 1}); len(w.owed) > manyKeys {
+		w.many = make(map[string]int, 2*len(w.owed))
+		for _, o := range w.owed {
+			w.many[o.key] = o.n
+		}
+		w.owed = nil
+	}
+}
+
+// answer takes a reply off the awaited ones when it carries an awaited id.
+func (w waitFor) answer(r *replyScan) {
+	if len(w.owed) == 0 && len(w.many) == 0 {
+		return
+	}
+	var key string
+	switch {
+	case r.kind == wire.KindBatch:
+		key = "["
+	case r.idKind == wire.IDNumber || r.idKind == wire.IDString:
+		key = idKey(r.id)
+	default:
+		return // no key is awaited without an id
+	}
+	if w.many != nil {
+		if w.many[key] > 0 {
+			w.many[key]--
+		}
+		return
+	}
+	for i := range w.owed {
+		if w.owed[i].key == key && w.owed[i].n > 0 {
+			w.owed[i].n--
+			return
+		}
 	}
 }
 
@@ -156,7 +291,12 @@ func (w waitFor) done(replies int) bool {
 	if w.ambiguous {
 		return false
 	}
-	for _, n := range w.owed {
+	for _, o := range w.owed {
+		if o.n > 0 {
+			return false
+		}
+	}
+	for _, n := range w.many {
 		if n > 0 {
 			return false
 		}
@@ -167,14 +307,15 @@ func (w waitFor) done(replies int) bool {
 // idKey is a raw id's identity as a server may echo it: a string by its
 // content, a number by its value as float64 (1.0 and 1e0 answer 1).
 func idKey(raw []byte) string {
+	var buf [64]byte
 	if len(raw) > 0 && raw[0] == '"' {
-		if s, ok := wire.Unquote(nil, raw); ok {
-			return "s" + string(s)
+		if s, ok := wire.Unquote(append(buf[:0], 's'), raw); ok {
+			return string(s)
 		}
 		return "r" + string(raw)
 	}
 	if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
-		return "n" + strconv.FormatFloat(f, 'g', -1, 64)
+		return string(strconv.AppendFloat(append(buf[:0], 'n'), f, 'g', -1, 64))
 	}
 	return "r" + string(raw)
 }
@@ -245,29 +386,59 @@ type judgement struct {
 	bucket uint8
 	pr     *profileRules
 	mask   check.Set // profile rules the input itself broke first: not the server's
+	memo   judgeMemo
 }
 
-func newJudgement(o *outcome, pr *profileRules) *judgement {
+// judgeMemo remembers the last check.JudgeFuzzReply call and its answer:
+// a flood repeats one frame up to a thousand times, often with the same
+// reply (or none), and each repeat would get the same answer.
+type judgeMemo struct {
+	ok           bool
+	frame, reply []byte
+	class        check.RequestClass
+	got          bool
+	rules        check.Set
+	note         string
+}
+
+// judge is check.JudgeFuzzReply, answered from the memo for the same
+// arguments.
+func (jm *judgeMemo) judge(frame []byte, class check.RequestClass, reply []byte, got bool) (check.Set, string) {
+	if jm.ok && jm.class == class && jm.got == got && (jm.reply == nil) == (reply == nil) &&
+		bytes.Equal(jm.frame, frame) && bytes.Equal(jm.reply, reply) {
+		return jm.rules, jm.note
+	}
+	rules, note := check.JudgeFuzzReply(frame, class, reply, got)
+	*jm = judgeMemo{ok: true, frame: frame, reply: reply, class: class, got: got, rules: rules, note: note}
+	return rules, note
+}
+
+func newJudgement(o *outcome, pr *profileRules) judgement {
 	us := o.latency.Microseconds()
-	return &judgement{bestP: -1, bucket: uint8(bits.Len64(uint64(max(us, 0)))), pr: pr}
+	return judgement{bestP: -1, bucket: uint8(bits.Len64(uint64(max(us, 0)))), pr: pr}
 }
 
-// add records rules broken by one reply (or its absence).
-func (j *judgement) add(rules check.Set, note string, reply []byte, status uint16) {
-	var m wire.Message
+// add records rules broken by one reply (or its absence); sc is the
+// reply's scan (nil: scanned here).
+func (j *judgement) add(rules check.Set, note string, reply []byte, sc *replyScan, status uint16) {
 	kind := uint8(noReply)
 	var code int64
 	var msg uint32
 	if reply != nil {
-		wire.Scan(reply, &m)
-		kind = uint8(m.Kind)
-		if m.HasCode {
-			code = m.Code
+		if sc == nil {
+			s := scanReply(reply)
+			sc = &s
 		}
-		if m.Kind == wire.KindError {
-			msg = messageClass(m.ErrMsg, m.ErrData)
+		kind = uint8(sc.kind)
+		if sc.hasCode {
+			code = sc.code
 		}
-		if j.pr != nil && j.pr.check != nil && m.Kind != wire.KindInvalid && m.Kind != wire.KindBatch {
+		if sc.kind == wire.KindError {
+			msg = messageClass(sc.errMsg, sc.errData)
+		}
+		if j.pr != nil && j.pr.check != nil && sc.kind != wire.KindInvalid && sc.kind != wire.KindBatch {
+			var m wire.Message
+			wire.Scan(reply, &m)
 			if extra := j.pr.check(&m) &^ j.mask; extra != 0 {
 				if rules == 0 {
 					note = "the profile's rules: " + m.Problems.String()
@@ -276,7 +447,12 @@ func (j *judgement) add(rules check.Set, note string, reply []byte, status uint1
 			}
 		}
 	}
-	j.v.tuples = append(j.v.tuples, tuple{status: status, kind: kind, bucket: j.bucket, code: int32(max(min(code, 1<<31-1), -1<<31)), rules: rules, msg: msg})
+	t := tuple{status: status, kind: kind, bucket: j.bucket, code: int32(max(min(code, 1<<31-1), -1<<31)), rules: rules, msg: msg}
+	if n := len(j.v.tuples); n == 0 || j.v.tuples[n-1] != t {
+		// (A repeat adds nothing to the set the tuples go to: a flood's
+		// thousand frames need not make a thousand tuples.)
+		j.v.tuples = append(j.v.tuples, t)
+	}
 	if rules == 0 {
 		return
 	}
@@ -292,7 +468,7 @@ func (j *judgement) add(rules check.Set, note string, reply []byte, status uint1
 
 // crash records an end of the exchange that is a crash; shape says how.
 func (j *judgement) crash(shape, note string, evidence []byte, status uint16) {
-	j.add(check.Set(0).Add(check.Crash), note, nil, status)
+	j.add(check.Set(0).Add(check.Crash), note, nil, nil, status)
 	if j.v.rule == check.Crash {
 		j.v.shape, j.v.reply, j.v.code = shape, evidence, 0
 	}
@@ -301,7 +477,8 @@ func (j *judgement) crash(shape, note string, evidence []byte, status uint16) {
 // judgeOutcome applies the oracles to the exchange of case c, with the
 // profile's rules (pr may be nil: plain JSON-RPC).
 func judgeOutcome(c mutate.Case, infos []frameInfo, o *outcome, pr *profileRules) verdict {
-	j := newJudgement(o, pr)
+	jv := newJudgement(o, pr)
+	j := &jv
 	if pr != nil && pr.check != nil && fractionalIDs(c.Frames) {
 		// MCP wants integer ids; a server echoing the input's 1.0 back
 		// answers what it was asked.
@@ -316,7 +493,7 @@ func judgeOutcome(c mutate.Case, infos []frameInfo, o *outcome, pr *profileRules
 		judgeStream(j, c, infos, o)
 	}
 	if len(j.v.tuples) == 0 {
-		j.add(0, "", nil, uint16(o.end))
+		j.add(0, "", nil, nil, uint16(o.end))
 	}
 	return j.v
 }
@@ -328,41 +505,43 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 	if died, shape, note, ev := streamCrash(o, infos, len(o.replies)); died {
 		j.crash(shape, note, ev, status)
 	}
-	p := &pairs{frames: c.Frames, infos: infos, replies: o.replies, seen: map[[2]int]pairVerdict{}}
+	scans := o.replyScans()
+	p := &pairs{frames: c.Frames, infos: infos, replies: o.replies, scans: scans}
 	assigned := matchReplies(p)
 	for i, f := range c.Frames {
 		reps := assigned[i]
 		var rules check.Set
 		var note string
 		var rep []byte
+		var sc *replyScan
 		if len(reps) > 0 {
-			rep = o.replies[reps[0]]
+			rep, sc = o.replies[reps[0]], &scans[reps[0]]
 			v := p.judge(i, reps[0])
 			rules, note = v.rules, v.note
 		} else if infos[i].needs && !(o.lifecycle && o.end != endNone && o.end != endTimeout) {
 			// (An input that ended the session, as LSP's exit does, is owed
 			// nothing after that.)
-			rules, note = check.JudgeFuzzReply(f, infos[i].class, nil, false)
+			rules, note = p.memo.judge(f, infos[i].class, nil, false)
 			if o.end != endTimeout {
 				// Silence is a hang only once the timeout has passed; an
 				// exchange that ended sooner ended by a crash (judged above).
 				rules &^= check.Set(0).Add(check.Hang)
 			}
 		}
-		j.add(rules, note, rep, status)
+		j.add(rules, note, rep, sc, status)
 		for _, extra := range reps[min(1, len(reps)):] {
 			r := check.Set(0).Add(check.DuplicateReply)
 			if infos[i].class == check.Notification {
 				r = check.Set(0).Add(check.ReplyToNotification)
 			}
-			j.add(r, "a second reply to the same frame", o.replies[extra], status)
+			j.add(r, "a second reply to the same frame", o.replies[extra], &scans[extra], status)
 		}
 	}
 	for _, extra := range assigned[len(c.Frames)] {
-		j.add(check.Set(0).Add(check.UnknownID), "a reply that answers no frame of the input", o.replies[extra], status)
+		j.add(check.Set(0).Add(check.UnknownID), "a reply that answers no frame of the input", o.replies[extra], &scans[extra], status)
 	}
 	if o.tooLarge > 0 {
-		j.add(check.Set(0).Add(check.FrameTooLarge), "a reply longer than the reply limit was skipped", nil, status)
+		j.add(check.Set(0).Add(check.FrameTooLarge), "a reply longer than the reply limit was skipped", nil, nil, status)
 	}
 }
 
@@ -411,8 +590,9 @@ type pairs struct {
 	frames  [][]byte
 	infos   []frameInfo
 	replies [][]byte
-	kinds   []wire.Kind // of each reply, scanned once
+	scans   []replyScan // of each reply
 	seen    map[[2]int]pairVerdict
+	memo    judgeMemo
 }
 
 type pairVerdict struct {
@@ -429,9 +609,15 @@ func (p *pairs) judge(i, j int) pairVerdict {
 	if p.infos[i].asBatch && p.kind(j) == wire.KindBatch {
 		class = check.Batch
 	}
-	rules, note := check.JudgeFuzzReply(p.frames[i], class, p.replies[j], true)
+	rules, note := p.memo.judge(p.frames[i], class, p.replies[j], true)
 	v := pairVerdict{rules, note}
-	p.seen[k] = v
+	if len(p.frames) > 1 {
+		// (One frame's pairs are judged once each: no matching asks.)
+		if p.seen == nil {
+			p.seen = map[[2]int]pairVerdict{}
+		}
+		p.seen[k] = v
+	}
 	return v
 }
 
@@ -445,18 +631,15 @@ func (p *pairs) fits(i, j int) bool {
 	return p.judge(i, j).rules == 0
 }
 
-// kind is reply j's kind, scanned once.
-func (p *pairs) kind(j int) wire.Kind {
-	if p.kinds == nil {
-		p.kinds = make([]wire.Kind, len(p.replies))
-		var m wire.Message
-		for x, r := range p.replies {
-			wire.Scan(r, &m)
-			p.kinds[x] = m.Kind
-		}
+// scan is reply j's scan.
+func (p *pairs) scan(j int) *replyScan {
+	if len(p.scans) != len(p.replies) {
+		p.scans = scanAll(p.scans[:0], p.replies)
 	}
-	return p.kinds[j]
+	return &p.scans[j]
 }
+
+func (p *pairs) kind(j int) wire.Kind { return p.scan(j).kind }
 
 // matchReplies assigns stream replies to frames: assigned[i] holds the
 // indices of frame i's replies, assigned[len(frames)] those of replies that
@@ -483,11 +666,9 @@ func matchReplies(p *pairs) [][]int {
 		assigned[i] = assigned[i][:0]
 	}
 	ids := make([][]byte, m)
-	var msg wire.Message
-	for j, r := range p.replies {
-		wire.Scan(r, &msg)
-		if msg.IDKind == wire.IDNumber || msg.IDKind == wire.IDString {
-			ids[j] = msg.ID
+	for j := range p.replies {
+		if sc := p.scan(j); sc.idKind == wire.IDNumber || sc.idKind == wire.IDString {
+			ids[j] = sc.id
 		}
 	}
 	frameOf := match(p, ids)
@@ -657,7 +838,8 @@ func judgeWire(j *judgement, o *outcome) {
 		if m.Kind == wire.KindBatch {
 			rules = 0 // an array answers the batch the broken framing delimited
 		}
-		j.add(rules, "a reply to input with broken framing is not a valid response", r, status)
+		sc := scanOf(&m)
+		j.add(rules, "a reply to input with broken framing is not a valid response", r, &sc, status)
 	}
 }
 
@@ -676,7 +858,7 @@ func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 		if i == o.endFrame && o.end != endNone {
 			switch o.end {
 			case endTimeout:
-				j.add(check.Set(0).Add(check.Hang), "no HTTP response within the timeout", nil, status)
+				j.add(check.Set(0).Add(check.Hang), "no HTTP response within the timeout", nil, nil, status)
 				continue
 			case endInterrupted:
 				continue
@@ -696,22 +878,28 @@ func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 			}
 		}
 		if o.httpStatus[i] >= 400 && !looksLikeJSON(body) {
-			j.add(0, "", nil, status) // refused at the HTTP level; nothing for the JSON-RPC oracles
+			j.add(0, "", nil, nil, status) // refused at the HTTP level; nothing for the JSON-RPC oracles
 			continue
 		}
-		rules, note := check.JudgeFuzzReply(c.Frames[i], infos[i].class, body, body != nil)
+		rules, note := j.memo.judge(c.Frames[i], infos[i].class, body, body != nil)
 		rules &^= check.Set(0).Add(check.Hang) // the response came: silence is an empty body, not a hang
 		if body == nil && infos[i].needs && infos[i].readable {
 			rules = rules.Add(check.NoResultOrError)
 			note = "an empty HTTP response to a request with an id"
 		}
-		j.add(rules, note, body, status)
-		for _, extra := range reps[min(1, len(reps)):] {
-			j.add(check.Set(0).Add(check.DuplicateReply), "a second message in the same HTTP response", extra, status)
+		var scans []replyScan
+		var sc *replyScan
+		if len(reps) > 0 {
+			scans = o.frameScans(i)
+			sc = &scans[0]
+		}
+		j.add(rules, note, body, sc, status)
+		for x, extra := range reps[min(1, len(reps)):] {
+			j.add(check.Set(0).Add(check.DuplicateReply), "a second message in the same HTTP response", extra, &scans[x+1], status)
 		}
 	}
 	if o.tooLarge > 0 {
-		j.add(check.Set(0).Add(check.FrameTooLarge), "a response body longer than the reply limit", nil, uint16(o.end))
+		j.add(check.Set(0).Add(check.FrameTooLarge), "a response body longer than the reply limit", nil, nil, uint16(o.end))
 	}
 }
 
@@ -768,16 +956,24 @@ func exitKind(status string) string {
 // first 48 bytes, so "invalid character '}' at offset 12" and "invalid
 // character ']' at offset 3" are one class and "no method" another.
 func messageClass(msg, data []byte) uint32 {
-	h := fnv.New32a()
-	for _, part := range [][]byte{msg, data} {
+	// FNV-1a, as hash/fnv's New32a computes it, without its allocation;
+	// the buffers are the stack's unless a message is long.
+	const offset32, prime32 = 2166136261, 16777619
+	h := uint32(offset32)
+	var textBuf [256]byte
+	var classBuf [64]byte
+	for _, part := range [2][]byte{msg, data} {
 		if len(part) < 2 || part[0] != '"' {
 			continue
 		}
-		text, ok := wire.Unquote(nil, part)
-		if !ok {
-			continue
+		text := part[1 : len(part)-1]
+		if part[len(part)-1] != '"' || !plainText(text) {
+			var ok bool
+			if text, ok = wire.Unquote(textBuf[:0], part); !ok {
+				continue
+			}
 		}
-		var b []byte
+		b := classBuf[:0]
 		quote := byte(0)
 		for _, c := range text {
 			switch {
@@ -803,10 +999,24 @@ func messageClass(msg, data []byte) uint32 {
 				break
 			}
 		}
-		h.Write(b)
-		h.Write([]byte{0})
+		for _, c := range b {
+			h = (h ^ uint32(c)) * prime32
+		}
+		h *= prime32 // the 0 byte after each part: h^0 is h
 	}
-	return h.Sum32()
+	return h
+}
+
+// plainText reports whether the contents of a JSON string are printable
+// ASCII without quotes or escapes: then they are the text as they stand,
+// and the string needs no decoding.
+func plainText(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // fractionalIDs reports whether a frame (or a batch element) has an id

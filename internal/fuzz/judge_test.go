@@ -225,7 +225,8 @@ func TestWaitFor(t *testing.T) {
 			infos, _ := inspect(frames(tc.frames...), nil)
 			w := newWaitFor(infos)
 			for i, r := range tc.replies {
-				w.answer([]byte(r))
+				sc := scanReply([]byte(r))
+				w.answer(&sc)
 				if got := w.done(i + 1); got != tc.done[i] {
 					t.Errorf("after reply %d: done %v, want %v", i+1, got, tc.done[i])
 				}

@@ -40,6 +40,17 @@ func newProfileRules(d *dialer) *profileRules {
 	return pr
 }
 
+// isLifecycle reports whether method (a raw JSON string, quotes included)
+// names a method that starts or ends a session.
+func (pr *profileRules) isLifecycle(method []byte) bool {
+	if len(pr.lifecycle) == 0 {
+		return false
+	}
+	var buf [64]byte
+	name, ok := wire.Unquote(buf[:0], method)
+	return ok && pr.lifecycle[string(name)]
+}
+
 // cancels returns the ids an MCP notifications/cancelled frame names.
 func (pr *profileRules) cancels(frames [][]byte) [][]byte {
 	if pr == nil || !pr.cancelOmits {
