@@ -177,6 +177,13 @@ func (c RequestClass) String() string {
 func ClassifyRequest(frame []byte) RequestClass {
 	var m wire.Message
 	wire.Scan(frame, &m)
+	return ClassifyScanned(&m)
+}
+
+// ClassifyScanned is ClassifyRequest of a frame already scanned into m, for
+// callers that read more off the same scan (the black-box engine scans each
+// input frame once).
+func ClassifyScanned(m *wire.Message) RequestClass {
 	return classifyMessage(m.Kind, m.Problems, m.BatchLen, true)
 }
 

@@ -91,27 +91,7 @@ func inspect(c mutate.Case, pr *profileRules) (infos []frameInfo, lifecycle bool
 
 // classify is check.ClassifyRequest of a frame already scanned into m: the
 // engine scans each input frame once and reads everything off that scan.
-// TestClassifyMatchesCheck holds it to check.ClassifyRequest.
-func classify(m *wire.Message) check.RequestClass {
-	switch {
-	case m.Problems.Has(wire.ProblemInvalidJSON):
-		return check.ParseError
-	case m.Kind == wire.KindBatch:
-		if m.BatchLen == 0 {
-			return check.EmptyBatch
-		}
-		return check.Batch
-	case m.Kind != wire.KindRequest && m.Kind != wire.KindNotification:
-		return check.InvalidRequest
-	case m.Problems&(wire.ProblemBadVersion|wire.ProblemBadID|wire.ProblemBadMethod) != 0:
-		return check.InvalidRequest
-	case m.Problems.Has(wire.ProblemBadParams):
-		return check.InvalidParams
-	case m.Kind == wire.KindNotification:
-		return check.Notification
-	}
-	return check.Call
-}
+func classify(m *wire.Message) check.RequestClass { return check.ClassifyScanned(m) }
 
 func readableID(c check.RequestClass, m *wire.Message) bool {
 	return c != check.ParseError && (m.IDKind == wire.IDNumber || m.IDKind == wire.IDString)
