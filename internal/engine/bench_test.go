@@ -23,6 +23,7 @@ import (
 type requestPath struct {
 	r     *run
 	tb    *pending.Table
+	o     outgoing
 	j     judge
 	wrec  *stats.Recorder
 	cc    connCounters
@@ -75,7 +76,7 @@ func (p *requestPath) once(now int64) {
 	p.seq++
 	t := tick{seq: p.seq, intended: now, call: p.r.pick(p.seq)}
 	p.r.inflight.Add(int64(p.r.calls[t.call].weight))
-	p.buf, p.ids, _ = p.r.encodeTick(p.tb, p.wrec, &p.cc, p.g, p.buf, p.ids[:0], t)
+	p.buf, p.ids, _ = p.r.encodeTick(&p.o, p.tb, p.wrec, &p.cc, p.g, p.buf, p.ids[:0], t)
 	var m wire.Message
 	wire.Scan(p.buf, &m)
 	p.reply = append(p.reply[:0], `{"jsonrpc":"2.0","id":`...)
@@ -120,6 +121,43 @@ func testRequestPathAllocatesNothing(t *testing.T, p *requestPath) {
 }
 
 func BenchmarkRequestPath(b *testing.B) { benchRequestPath(b, newRequestPath()) }
+
+// BenchmarkRequestPathBatch64 is the request path as a stream writer and
+// reader run it: 64 ticks encoded, stamped with one clock read and
+// registered at once, then their 64 replies judged with the time of the
+// one read that brought them and settled together. ns/op is per request.
+func BenchmarkRequestPathBatch64(b *testing.B) {
+	p := newRequestPath()
+	p.j.hold = true
+	const n = 64
+	replies := make([][]byte, n)
+	var m wire.Message
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if i%n != 0 {
+			continue
+		}
+		p.o.begin(p.tb, n)
+		for k := range replies {
+			p.seq++
+			t := tick{seq: p.seq, intended: int64(i), call: p.r.pick(p.seq)}
+			p.r.inflight.Add(1)
+			p.buf = p.r.prepare(&p.o, nil, p.wrec, &p.cc, p.g, p.buf, t)
+			wire.Scan(p.buf, &m)
+			replies[k] = append(replies[k][:0], `{"jsonrpc":"2.0","id":`...)
+			replies[k] = append(replies[k], m.ID...)
+			replies[k] = append(replies[k], `,"result":`...)
+			replies[k] = append(replies[k], m.Params...)
+			replies[k] = append(replies[k], '}')
+		}
+		now := p.r.now()
+		p.r.commit(&p.o, p.wrec, p.g, nil, now)
+		for _, reply := range replies {
+			p.j.frame(p.tb, reply, now+1000)
+		}
+		p.j.settle() // the reader settles before it waits for the next read
+	}
+}
 
 // BenchmarkRequestPathMCP is the request path with the MCP rules (modern
 // era) judging every reply.
@@ -259,7 +297,7 @@ func BenchmarkGenerateEthereumMix(b *testing.B) {
 	for b.Loop() {
 		p.seq++
 		t := tick{seq: p.seq, call: p.r.pick(p.seq)}
-		p.buf, p.ids, _ = p.r.encodeTick(p.tb, p.wrec, &p.cc, p.g, p.buf, p.ids[:0], t)
+		p.buf, p.ids, _ = p.r.encodeTick(&p.o, p.tb, p.wrec, &p.cc, p.g, p.buf, p.ids[:0], t)
 		for _, id := range p.ids {
 			p.tb.Forget(id)
 		}

@@ -97,7 +97,7 @@ func newExchangeRun(cfg *Config) *run {
 	for i, c := range cfg.Calls {
 		names[i] = c.Name
 	}
-	r := &run{cfg: cfg, agg: stats.NewAggregator(names), tables: map[*pending.Table]canceller{},
+	r := &run{cfg: cfg, agg: stats.NewAggregator(names), tables: map[*pending.Table]tableOwner{},
 		children: map[transport.ChildStream]struct{}{}, prof: cfg.Profile, unmatched: uint16(len(names)), pickPCG: rand.NewPCG(0, 0)}
 	r.pickRand = rand.New(r.pickPCG)
 	now := time.Now()

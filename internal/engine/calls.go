@@ -154,6 +154,7 @@ func (r *run) prepareCalls() error {
 		s.Call = c
 		s.method = wire.AppendString(nil, c.Method)
 		s.class = uint8(slices.Index(timeouts, c.Timeout))
+		r.timeouts[s.class] = int64(c.Timeout)
 		s.weight = max(c.Batch, 1)
 		switch p := c.Params.(type) {
 		case nil:
@@ -187,13 +188,17 @@ const (
 	paramsStream = 0xc2b2ae3d27d4eb4f
 )
 
-// pick returns the call for sequence number seq.
-func (r *run) pick(seq uint64) uint16 {
+// pick returns the call for sequence number seq (the dispatcher's).
+func (r *run) pick(seq uint64) uint16 { return r.pickWith(r.pickPCG, r.pickRand, seq) }
+
+// pickWith is pick with the caller's own random stream: the writers that
+// make their own ticks (closed loop over streams) pick in parallel.
+func (r *run) pickWith(pcg *rand.PCG, rnd *rand.Rand, seq uint64) uint16 {
 	if len(r.calls) == 1 {
 		return 0
 	}
-	r.pickPCG.Seed(r.cfg.Seed^pickStream, seq)
-	x := r.pickRand.Float64() * r.cumWeight[len(r.cumWeight)-1]
+	pcg.Seed(r.cfg.Seed^pickStream, seq)
+	x := rnd.Float64() * r.cumWeight[len(r.cumWeight)-1]
 	i, _ := slices.BinarySearch(r.cumWeight, x)
 	return uint16(min(i, len(r.calls)-1))
 }
@@ -213,6 +218,9 @@ type paramGen struct {
 	pcg *rand.PCG
 	rnd *rand.Rand
 	buf []byte
+	// pickPCG and pickRnd pick the calls of the ticks a writer makes itself.
+	pickPCG *rand.PCG
+	pickRnd *rand.Rand
 	// lastSent is when this writer last took a call for the wire (run
 	// clock); read once the writer has returned.
 	lastSent int64
@@ -222,8 +230,8 @@ type paramGen struct {
 // sending phase can end at the last message written, not at the last reply
 // an HTTP worker waited for.
 func (r *run) newParamGen() *paramGen {
-	p := rand.NewPCG(0, 0)
-	g := &paramGen{pcg: p, rnd: rand.New(p), buf: make([]byte, 0, 256)}
+	p, q := rand.NewPCG(0, 0), rand.NewPCG(0, 0)
+	g := &paramGen{pcg: p, rnd: rand.New(p), buf: make([]byte, 0, 256), pickPCG: q, pickRnd: rand.New(q)}
 	r.gensMu.Lock()
 	r.gens = append(r.gens, g)
 	r.gensMu.Unlock()

@@ -311,7 +311,7 @@ func (s *diffSide) conn(i int) (*streamConn, error) {
 	if sc.child != nil {
 		r.childGone(sc.child)
 	}
-	fresh, err := s.stream.dial(context.Background())
+	fresh, err := s.stream.dial(context.Background(), i)
 	if err != nil {
 		return nil, fmt.Errorf("connecting again: %w", err)
 	}

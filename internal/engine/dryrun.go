@@ -40,12 +40,13 @@ func DryRun(cfg Config, n int, w io.Writer) error {
 	rec := r.agg.NewRecorder()
 	g := r.newParamGen()
 	var cc connCounters
+	var o outgoing
 	var msg []byte
 	var ids []uint64
 	for k := uint64(1); k <= uint64(n) && !stopped; k++ {
 		seq := cfg.Shard.seq(k)
 		t := tick{seq: seq, call: r.pick(seq)}
-		msg, ids, _ = r.encodeTick(tb, rec, &cc, g, msg, ids[:0], t)
+		msg, ids, _ = r.encodeTick(&o, tb, rec, &cc, g, msg, ids[:0], t)
 		if len(msg) == 0 {
 			continue
 		}

@@ -137,11 +137,19 @@ func (p *poster) post(body, reply []byte) ([]byte, error) {
 		deadline = time.Now().Add(p.d.r.cfg.InterruptDrain)
 	}
 	reply, _, err := p.conn.Post(body, reply, deadline)
-	var se *transport.StatusError
-	if (err != nil && !errors.As(err, &se)) || !p.conn.Reusable() {
+	if (err != nil && !isStatusError(err)) || !p.conn.Reusable() {
 		p.close()
 	}
 	return reply, err
+}
+
+// isStatusError reports whether err is an HTTP error status, after which
+// the connection is still usable. It is a function of its own because the
+// target errors.As fills escapes to the heap: declared in post, it was
+// allocated on every POST; here, only for a POST that failed.
+func isStatusError(err error) bool {
+	var se *transport.StatusError
+	return errors.As(err, &se)
 }
 
 func (p *poster) close() {
@@ -175,9 +183,10 @@ func (d *httpDriver) work() {
 	p := &poster{d: d}
 	defer p.close()
 	post := p.post
+	var o outgoing
 	for t := range r.ticks {
 		var expectReply bool
-		body, ids, expectReply = r.encodeTick(tb, rec, &counters, g, body, ids[:0], t)
+		body, ids, expectReply = r.encodeTick(&o, tb, rec, &counters, g, body, ids[:0], t)
 		if len(body) == 0 {
 			continue
 		}

@@ -36,14 +36,16 @@ func (r *run) sweepAll(rec *stats.Recorder, buf []pending.Entry) []pending.Entry
 	now := r.now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for tb, c := range r.tables {
+	for tb, o := range r.tables {
 		buf = tb.Sweep(now, buf[:0])
 		for i := range buf {
 			rec.Record(stats.Sample{Kind: stats.Timeout, Method: buf[i].Method})
-			r.done()
 		}
-		if c != nil && len(buf) > 0 && !r.stopping.Load() {
-			c.cancel(buf)
+		if len(buf) > 0 {
+			r.release(o.pool, len(buf), now)
+		}
+		if o.c != nil && len(buf) > 0 && !r.stopping.Load() {
+			o.c.cancel(buf)
 		}
 	}
 	return buf
@@ -56,11 +58,14 @@ func (r *run) finalSweep() {
 	buf := r.sweepAll(rec, nil)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for tb := range r.tables {
+	now := r.now()
+	for tb, o := range r.tables {
 		buf = tb.Leak(buf[:0])
 		for i := range buf {
 			rec.Record(stats.Sample{Kind: stats.Leaked, Method: buf[i].Method})
-			r.done()
+		}
+		if len(buf) > 0 {
+			r.release(o.pool, len(buf), now)
 		}
 	}
 }

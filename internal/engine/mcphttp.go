@@ -299,9 +299,10 @@ func (d *mcpHTTPDriver) work(w int) {
 	ids := make([]uint64, 0, 1)
 	g := r.newParamGen()
 	each := func(m []byte) { j.frame(tb, m, r.now()) }
+	var o outgoing
 	for t := range r.ticks {
 		var expectReply bool
-		body, ids, expectReply = r.encodeTick(tb, rec, &counters, g, body, ids[:0], t)
+		body, ids, expectReply = r.encodeTick(&o, tb, rec, &counters, g, body, ids[:0], t)
 		if len(body) == 0 {
 			continue
 		}

@@ -38,6 +38,57 @@ type judge struct {
 	// messagesOffered counts error messages this judge offered per code;
 	// past stats.MaxMessagesPerCode it stops offering, as with samples.
 	messagesOffered map[int64]int
+	// pool is the connection slot's closed-loop credits, which answered
+	// requests go back to (nil: the run's tokens, if any).
+	pool *credits
+	// With hold set (a stream reader whose stream tells when its next Recv
+	// would wait), answered requests are settled in groups: their samples
+	// recorded and their in-flight slots released together, at most
+	// settleEvery at a time and always before the reader waits, since a
+	// release may be what lets the writer send the requests the server's
+	// next replies answer. Every reply of a group came in the same read, so
+	// they share one release time.
+	hold    bool
+	owed    int
+	owedAt  int64
+	samples []stats.Sample
+}
+
+// settleEvery bounds how many answered requests a judge holds before it
+// settles them, so a writer on another core gets its credits back soon.
+const settleEvery = 64
+
+// answered records the sample of an answered request and releases its
+// in-flight slot at time now, at once or, with hold, with its group.
+func (j *judge) answered(s stats.Sample, now int64) {
+	if !j.hold {
+		j.rec.Record(s)
+		j.r.release(j.pool, 1, now)
+		return
+	}
+	if j.owed > 0 && now != j.owedAt {
+		j.settle()
+	}
+	if j.samples == nil {
+		j.samples = make([]stats.Sample, 0, settleEvery)
+	}
+	j.samples = append(j.samples, s)
+	j.owed++
+	j.owedAt = now
+	if j.owed == settleEvery {
+		j.settle()
+	}
+}
+
+// settle records and releases the answered requests the judge holds.
+func (j *judge) settle() {
+	if j.owed == 0 {
+		return
+	}
+	j.rec.RecordAll(j.samples)
+	j.samples = j.samples[:0]
+	j.r.release(j.pool, j.owed, j.owedAt)
+	j.owed = 0
 }
 
 // peer is the profile layer's side of a connection, as the judge needs it.
@@ -79,6 +130,7 @@ func (j *judge) countServerMethod(raw []byte) {
 
 // finish hands what the judge counted locally to the run's aggregator.
 func (j *judge) finish() {
+	j.settle()
 	if len(j.serverMethods) > 0 {
 		j.r.agg.AddServerMethods(j.serverMethods)
 	}
@@ -179,8 +231,7 @@ func (j *judge) one(tb *pending.Table, frame []byte, now int64, b *batchReply) {
 			case m.Kind != wire.KindResult:
 				kind = stats.InvalidReply
 			}
-			j.rec.Record(stats.Sample{Kind: kind, Method: method, A: now - e.Intended, B: now - e.Sent, Code: code})
-			j.r.done()
+			j.answered(stats.Sample{Kind: kind, Method: method, A: now - e.Intended, B: now - e.Sent, Code: code}, now)
 			if kind == stats.RPCError {
 				j.offerErrorMessage(code, m.ErrMsg)
 			}

@@ -31,18 +31,27 @@ type run struct {
 	// before the schedule starts, and the clock is reset under them then,
 	// so the offset is atomic. epoch is the same zero as a time.Time, for
 	// the dispatcher (the only goroutine that reads it).
-	base     time.Time
-	offset   atomic.Int64
-	epoch    time.Time
-	agg      *stats.Aggregator
-	ticks    chan tick
-	tokens   chan struct{} // closed loop: one token per request allowed in flight
-	rates    *schedule     // open loop: the schedule, for the target rate of each interval
-	retire   atomic.Int64  // closed-loop stages: tokens to take out of the pool as they come back
-	pool     int           // closed loop: tokens made at the start
+	base   time.Time
+	offset atomic.Int64
+	epoch  time.Time
+	agg    *stats.Aggregator
+	ticks  chan tick
+	tokens chan struct{} // closed loop over HTTP: one token per request allowed in flight
+	rates  *schedule     // open loop: the schedule, for the target rate of each interval
+	retire atomic.Int64  // closed-loop stages over HTTP: tokens to take out of the pool as they come back
+	pool   int           // closed loop: tokens (or credits) made at the start
+	limit  int           // closed loop: the most ever in flight (concurrency, capped by --max-inflight)
+	// Closed loop over streams: each connection slot's writer makes its own
+	// ticks from its part of the credits (credits.go), so there is no
+	// dispatcher; closedK numbers their ticks across writers, and sendDone
+	// tells them that sending has ended.
+	pools    []*credits
+	closedK  atomic.Uint64
+	sendDone <-chan struct{}
 	inflight atomic.Int64
 	maxSeen  atomic.Int64
-	calls    []callState // the mix, ready to send
+	calls    []callState               // the mix, ready to send
+	timeouts [pending.MaxClasses]int64 // by timeout class of the pending tables
 	// unmatched is the stats method index of replies that matched no
 	// request: the one after the calls.
 	unmatched uint16
@@ -61,7 +70,7 @@ type run struct {
 	gens       []*paramGen // every writer's
 
 	mu     sync.Mutex // guards tables
-	tables map[*pending.Table]canceller
+	tables map[*pending.Table]tableOwner
 
 	prof  profile.Profile
 	era   profile.Era // mcp: EraAuto until the first connection detected it
@@ -87,6 +96,12 @@ type run struct {
 // now is the run clock: monotonic nanoseconds since the run began.
 func (r *run) now() int64 { return int64(time.Since(r.base)) - r.offset.Load() }
 
+// wallClock is the time.Time of run-clock time now, without reading the
+// clock again.
+func (r *run) wallClock(now int64) time.Time {
+	return r.base.Add(time.Duration(now + r.offset.Load()))
+}
+
 // resetClock makes now the zero of the run clock.
 func (r *run) resetClock() {
 	t := time.Now()
@@ -94,13 +109,25 @@ func (r *run) resetClock() {
 	r.epoch = t
 }
 
-// done releases one in-flight slot (and, in closed loop, one token).
-func (r *run) done() {
-	r.inflight.Add(-1)
+// done releases one in-flight slot (and, in closed loop over HTTP, one token).
+func (r *run) done() { r.release(nil, 1, 0) }
+
+// release ends n elements in flight at time at (run clock): the in-flight
+// count drops first, then the closed loop gets them back, as credits of
+// pool (a stream slot's, which records at as when they came back) or as
+// tokens of the dispatcher (pool nil).
+func (r *run) release(pool *credits, n int, at int64) {
+	r.inflight.Add(-int64(n))
+	if pool != nil {
+		pool.give(n, at)
+		return
+	}
 	if r.tokens != nil {
-		select {
-		case r.tokens <- struct{}{}:
-		default:
+		for range n {
+			select {
+			case r.tokens <- struct{}{}:
+			default:
+			}
 		}
 	}
 }
@@ -108,8 +135,21 @@ func (r *run) done() {
 // canceller tells a server that requests timed out (nil: no way to).
 type canceller interface{ cancel([]pending.Entry) }
 
-func (r *run) addTable(t *pending.Table, c canceller) { r.mu.Lock(); r.tables[t] = c; r.mu.Unlock() }
-func (r *run) removeTable(t *pending.Table)           { r.mu.Lock(); delete(r.tables, t); r.mu.Unlock() }
+// tableOwner is what the sweeper needs to know of a table's connection: how
+// to cancel on it, and the credits its ended requests go back to (nil: the
+// run's tokens).
+type tableOwner struct {
+	c    canceller
+	pool *credits
+}
+
+func (r *run) addTable(t *pending.Table, c canceller, pool *credits) {
+	r.mu.Lock()
+	r.tables[t] = tableOwner{c, pool}
+	r.mu.Unlock()
+}
+
+func (r *run) removeTable(t *pending.Table) { r.mu.Lock(); delete(r.tables, t); r.mu.Unlock() }
 
 // noteTransportError keeps a few distinct transport error messages for the report.
 func (r *run) noteTransportError(err error) {
@@ -159,7 +199,7 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	r := &run{
 		cfg:       &cfg,
 		agg:       stats.NewAggregator(names),
-		tables:    map[*pending.Table]canceller{},
+		tables:    map[*pending.Table]tableOwner{},
 		children:  map[transport.ChildStream]struct{}{},
 		prof:      cfg.Profile,
 		unmatched: uint16(len(cfg.Calls)),
@@ -167,16 +207,23 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	}
 	r.pickRand = rand.New(r.pickPCG)
 	r.era = r.prof.Era()
-	r.ticks = make(chan tick, min(cfg.MaxInFlight, 1<<16))
-	if cfg.Rate == 0 && !cfg.stagedOpen {
+	closed := cfg.Rate == 0 && !cfg.stagedOpen
+	if !closed || !cfg.Target.IsStream() {
+		r.ticks = make(chan tick, min(cfg.MaxInFlight, 1<<16))
+	} else {
+		r.ticks = make(chan tick) // stream writers in closed loop make their own ticks
+	}
+	if closed {
 		n := min(cfg.Concurrency, cfg.MaxInFlight)
-		r.tokens = make(chan struct{}, n)
-		r.pool = n
+		r.limit, r.pool = n, n
 		if cfg.stagedClosed {
 			r.pool = min(cfg.StartConcurrency, n) // the stages ramp from here
 		}
-		for range r.pool {
-			r.tokens <- struct{}{}
+		if !cfg.Target.IsStream() {
+			r.tokens = make(chan struct{}, n)
+			for range r.pool {
+				r.tokens <- struct{}{}
+			}
 		}
 	}
 	var d driver
@@ -216,6 +263,11 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	// The schedule starts once connections are up, so connecting does not
 	// count as lag.
 	r.resetClock()
+	sendCtx, endSending := context.WithCancel(ctx)
+	r.endSending = endSending
+	closedCtx, cancelClosed := context.WithTimeout(sendCtx, cfg.Duration)
+	defer cancelClosed()
+	r.sendDone = closedCtx.Done()
 	served := make(chan struct{})
 	go func() { d.serve(); close(served) }()
 	sweepDone := make(chan struct{})
@@ -230,16 +282,13 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	tickerDone := make(chan struct{})
 	go func() { r.intervals(tickerStop); close(tickerDone) }()
 
-	sendCtx, endSending := context.WithCancel(ctx)
-	r.endSending = endSending
 	if sched != nil {
 		// The schedule itself ends the open loop: every tick intended
 		// before the duration is sent or dropped, however late.
 		r.dispatchOpen(sendCtx, sched, r.agg.NewRecorder())
 	} else {
-		closedCtx, cancel := context.WithTimeout(sendCtx, cfg.Duration)
 		r.dispatchClosed(closedCtx)
-		cancel()
+		cancelClosed()
 	}
 	endSending()
 	if ctx.Err() != nil {
@@ -373,11 +422,15 @@ func (r *run) waitUntil(ctx context.Context, timer *time.Timer, intended int64) 
 	return ctx.Err() == nil
 }
 
-// admit counts w more elements in flight and tracks the maximum. Only the
-// dispatcher calls it, so a plain compare-and-store suffices for the max.
+// admit counts w more elements in flight and tracks the maximum. The
+// dispatcher and, in closed loop over streams, every writer call it.
 func (r *run) admit(w int64) {
-	if n := r.inflight.Add(w); n > r.maxSeen.Load() {
-		r.maxSeen.Store(n)
+	n := r.inflight.Add(w)
+	for {
+		m := r.maxSeen.Load()
+		if n <= m || r.maxSeen.CompareAndSwap(m, n) {
+			return
+		}
 	}
 }
 
@@ -385,8 +438,16 @@ func (r *run) admit(w int64) {
 // a token back, and each token (or, for a batch, one per element) becomes a
 // tick whose intended time is the moment the last token came back. With
 // stages, a controller adds tokens or retires returned ones to follow the
-// target.
+// target. Over streams the writers make the ticks from their credits, and
+// this only moves the credits with the stages until sending ends.
 func (r *run) dispatchClosed(ctx context.Context) {
+	if r.pools != nil {
+		if r.cfg.stagedClosed {
+			r.followStagesCredits(ctx)
+		}
+		<-ctx.Done()
+		return
+	}
 	if r.cfg.stagedClosed {
 		go r.followStages(ctx)
 	}
@@ -446,6 +507,33 @@ func (r *run) followStages(ctx context.Context) {
 			r.retire.Add(int64(pool - target))
 			pool = target
 		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// followStagesCredits moves the stream slots' credits to the stages' target
+// concurrency, split over the slots as at the start.
+func (r *run) followStagesCredits(ctx context.Context) {
+	t := time.NewTicker(stageTick)
+	defer t.Stop()
+	weight := r.maxWeight()
+	held := shares(r.pool, len(r.pools), weight)
+	for {
+		now := r.now()
+		target := shares(min(concurrencyAt(r.cfg, time.Duration(now)), r.limit), len(r.pools), weight)
+		for i, p := range r.pools {
+			switch {
+			case target[i] > held[i]:
+				p.grant(target[i]-held[i], now)
+			case target[i] < held[i]:
+				p.revoke(held[i] - target[i])
+			}
+		}
+		held = target
 		select {
 		case <-ctx.Done():
 			return

@@ -29,6 +29,10 @@ type streamDriver struct {
 	r       *run
 	slots   []*streamConn
 	started bool // start has returned: dials come from writers now
+	// peak is the most requests each slot's table can hold at once in
+	// closed loop (its part of the credits at the top concurrency), to size
+	// its table once; 0 in open loop, where tables grow as they need.
+	peak []int
 }
 
 // streamConn is one connection's lifetime. A connection that breaks is
@@ -36,6 +40,7 @@ type streamDriver struct {
 // has a tick to send.
 type streamConn struct {
 	st         transport.Stream
+	pool       *credits              // the slot's closed-loop credits; nil in open loop
 	child      transport.ChildStream // set when the stream is a child process
 	lost       bool                  // the reader saw it end (and reported it); read after readerDone
 	tb         *pending.Table
@@ -48,19 +53,24 @@ type streamConn struct {
 	readerDone chan struct{}
 }
 
-func (d *streamDriver) dial(ctx context.Context) (*streamConn, error) {
+// dial connects slot i.
+func (d *streamDriver) dial(ctx context.Context, i int) (*streamConn, error) {
 	st, err := transport.DialStream(ctx, d.r.cfg.Target, d.r.streamOptions())
 	if err != nil {
 		return nil, err
 	}
 	sc := &streamConn{st: st, tb: pending.NewAt(d.r.cfg.MaxInFlight, d.r.cfg.Shard.idBase()), readerDone: make(chan struct{})}
+	if d.r.pools != nil {
+		sc.pool = d.r.pools[i]
+		sc.tb.Grow(d.peak[i])
+	}
 	if c, ok := st.(transport.ChildStream); ok {
 		sc.child = c
 		d.r.addChild(c)
 	}
 	d.r.connsOpened.Add(1)
 	sc.sess = newSession(d.r, st, &sc.wmu, sc.readerDone)
-	d.r.addTable(sc.tb, sc.sess)
+	d.r.addTable(sc.tb, sc.sess, sc.pool)
 	// The reader starts now: the handshake's replies come through it, and
 	// so do the requests a server makes of its client while it starts up.
 	go d.read(sc)
@@ -101,8 +111,22 @@ func (d *streamDriver) abandon(sc *streamConn) {
 }
 
 func (d *streamDriver) start(ctx context.Context) error {
-	for range d.r.cfg.Conns {
-		sc, err := d.dial(ctx)
+	if r := d.r; r.limit > 0 {
+		// Closed loop: each slot gets its part of the credits, which came
+		// back at the start of the schedule (the run clock's zero).
+		weight := 1
+		for _, c := range r.cfg.Calls {
+			weight = max(weight, c.Batch)
+		}
+		start := shares(r.pool, r.cfg.Conns, weight)
+		d.peak = shares(r.limit, r.cfg.Conns, weight)
+		r.pools = make([]*credits, r.cfg.Conns)
+		for i := range r.pools {
+			r.pools[i] = newCredits(start[i], d.peak[i], 0)
+		}
+	}
+	for i := range d.r.cfg.Conns {
+		sc, err := d.dial(ctx, i)
 		if err != nil {
 			for _, sc := range d.slots {
 				sc.st.Close()
@@ -158,85 +182,265 @@ func (d *streamDriver) close() {
 	wg.Wait()
 }
 
-// write is the writer of slot i: it takes ticks, registers and encodes them,
-// and writes them, several frames per write when ticks are waiting.
+// streamWriter is the writer of one connection slot: it takes ticks (from
+// the dispatcher in open loop, or makes them from the slot's credits in
+// closed loop), registers and encodes them, and writes each batch in one
+// write, redialling the slot's connection when it broke.
+type streamWriter struct {
+	d            *streamDriver
+	i            int
+	rec          *stats.Recorder
+	g            *paramGen
+	msg          []byte
+	out          outgoing
+	batch        []tick
+	nextDial     time.Time
+	deadline     time.Time // the write deadline last set
+	deadlineFrom int64     // run-clock time it was computed at
+	// Closed loop: the credits taken and not yet used (their return times;
+	// the next tick needs more of them than there were), the next tick if
+	// it is waiting for credits, and this writer's block of tick numbers.
+	pool        *credits
+	times       []int64
+	next        tick
+	hasNext     bool
+	kNext, kEnd uint64
+}
+
+// write is the writer of slot i.
 func (d *streamDriver) write(i int) {
 	r := d.r
-	rec := r.agg.NewRecorder()
-	g := r.newParamGen()
-	msg := make([]byte, 0, 1024)
-	ids := make([]uint64, 0, writeCoalesce)
-	var nextDial time.Time
-	for t := range r.ticks {
-		sc := d.slots[i]
-		if sc.broken.Load() {
-			<-sc.readerDone
-			if sc.child != nil && !r.cfg.Restart {
-				d.fail(rec, nil) // the child is gone and --restart was not given
-				continue
-			}
-			if time.Now().Before(nextDial) {
-				d.fail(rec, errors.New("connection lost and not yet re-established"))
-				continue
-			}
-			fresh, err := d.dial(context.Background())
-			if err != nil {
-				nextDial = time.Now().Add(redialBackoff)
-				r.noteTransportError(err)
-				d.fail(rec, nil)
-				continue
-			}
-			d.slots[i], sc = fresh, fresh
+	w := &streamWriter{d: d, i: i, rec: r.agg.NewRecorder(), g: r.newParamGen(), msg: make([]byte, 0, 1024), batch: make([]tick, 0, writeCoalesce)}
+	if r.pools != nil {
+		w.pool = r.pools[i]
+		w.times = make([]int64, 0, writeCoalesce)
+	}
+	for {
+		var ok bool
+		if w.pool != nil {
+			ok = w.fromCredits()
+		} else {
+			ok = w.fromTicks()
 		}
-		ids = ids[:0]
-		sc.wmu.Lock()
-		msg, ids = d.send(sc, rec, g, msg, ids, t)
-	gather:
-		for n := 1; n < writeCoalesce; n++ {
-			select {
-			case t, ok := <-r.ticks:
-				if !ok {
-					break gather
-				}
-				msg, ids = d.send(sc, rec, g, msg, ids, t)
-			default:
-				break gather
-			}
+		if !ok {
+			return
 		}
-		err := sc.st.Flush(time.Now().Add(r.cfg.Timeout))
-		sc.wmu.Unlock()
-		if err != nil {
-			if !r.stopping.Load() {
-				r.noteTransportError(err)
-			}
-			sc.broken.Store(true)
-			sc.st.Close()
-			for _, id := range ids {
-				if e, ok := sc.tb.Forget(id); ok {
-					rec.Record(stats.Sample{Kind: stats.TransportError, Method: e.Method})
-					r.done()
-				}
-			}
+		if sc := w.conn(); sc != nil {
+			w.send(sc)
 		}
 	}
 }
 
-// fail records a tick that could not be sent at all.
-func (d *streamDriver) fail(rec *stats.Recorder, err error) {
+// fromTicks gathers the next batch from the dispatcher: one tick, waiting
+// for it, and up to writeCoalesce in all of those already waiting. It
+// returns false once the ticks channel is closed and empty.
+func (w *streamWriter) fromTicks() bool {
+	ticks := w.d.r.ticks
+	t, ok := <-ticks
+	if !ok {
+		return false
+	}
+	w.batch = append(w.batch[:0], t)
+	for len(w.batch) < writeCoalesce {
+		select {
+		case t, ok := <-ticks:
+			if !ok {
+				return true
+			}
+			w.batch = append(w.batch, t)
+		default:
+			return true
+		}
+	}
+	return true
+}
+
+// fromCredits makes the next batch from the slot's credits: as many ticks
+// as the credits in hand pay for (up to writeCoalesce), waiting for credits
+// when there are none. A tick's intended time is when the last of its
+// credits came back. It returns false when sending has ended.
+func (w *streamWriter) fromCredits() bool {
+	r := w.d.r
+	w.batch = w.batch[:0]
+	for {
+		select {
+		case <-r.sendDone:
+			return false
+		default:
+		}
+		need := writeCoalesce
+		if w.hasNext {
+			need = max(need, r.calls[w.next.call].weight)
+		}
+		if need > len(w.times) {
+			w.times = w.pool.take(w.times, need-len(w.times))
+		}
+		used, admitted := 0, 0
+		for len(w.batch) < writeCoalesce {
+			if !w.hasNext {
+				w.next, w.hasNext = w.nextTick(), true
+			}
+			n := r.calls[w.next.call].weight
+			if len(w.times)-used < n {
+				break
+			}
+			intended := w.times[used]
+			for _, at := range w.times[used+1 : used+n] {
+				intended = max(intended, at)
+			}
+			used += n
+			admitted += n
+			w.next.intended = intended
+			w.batch = append(w.batch, w.next)
+			w.hasNext = false
+		}
+		w.times = w.times[:copy(w.times, w.times[used:])]
+		if len(w.batch) > 0 {
+			r.admit(int64(admitted))
+			return true
+		}
+		select {
+		case <-w.pool.wake:
+		case <-r.sendDone:
+			return false
+		}
+	}
+}
+
+// nextTick numbers and picks the next tick this writer makes. Tick numbers
+// are taken from the run's count in blocks (the credits in hand), so the
+// writers rarely touch the shared counter; the call and its params depend
+// on the number alone, whichever writer sends it.
+func (w *streamWriter) nextTick() tick {
+	r := w.d.r
+	if w.kNext == w.kEnd {
+		n := uint64(max(1, len(w.times)))
+		w.kEnd = r.closedK.Add(n) + 1
+		w.kNext = w.kEnd - n
+	}
+	k := w.kNext
+	w.kNext++
+	seq := r.cfg.Shard.seq(k)
+	return tick{seq: seq, call: r.pickWith(w.g.pickPCG, w.g.pickRnd, seq)}
+}
+
+// conn returns the slot's connection, dialling a new one if it broke. When
+// there is none to use it fails the batch and returns nil.
+func (w *streamWriter) conn() *streamConn {
+	d, r := w.d, w.d.r
+	sc := d.slots[w.i]
+	if !sc.broken.Load() {
+		return sc
+	}
+	<-sc.readerDone
+	var err error
+	switch {
+	case sc.child != nil && !r.cfg.Restart:
+		// The child is gone and --restart was not given.
+	case time.Now().Before(w.nextDial):
+		err = errors.New("connection lost and not yet re-established")
+	default:
+		fresh, derr := d.dial(context.Background(), w.i)
+		if derr == nil {
+			d.slots[w.i] = fresh
+			return fresh
+		}
+		w.nextDial = time.Now().Add(redialBackoff)
+		r.noteTransportError(derr)
+	}
 	if err != nil {
-		d.r.noteTransportError(err)
+		r.noteTransportError(err)
 	}
-	rec.Record(stats.Sample{Kind: stats.TransportError, Method: d.r.unmatched})
-	d.r.done()
+	w.fail(w.batch)
+	return nil
 }
 
-// send registers and encodes tick t and queues its message on the stream.
-func (d *streamDriver) send(sc *streamConn, rec *stats.Recorder, g *paramGen, msg []byte, ids []uint64, t tick) ([]byte, []uint64) {
-	msg, ids, _ = d.r.encodeTickOn(sc.tb, &sc.reuse, rec, &sc.counters, g, msg, ids, t)
-	if len(msg) > 0 {
-		sc.st.Send(msg)
+// fail counts ticks that could not be sent at all as transport errors and
+// releases what they held in flight.
+func (w *streamWriter) fail(ticks []tick) {
+	r := w.d.r
+	n := 0
+	for _, t := range ticks {
+		w.rec.Record(stats.Sample{Kind: stats.TransportError, Method: r.unmatched})
+		n += r.calls[t.call].weight
 	}
-	return msg, ids
+	r.release(w.pool, n, r.now())
+}
+
+// maxStaged bounds the elements of one write, so the table slots a writer
+// reserves for it stay few even for big batches.
+const maxStaged = 4096
+
+// send writes the batch on sc, in as few writes as maxStaged allows; if a
+// write fails, the ticks after it fail too.
+func (w *streamWriter) send(sc *streamConn) {
+	for ticks := w.batch; len(ticks) > 0; {
+		var ok bool
+		if ticks, ok = w.writeSome(sc, ticks); !ok {
+			w.fail(ticks)
+			return
+		}
+	}
+}
+
+// writeSome registers, encodes and writes the first of ticks on sc in one
+// write, and returns the rest: one clock read for the send time of all its
+// frames, read once they are encoded, right before their entries are
+// registered and the write that sends them. It reports false if the write
+// failed (the connection is broken).
+func (w *streamWriter) writeSome(sc *streamConn, ticks []tick) ([]tick, bool) {
+	r := w.d.r
+	// The write takes ticks up to maxStaged elements (at least one tick).
+	n, elems := 0, 0
+	for n < len(ticks) && (n == 0 || elems+r.calls[ticks[n].call].weight <= maxStaged) {
+		elems += r.calls[ticks[n].call].weight
+		n++
+	}
+	sc.wmu.Lock()
+	w.out.begin(sc.tb, elems)
+	for _, t := range ticks[:n] {
+		w.msg = r.prepare(&w.out, &sc.reuse, w.rec, &sc.counters, w.g, w.msg, t)
+		if len(w.msg) > 0 {
+			sc.st.Send(w.msg)
+		}
+	}
+	now := r.now()
+	r.commit(&w.out, w.rec, w.g, sc.pool, now)
+	err := sc.st.Flush(w.writeDeadline(now))
+	sc.wmu.Unlock()
+	if err == nil {
+		return ticks[n:], true
+	}
+	if !r.stopping.Load() {
+		r.noteTransportError(err)
+	}
+	sc.broken.Store(true)
+	sc.st.Close()
+	first, n := w.out.ids()
+	ended := 0
+	for id := first; id < first+uint64(n); id++ {
+		if e, ok := sc.tb.Forget(id); ok {
+			w.rec.Record(stats.Sample{Kind: stats.TransportError, Method: e.Method})
+			ended++
+		}
+	}
+	if ended > 0 {
+		r.release(sc.pool, ended, now)
+	}
+	return ticks[n:], false
+}
+
+// writeDeadline is the deadline for a write that starts at now (run clock):
+// --timeout from now. Setting a deadline costs a clock read and a timer
+// update in the runtime, so one computed less than 1/64 of the timeout ago
+// is used again: a write always gets at least 63/64 of --timeout.
+func (w *streamWriter) writeDeadline(now int64) time.Time {
+	timeout := int64(w.d.r.cfg.Timeout)
+	if w.deadline.IsZero() || now-w.deadlineFrom > timeout/64 {
+		w.deadline = w.d.r.wallClock(now).Add(time.Duration(timeout))
+		w.deadlineFrom = now
+	}
+	return w.deadline
 }
 
 // read is the reader of one connection: it judges every frame until the
@@ -245,14 +449,31 @@ func (d *streamDriver) send(sc *streamConn, rec *stats.Recorder, g *paramGen, ms
 func (d *streamDriver) read(sc *streamConn) {
 	r := d.r
 	defer close(sc.readerDone)
-	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &sc.counters, peer: sc.sess, era: &sc.sess.era, reuse: &sc.reuse}
+	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &sc.counters, peer: sc.sess, era: &sc.sess.era, reuse: &sc.reuse, pool: sc.pool}
 	defer j.finish()
 	defer r.settleProbes(&sc.reuse)
+	// A stream that counts its reads lets the clock be read once per read
+	// rather than per frame: every frame a read completed arrived when that
+	// read returned, which is when the first of them is handed out.
+	rc, _ := sc.st.(transport.ReadCounter)
+	// A stream that tells when Recv would wait lets the judge settle the
+	// requests answered in one read together (see judge.hold).
+	bf, _ := sc.st.(transport.Buffering)
+	j.hold = bf != nil
+	var reads uint64
+	var now int64
 	var err error
 	for {
+		if j.hold && j.owed > 0 && !bf.Buffered() {
+			j.settle()
+		}
 		var frame []byte
 		frame, err = sc.st.Recv()
-		now := r.now()
+		if rc == nil {
+			now = r.now()
+		} else if n := rc.Reads(); n != reads {
+			reads, now = n, r.now()
+		}
 		if errors.Is(err, transport.ErrFrameTooLarge) {
 			j.violations(check.Set(0).Add(check.FrameTooLarge), r.unmatched, nil)
 			continue
@@ -278,8 +499,11 @@ func (d *streamDriver) read(sc *streamConn) {
 		r.childGone(sc.child)
 	}
 	r.removeTable(sc.tb)
-	for _, e := range sc.tb.Leak(nil) {
+	lost := sc.tb.Leak(nil)
+	for _, e := range lost {
 		j.rec.Record(stats.Sample{Kind: stats.TransportError, Method: e.Method})
-		r.done()
+	}
+	if len(lost) > 0 {
+		r.release(sc.pool, len(lost), r.now())
 	}
 }

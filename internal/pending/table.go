@@ -39,16 +39,18 @@ const MaxClasses = 8
 // Entry is what the table remembers about one request in flight.
 // Times are nanoseconds on the run's clock.
 type Entry struct {
-	ID          uint64
-	Format      wire.IDFormat
-	Class       uint8 // timeout class; all entries of one class share a timeout
-	Method      uint16
-	Intended    int64 // when the schedule wanted the request sent
-	Sent        int64 // when the writer took it for the wire
-	Deadline    int64 // when it times out
+	ID     uint64
+	Format wire.IDFormat
+	Class  uint8 // timeout class; all entries of one class share a timeout
+	Method uint16
+	// BatchLen sits here, in what would otherwise be padding after Method:
+	// the entry is 56 bytes and a slot 64, one cache line.
+	BatchLen    uint32 // requests in its batch (ids Batch .. Batch+BatchLen-1)
+	Intended    int64  // when the schedule wanted the request sent
+	Sent        int64  // when the writer took it for the wire
+	Deadline    int64  // when it times out
 	Fingerprint uint64
 	Batch       uint64 // id of the first request of its batch; 0 = sent alone
-	BatchLen    uint32 // requests in its batch (ids Batch .. Batch+BatchLen-1)
 }
 
 type slot struct {
@@ -89,13 +91,107 @@ func NewAt(capacity int, first uint64) *Table {
 	return t
 }
 
+// grow makes room for n entries in all. It allocates exactly n slots and a
+// free list of exactly n (append would round both up, and a table that is
+// grown once to a known peak should hold no more than that).
 func (t *Table) grow(n int) {
 	old := len(t.slots)
-	t.slots = append(t.slots, make([]slot, n-old)...)
-	for i := n - 1; i >= old; i-- {
-		t.free = append(t.free, int32(i))
+	if n <= old {
+		return
 	}
+	slots := make([]slot, n)
+	copy(slots, t.slots)
+	t.slots = slots
+	free := make([]int32, len(t.free), n)
+	copy(free, t.free)
+	for i := n - 1; i >= old; i-- {
+		free = append(free, int32(i))
+	}
+	t.free = free
 	t.index.rebuild(2*n, t.slots)
+}
+
+// Grow makes room for n entries at once (at most the capacity), so a table
+// whose peak is known in advance (a closed-loop connection holds at most its
+// share of the concurrency) is allocated once at that size instead of
+// doubling past it.
+func (t *Table) Grow(n int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.grow(min(n, t.capacity))
+}
+
+// Stage is the entries of one write, registered together. Open reserves free
+// slots for them; the writer fills each in place (Entry), with no lock,
+// since no one else looks at a reserved slot; Commit stamps their send time
+// and registers them all under one lock. Ids follow from the table's
+// counter, so a writer that is its table's only adder knows them before it
+// registers them and can encode its requests first. The zero value is ready
+// for Open and can be reused.
+type Stage struct {
+	t     *Table
+	first uint64  // id of the first entry
+	slots []int32 // reserved slots; the first n are filled
+	n     int
+}
+
+// Open starts a stage of at most limit entries (fewer if the table has
+// less room) and returns the id its first entry will have. The caller must
+// be the table's only adder until Commit.
+func (t *Table) Open(st *Stage, limit int) (first uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	used := len(t.slots) - len(t.free)
+	k := max(0, min(limit, t.capacity-used))
+	if k > len(t.free) {
+		t.grow(min(max(2*len(t.slots), used+k), t.capacity))
+	}
+	st.t, st.first, st.n = t, t.next, 0
+	st.slots = append(st.slots[:0], t.free[len(t.free)-k:]...)
+	t.free = t.free[:len(t.free)-k]
+	return t.next
+}
+
+// Room returns how many more entries the stage can take.
+func (st *Stage) Room() int { return len(st.slots) - st.n }
+
+// Len returns how many entries the stage holds; their ids are First() on.
+func (st *Stage) Len() int { return st.n }
+
+// First returns the id of the stage's first entry.
+func (st *Stage) First() uint64 { return st.first }
+
+// Entry returns the next entry of the stage to fill, its ID set and every
+// other field zero; nil when the stage is full. It stays the caller's until
+// Commit; Sent and Deadline are Commit's to set.
+func (st *Stage) Entry() *Entry {
+	if st.n == len(st.slots) {
+		return nil
+	}
+	sl := &st.t.slots[st.slots[st.n]]
+	sl.Entry = Entry{ID: st.first + uint64(st.n)}
+	st.n++
+	return &sl.Entry
+}
+
+// Commit registers the stage's entries, sent at time sent, each with the
+// deadline sent + timeouts[its class], and gives back the slots it did not
+// use. First and Len still describe the entries until the stage is opened
+// again.
+func (t *Table) Commit(st *Stage, sent int64, timeouts *[MaxClasses]int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, s := range st.slots[:st.n] {
+		sl := &t.slots[s]
+		sl.Class %= MaxClasses
+		sl.Sent, sl.Deadline = sent, sent+timeouts[sl.Class]
+		sl.prev, sl.next = -1, -1
+		t.link(s)
+		t.index.put(sl.ID, s)
+	}
+	t.next += uint64(st.n)
+	t.free = append(t.free, st.slots[st.n:]...)
+	st.slots = st.slots[:st.n]
 }
 
 // Add registers e under a fresh id, which it returns; e.ID is ignored.

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+	"unsafe"
 
 	"github.com/rpcload/rpcload/internal/wire"
 )
@@ -294,6 +295,149 @@ func TestOldestSent(t *testing.T) {
 		got, ok := tb.OldestSent()
 		if got != step.want || ok != step.ok {
 			t.Errorf("after resolving %d: oldest %d %v, want %d %v", step.resolve, got, ok, step.want, step.ok)
+		}
+	}
+}
+
+// TestStage: a writer opens a stage, fills entries in place with the ids the
+// table will hand out, and commits them at once with their send time; the
+// stage never takes more than the room, gives back what it did not use, and
+// its entries are invisible until the commit.
+func TestStage(t *testing.T) {
+	timeouts := [MaxClasses]int64{100, 500}
+	tests := []struct {
+		name      string
+		capacity  int
+		before    int // entries added one by one first
+		limit     int // Open's limit
+		fill      []Entry
+		wantRoom  int
+		wantFirst uint64
+	}{
+		{"fills in order", 8, 1, 4, []Entry{{Method: 1}, {Method: 2, Class: 1, Batch: 3, BatchLen: 2}, {Method: 2, Class: 1, Batch: 3, BatchLen: 2}}, 4, 2},
+		{"nothing used", 8, 2, 3, nil, 3, 3},
+		{"limited by the room", 4, 3, 5, []Entry{{Method: 7}}, 1, 4},
+		{"full table", 2, 2, 1, nil, 0, 3},
+		{"grows to fit", 1000, 64, 100, []Entry{{}, {}}, 100, 65},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tb := New(tc.capacity)
+			for range tc.before {
+				tb.Add(Entry{})
+			}
+			var st Stage
+			if first := tb.Open(&st, tc.limit); first != tc.wantFirst || st.Room() != tc.wantRoom {
+				t.Fatalf("Open = first %d, room %d; want %d, %d", first, st.Room(), tc.wantFirst, tc.wantRoom)
+			}
+			for i, want := range tc.fill {
+				e := st.Entry()
+				if e == nil || e.ID != tc.wantFirst+uint64(i) {
+					t.Fatalf("entry %d = %+v, want id %d", i, e, tc.wantFirst+uint64(i))
+				}
+				e.Method, e.Class, e.Batch, e.BatchLen = want.Method, want.Class, want.Batch, want.BatchLen
+				if tb.Pending(e.ID) {
+					t.Fatalf("id %d pending before the commit", e.ID)
+				}
+			}
+			if st.Room() == 0 && st.Entry() != nil {
+				t.Fatal("a full stage handed out another entry")
+			}
+			tb.Commit(&st, 1000, &timeouts)
+			if st.First() != tc.wantFirst || st.Len() != len(tc.fill) {
+				t.Fatalf("after Commit: first %d, len %d; want %d, %d", st.First(), st.Len(), tc.wantFirst, len(tc.fill))
+			}
+			if tb.Len() != tc.before+len(tc.fill) {
+				t.Fatalf("len %d, want %d: unused slots must go back", tb.Len(), tc.before+len(tc.fill))
+			}
+			for i, want := range tc.fill {
+				id := tc.wantFirst + uint64(i)
+				e, v, _ := tb.Resolve([]byte(strconv.FormatUint(id, 10)))
+				if v != Answered || e.ID != id || e.Method != want.Method || e.Batch != want.Batch || e.BatchLen != want.BatchLen ||
+					e.Sent != 1000 || e.Deadline != 1000+timeouts[want.Class] {
+					t.Fatalf("resolve %d = %+v %v, want %+v sent at 1000, answered", id, e, v, want)
+				}
+			}
+			if id, err := tb.Add(Entry{}); err == nil && id != tc.wantFirst+uint64(len(tc.fill)) {
+				t.Fatalf("next Add got id %d, want %d", id, tc.wantFirst+uint64(len(tc.fill)))
+			}
+		})
+	}
+}
+
+// TestStageTimesOut: committed entries time out by their class's deadline.
+func TestStageTimesOut(t *testing.T) {
+	tb := New(8)
+	var st Stage
+	tb.Open(&st, 2)
+	st.Entry().Class = 0
+	st.Entry().Class = 1
+	tb.Commit(&st, 50, &[MaxClasses]int64{10, 100})
+	for _, step := range []struct {
+		at   int64
+		want int
+	}{{59, 0}, {60, 1}, {149, 0}, {150, 1}} {
+		if got := tb.Sweep(step.at, nil); len(got) != step.want {
+			t.Errorf("Sweep(%d) removed %d, want %d", step.at, len(got), step.want)
+		}
+	}
+}
+
+// TestGrow: a table grown to its known peak holds exactly that many slots
+// and an index twice its size (rounded up to a power of two), never more
+// than the capacity, and keeps working past it.
+func TestGrow(t *testing.T) {
+	tests := []struct{ capacity, reserve, wantSlots, wantBuckets int }{
+		{100000, 25000, 25000, 65536},
+		{100000, 10, 64, 128}, // below the first size: nothing changes
+		{300, 1000, 300, 1024},
+	}
+	for _, tc := range tests {
+		tb := New(tc.capacity)
+		tb.Grow(tc.reserve)
+		if len(tb.slots) != tc.wantSlots || cap(tb.slots) != tc.wantSlots || cap(tb.free) != tc.wantSlots || len(tb.index.keys) != tc.wantBuckets {
+			t.Errorf("New(%d).Grow(%d): %d slots (cap %d), free cap %d, %d buckets; want %d slots, %d buckets",
+				tc.capacity, tc.reserve, len(tb.slots), cap(tb.slots), cap(tb.free), len(tb.index.keys), tc.wantSlots, tc.wantBuckets)
+		}
+		for i := range tc.wantSlots + 1 {
+			if _, err := tb.Add(Entry{}); err != nil && i < tc.capacity {
+				t.Fatalf("add %d: %v", i, err)
+			}
+		}
+	}
+}
+
+// TestSlotSize pins the memory of one pending request: a slot is one cache
+// line (BatchLen fills the padding after Method).
+func TestSlotSize(t *testing.T) {
+	if s := unsafe.Sizeof(slot{}); s != 64 {
+		t.Fatalf("slot is %d bytes, want 64", s)
+	}
+}
+
+// BenchmarkStageResolve registers 64 entries at a time through a Stage (a
+// stream writer's write) and resolves them; ns/op is per entry.
+func BenchmarkStageResolve(b *testing.B) {
+	tb := New(4096)
+	for i := 0; i < 1000; i++ { // 1000 in flight, as in BenchmarkAddResolve
+		tb.Add(Entry{})
+	}
+	timeouts := [MaxClasses]int64{1e9}
+	var st Stage
+	id := make([]byte, 0, 24)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if i%64 != 0 {
+			continue
+		}
+		first := tb.Open(&st, 64)
+		for range 64 {
+			st.Entry().Method = 1
+		}
+		tb.Commit(&st, int64(i), &timeouts)
+		for k := range 64 {
+			id = strconv.AppendUint(id[:0], first+uint64(k)-1000, 10)
+			tb.Resolve(id)
 		}
 	}
 }

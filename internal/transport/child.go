@@ -304,6 +304,12 @@ func (s *childStream) Flush(deadline time.Time) error {
 	return fmt.Errorf("transport: writing to child stdin: %w", err)
 }
 
+// Reads counts the reads from the child's stdout that returned data.
+func (s *childStream) Reads() uint64 { return s.Stream.(ReadCounter).Reads() }
+
+// Buffered reports whether a whole message from the child is buffered.
+func (s *childStream) Buffered() bool { return s.Stream.(Buffering).Buffered() }
+
 func (s *childStream) Recv() ([]byte, error) {
 	msg, err := s.Stream.Recv()
 	if err == nil || err == ErrFrameTooLarge {

@@ -29,6 +29,21 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 	return &LineReader{r: r, buf: make([]byte, min(64<<10, max+1)), max: max}
 }
 
+// Buffered reports whether Next will return a frame without reading: a
+// complete line that is neither blank nor too long nor being skipped is
+// buffered. It may report false when Next would not read after all, never
+// true when Next would read.
+func (l *LineReader) Buffered() bool {
+	if l.skipping {
+		return false
+	}
+	i := bytes.IndexByte(l.buf[l.start:l.end], '\n')
+	if i < 0 || i > l.max {
+		return false
+	}
+	return len(bytes.TrimSpace(l.buf[l.start:l.start+i])) > 0
+}
+
 // Next returns the next frame, without its newline (and without a carriage
 // return before it). Empty lines are skipped. The frame is valid until the
 // next call. At the end of the stream it returns io.EOF, or

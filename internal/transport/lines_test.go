@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -243,5 +244,50 @@ func BenchmarkLineReader(b *testing.B) {
 		if _, err := l.Next(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestLineReaderBuffered: Buffered is true only when Next will hand out a
+// frame without reading, whatever the input and however it is chunked;
+// with the input in one read it sees each buffered frame.
+func TestLineReaderBuffered(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []bool // Buffered before each Next, the input read whole
+	}{
+		{"frames", "a\nb\n", []bool{false, true, false}},
+		{"no newline at the end", "a\nb", []bool{false, false}},
+		{"blank line before a frame", "a\n \r\nb\n", []bool{false, false, false}},
+		{"carriage returns", "a\r\nb\r\n", []bool{false, true, false}},
+		{"too long", "a\n" + strings.Repeat("x", 100) + "\nb\nc\n", nil}, // the property only
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, chunked := range []bool{false, true} {
+				var r io.Reader = strings.NewReader(tc.in)
+				if chunked {
+					r = iotest.OneByteReader(r)
+				}
+				cr := &countingReader{r: r}
+				l := NewLineReader(cr, 64)
+				var got []bool
+				for range 100 {
+					b := l.Buffered()
+					got = append(got, b)
+					before := cr.n
+					_, err := l.Next()
+					if b && cr.n != before {
+						t.Fatalf("chunked=%v: Buffered said true, then Next read", chunked)
+					}
+					if err != nil && err != ErrFrameTooLarge {
+						break
+					}
+				}
+				if !chunked && tc.want != nil && fmt.Sprint(got) != fmt.Sprint(tc.want) {
+					t.Errorf("Buffered before each Next: %v, want %v", got, tc.want)
+				}
+			}
+		})
 	}
 }

@@ -26,6 +26,39 @@ type Stream interface {
 	Close() error
 }
 
+// ReadCounter is implemented by streams that count the reads from their
+// connection that returned data. Every message Recv hands out between two
+// changes of the count was complete when the last read returned, so a
+// receiver can take the time once per read instead of once per message.
+// Reads is called by the receiving goroutine only.
+type ReadCounter interface {
+	Reads() uint64
+}
+
+// Buffering is implemented by streams that can tell whether their next
+// Recv will return a message without reading from the connection (so
+// without waiting). A receiver can put off work it must do before it waits
+// until then. Buffered is called by the receiving goroutine only; it may
+// report false when Recv would not wait after all, never true when it would.
+type Buffering interface {
+	Buffered() bool
+}
+
+// countingReader counts the reads of r that returned data. Only the
+// receiving goroutine reads, so the count needs no synchronisation.
+type countingReader struct {
+	r io.Reader
+	n uint64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.n++
+	}
+	return n, err
+}
+
 // StreamOptions configure DialStream.
 type StreamOptions struct {
 	MaxFrame int
@@ -70,7 +103,9 @@ type byteStream struct {
 	rw      io.ReadWriteCloser
 	framing Framing
 	wbuf    []byte
-	werr    error // a failed write may have left part of a frame: every later Flush fails
+	werr    error     // a failed write may have left part of a frame: every later Flush fails
+	wdl     time.Time // the write deadline last set: setting the same again is skipped
+	in      *countingReader
 	lines   *LineReader
 	cl      *CLReader
 }
@@ -78,14 +113,21 @@ type byteStream struct {
 // NewByteStream frames messages over rw with newline or Content-Length
 // framing. If rw has SetWriteDeadline, Flush honours its deadline.
 func NewByteStream(rw io.ReadWriteCloser, f Framing, maxFrame int) Stream {
-	s := &byteStream{rw: rw, framing: f, wbuf: make([]byte, 0, 64<<10)}
+	s := &byteStream{rw: rw, framing: f, wbuf: make([]byte, 0, 64<<10), in: &countingReader{r: rw}}
 	if f == ContentLength {
-		s.cl = NewCLReader(rw, maxFrame)
+		s.cl = NewCLReader(s.in, maxFrame)
 	} else {
-		s.lines = NewLineReader(rw, maxFrame)
+		s.lines = NewLineReader(s.in, maxFrame)
 	}
 	return s
 }
+
+// Reads counts the reads from the connection that returned data.
+func (s *byteStream) Reads() uint64 { return s.in.n }
+
+// Buffered reports whether a whole message is buffered (newline framing
+// only; with Content-Length framing it reports false).
+func (s *byteStream) Buffered() bool { return s.lines != nil && s.lines.Buffered() }
 
 func (s *byteStream) Send(msg []byte) error {
 	if s.framing == ContentLength {
@@ -105,11 +147,14 @@ func (s *byteStream) Flush(deadline time.Time) error {
 	if len(s.wbuf) == 0 {
 		return nil
 	}
-	if d, ok := s.rw.(deadliner); ok {
+	// Setting a deadline costs a clock read and a runtime timer update; a
+	// sender that writes often passes the same deadline for a while.
+	if d, ok := s.rw.(deadliner); ok && !deadline.Equal(s.wdl) {
 		if err := d.SetWriteDeadline(deadline); err != nil {
 			s.werr = err
 			return err
 		}
+		s.wdl = deadline
 	}
 	_, err := s.rw.Write(s.wbuf)
 	s.wbuf = s.wbuf[:0]

@@ -281,3 +281,36 @@ func benchmarkByteStream(b *testing.B, f Framing) {
 
 func BenchmarkByteStreamNewline(b *testing.B) { benchmarkByteStream(b, Newline) }
 func BenchmarkByteStreamCL(b *testing.B)      { benchmarkByteStream(b, ContentLength) }
+
+// TestByteStreamReads: Reads counts the reads that brought data, not the
+// messages: two frames that came in one read share a count, and a frame
+// that took two reads is handed out after both.
+func TestByteStreamReads(t *testing.T) {
+	for _, f := range []Framing{Newline, ContentLength} {
+		t.Run(f.String(), func(t *testing.T) {
+			client, peer := net.Pipe()
+			defer peer.Close()
+			s := NewByteStream(client, f, 1024)
+			defer s.Close()
+			last := framed(f, "c")
+			writes := []string{framed(f, "a", "b"), last[:len(last)-1], last[len(last)-1:]}
+			go func() { // net.Pipe: each Write is one Read of the stream's big buffer
+				for _, w := range writes {
+					if _, err := peer.Write([]byte(w)); err != nil {
+						return
+					}
+				}
+			}()
+			rc := s.(ReadCounter)
+			for i, want := range []struct {
+				msg   string
+				reads uint64
+			}{{"a", 1}, {"b", 1}, {"c", 3}} {
+				got, err := s.Recv()
+				if err != nil || string(got) != want.msg || rc.Reads() != want.reads {
+					t.Fatalf("message %d: %q, %v after %d reads; want %q after %d", i, got, err, rc.Reads(), want.msg, want.reads)
+				}
+			}
+		})
+	}
+}

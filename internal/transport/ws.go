@@ -150,7 +150,20 @@ type wsNetConn struct {
 	net.Conn
 	mu  sync.Mutex
 	wdl time.Time // guarded by mu: gorilla's write deadline, applied by Write
+	set time.Time // guarded by mu: the deadline last set on the connection
 	err error     // guarded by mu: a write stopped inside a frame; no more writes
+	// reads counts the reads that returned data. Gorilla reads only from
+	// the goroutine that calls Recv (after the handshake, which the dialling
+	// goroutine finished before the stream was handed over).
+	reads uint64
+}
+
+func (c *wsNetConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.reads++
+	}
+	return n, err
 }
 
 // SetWriteDeadline records gorilla's deadline for its own next Write, so it
@@ -178,7 +191,12 @@ func (c *wsNetConn) writeLocked(p []byte, deadline time.Time) (int, error) {
 	if c.err != nil {
 		return 0, c.err
 	}
-	c.Conn.SetWriteDeadline(deadline)
+	// Setting a deadline costs a clock read and a runtime timer update; a
+	// sender that writes often passes the same deadline for a while.
+	if !deadline.Equal(c.set) {
+		c.Conn.SetWriteDeadline(deadline)
+		c.set = deadline
+	}
 	n, err := c.Conn.Write(p)
 	if err != nil && n > 0 {
 		c.err = fmt.Errorf("a write stopped inside a frame: %w", err)
@@ -201,8 +219,12 @@ type wsStream struct {
 	scratch [512]byte
 
 	peerClosed atomic.Bool // the server sent a close frame and gorilla answered it
-	closeOnce  sync.Once
-	closeErr   error
+	// closing is set by Close before its close frame goes out: the server's
+	// answering close frame can reach Recv before the connection is closed,
+	// and a caller that closed the stream must see net.ErrClosed either way.
+	closing   atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Send queues msg as one masked text frame (RFC 6455 5.2, 5.3).
@@ -262,6 +284,9 @@ func (s *wsStream) Flush(deadline time.Time) error {
 	return nil
 }
 
+// Reads counts the reads from the connection that returned data.
+func (s *wsStream) Reads() uint64 { return s.nc.reads }
+
 // Recv returns the next text or binary message. A message longer than max is
 // read and dropped, never held, and reported as ErrFrameTooLarge.
 func (s *wsStream) Recv() ([]byte, error) {
@@ -269,6 +294,10 @@ func (s *wsStream) Recv() ([]byte, error) {
 		return nil, s.rerr
 	}
 	_, r, err := s.ws.NextReader() // allocates gorilla's 8-byte messageReader
+	if err != nil && s.closing.Load() {
+		s.rerr = fmt.Errorf("transport: WebSocket read after Close: %w", net.ErrClosed)
+		return nil, s.rerr
+	}
 	if err != nil {
 		s.rerr = wsReadError(err, false)
 		return nil, s.rerr
@@ -336,6 +365,7 @@ func wsReadError(err error, inMessage bool) error {
 // unblocks Recv and Flush.
 func (s *wsStream) Close() error {
 	s.closeOnce.Do(func() {
+		s.closing.Store(true)
 		if !s.peerClosed.Load() && s.nc.mu.TryLock() {
 			var payload [2]byte
 			binary.BigEndian.PutUint16(payload[:], wsNormalClosure)

@@ -529,9 +529,13 @@ func TestWSS(t *testing.T) {
 }
 
 // TestWSCloseUnblocksRecv closes the stream while Recv waits on a server
-// that sends nothing.
+// that sends nothing. The server does not read either: one that read would
+// answer the close frame, and that answer could reach Recv before Close
+// closed the connection.
 func TestWSCloseUnblocksRecv(t *testing.T) {
-	url := wsServer(t, websocket.Upgrader{}, func(c *websocket.Conn, _ *http.Request) { c.ReadMessage() })
+	quiet := make(chan struct{})
+	url := wsServer(t, websocket.Upgrader{}, func(*websocket.Conn, *http.Request) { <-quiet })
+	t.Cleanup(func() { close(quiet) }) // before the server's cleanup, which waits for this handler
 	s := dialTestWS(t, url, StreamOptions{MaxFrame: 64})
 	done := make(chan error)
 	go func() { _, err := s.Recv(); done <- err }()
@@ -762,4 +766,35 @@ func FuzzWSFrame(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestWSReads: the read count moves between messages that came in different
+// reads (the second reply cannot be sent before the client asked for it),
+// and never goes back.
+func TestWSReads(t *testing.T) {
+	url := wsRawServer(t, wsRawEcho)
+	s := dialTestWS(t, url, StreamOptions{MaxFrame: 1 << 20})
+	rc, ok := s.(ReadCounter)
+	if !ok {
+		t.Fatal("a WebSocket stream does not count its reads")
+	}
+	var counts []uint64
+	for _, batch := range [][]string{{"a", "b"}, {"c"}} {
+		for _, m := range batch {
+			s.Send([]byte(m))
+		}
+		if err := s.Flush(soon()); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range batch {
+			got, err := s.Recv()
+			if err != nil || string(got) != want {
+				t.Fatalf("got %q, %v; want %q", got, err, want)
+			}
+			counts = append(counts, rc.Reads())
+		}
+	}
+	if counts[0] == 0 || counts[1] < counts[0] || counts[2] <= counts[1] {
+		t.Fatalf("read counts %v: want them to grow, and to move for the message of a later read", counts)
+	}
 }

@@ -47,8 +47,9 @@ func ParseCounterID(raw []byte) (n uint64, f IDFormat, ok bool) {
 		if d > 9 {
 			return 0, IDInt, false
 		}
-		// n*10+d overflows exactly when n exceeds (MaxUint64-d)/10.
-		if n > (1<<64-1-d)/10 {
+		// n*10+d overflows exactly when n exceeds (MaxUint64-d)/10, which
+		// only the 20th digit can do (19 digits stay below 10^19 < 2^64).
+		if len(raw) == 20 && n > (1<<64-1-d)/10 {
 			return 0, IDInt, false
 		}
 		n = n*10 + d

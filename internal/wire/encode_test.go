@@ -20,6 +20,7 @@ func TestParseCounterID(t *testing.T) {
 		{"7", 7, IDInt, true},
 		{`"7"`, 7, IDQuoted, true},
 		{`"0"`, 0, IDQuoted, true},
+		{"9999999999999999999", 9999999999999999999, IDInt, true}, // 19 digits cannot overflow
 		{"18446744073709551615", 1<<64 - 1, IDInt, true},
 		{`"18446744073709551615"`, 1<<64 - 1, IDQuoted, true},
 		{"18446744073709551616", 0, IDInt, false},

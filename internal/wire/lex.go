@@ -27,9 +27,10 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
-// skipWS skips the four whitespace bytes encoding/json accepts.
+// skipWS skips the four whitespace bytes encoding/json accepts. Compact
+// JSON has none: one comparison tells (all four are at most ' ').
 func skipWS(d []byte, i int) int {
-	for i < len(d) {
+	for i < len(d) && d[i] <= ' ' {
 		switch d[i] {
 		case ' ', '\t', '\n', '\r':
 			i++

@@ -88,22 +88,30 @@ func (s *scanner) envelope(i int, m *Message) int {
 		i++
 	} else {
 		for {
-			ks := i
-			if i >= len(d) || d[i] != '"' {
-				return bad
+			ks, ke := i, 0
+			mem, after := plainKey(d, i)
+			if mem != 0 {
+				if i = skipWS(d, after); i >= len(d) {
+					return bad
+				}
+			} else {
+				if i >= len(d) || d[i] != '"' {
+					return bad
+				}
+				var fl uint8
+				ke, fl = str(d, i)
+				s.flags |= fl
+				if ke < 0 {
+					return bad
+				}
+				if i = skipWS(d, ke); i >= len(d) || d[i] != ':' {
+					return bad
+				}
+				if i = skipWS(d, i+1); i >= len(d) {
+					return bad
+				}
+				mem = topMember(d[ks+1:ke-1], fl)
 			}
-			ke, fl := str(d, i)
-			s.flags |= fl
-			if ke < 0 {
-				return bad
-			}
-			if i = skipWS(d, ke); i >= len(d) || d[i] != ':' {
-				return bad
-			}
-			if i = skipWS(d, i+1); i >= len(d) {
-				return bad
-			}
-			mem := topMember(d[ks+1:ke-1], fl)
 			if seen&mem != 0 && mem != mExtra {
 				m.Problems |= ProblemDuplicateKey
 			}
@@ -131,6 +139,45 @@ func (s *scanner) envelope(i int, m *Message) int {
 	return i
 }
 
+// plainKey recognises an envelope member name at d[i] written the way
+// nearly every message writes it: without escapes and with the colon right
+// after the closing quote (`"id":`). It returns the member and the offset
+// after the colon, or 0 for any other spelling, which the general path
+// (str, topMember) then scans; both give the same result for these bytes.
+func plainKey(d []byte, i int) (uint8, int) {
+	// Each comparison is with a constant, which the compiler turns into a
+	// few word loads instead of a call to compare memory.
+	b := d[i:]
+	switch {
+	case len(b) < 5 || b[0] != '"':
+	case b[1] == 'i':
+		if string(b[:5]) == `"id":` {
+			return mID, i + 5
+		}
+	case b[1] == 'j':
+		if len(b) >= 10 && string(b[:10]) == `"jsonrpc":` {
+			return mJSONRPC, i + 10
+		}
+	case b[1] == 'r':
+		if len(b) >= 9 && string(b[:9]) == `"result":` {
+			return mResult, i + 9
+		}
+	case b[1] == 'm':
+		if len(b) >= 9 && string(b[:9]) == `"method":` {
+			return mMethod, i + 9
+		}
+	case b[1] == 'p':
+		if len(b) >= 9 && string(b[:9]) == `"params":` {
+			return mParams, i + 9
+		}
+	case b[1] == 'e':
+		if len(b) >= 8 && string(b[:8]) == `"error":` {
+			return mError, i + 8
+		}
+	}
+	return 0, 0
+}
+
 // member scans the value at d[i] of envelope member mem and records it.
 // Fields are overwritten by every occurrence so the last one wins, as with
 // encoding/json; problem bits accumulate.
@@ -140,6 +187,9 @@ func (s *scanner) member(i int, mem uint8, m *Message) int {
 	vs := i
 	switch mem {
 	case mJSONRPC:
+		if len(d)-i >= 5 && string(d[i:i+5]) == `"2.0"` {
+			return i + 5 // the version as it is written: nothing to decode
+		}
 		var fl uint8
 		if c != '"' {
 			m.Problems |= ProblemBadVersion

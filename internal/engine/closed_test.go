@@ -1,0 +1,218 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/profile"
+	"github.com/rpcload/rpcload/internal/testsrv"
+)
+
+// TestClosedLoopStreams runs closed loop over TCP, where each connection's
+// writer makes its own ticks from its part of the credits: the concurrency
+// is held exactly, batches fit their connection's part, a mix with
+// notifications and batches comes out clean, and connections the server
+// closes are replaced without losing track of a request.
+func TestClosedLoopStreams(t *testing.T) {
+	tests := []struct {
+		name        string
+		concurrency int
+		conns       int
+		faults      []testsrv.FaultSpec
+		adjust      func(*Config)
+		wantMax     int64 // in flight at the peak; 0: only at most the concurrency
+	}{
+		{name: "one call", concurrency: 8, conns: 3, wantMax: 8},
+		{name: "less than one request per connection", concurrency: 1, conns: 4, wantMax: 1},
+		{name: "batches wider than an even part", concurrency: 10, conns: 4, wantMax: 10,
+			adjust: func(c *Config) { c.Batch = 5 }},
+		{name: "a mix with batches and notifications", concurrency: 6, conns: 2, adjust: func(c *Config) {
+			c.Calls = []Call{
+				{Name: "echo", Method: "echo", Params: StaticParams(`[1]`), Weight: 2},
+				{Name: "batch", Method: "echo", Params: StaticParams(`[2]`), Batch: 3},
+				{Name: "note", Method: "echo", Params: StaticParams(`[3]`), Notify: true},
+			}
+		}},
+		{name: "connections the server closes", concurrency: 16, conns: 2,
+			faults: []testsrv.FaultSpec{{Fault: testsrv.FaultClose, Prob: 0.002}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, tcpURL := startServer(t, testsrv.Config{Faults: tc.faults, Seed: 1})
+			cfg := baseConfig(target(t, tcpURL))
+			cfg.Rate, cfg.Concurrency, cfg.Conns = 0, tc.concurrency, tc.conns
+			cfg.Duration, cfg.Timeout, cfg.Drain = 300*time.Millisecond, 5*time.Second, 5*time.Second
+			if tc.adjust != nil {
+				tc.adjust(&cfg)
+			}
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := res.Requests
+			if q.Sent+q.Notifications < 50 {
+				t.Fatalf("only %d requests and %d notifications sent: the writers stalled", q.Sent, q.Notifications)
+			}
+			if res.InFlightMax > int64(tc.concurrency) || tc.wantMax > 0 && res.InFlightMax != tc.wantMax {
+				t.Errorf("in flight at most %d, want %d (concurrency %d)", res.InFlightMax, tc.wantMax, tc.concurrency)
+			}
+			if q.Sent != q.Answered+q.TransportErrors+q.Timeouts+q.Leaked {
+				t.Errorf("requests %+v: not every request ended exactly once", q)
+			}
+			if tc.faults == nil {
+				if len(res.Violations) != 0 || q.OK != q.Sent {
+					t.Errorf("requests %+v, violations %v: want every request answered ok", q, res.Violations)
+				}
+			} else if q.TransportErrors == 0 || res.Connections.Lost == 0 || res.Connections.Opened <= int64(tc.conns) {
+				t.Errorf("requests %+v, connections %+v: want lost connections replaced", q, res.Connections)
+			}
+			if res.Latency.Corrected.MinUs < res.Latency.Service.MinUs || res.Latency.Corrected.P50us < res.Latency.Service.P50us {
+				t.Errorf("corrected latency (min %dus, p50 %dus) below service time (min %dus, p50 %dus)",
+					res.Latency.Corrected.MinUs, res.Latency.Corrected.P50us, res.Latency.Service.MinUs, res.Latency.Service.P50us)
+			}
+		})
+	}
+}
+
+// TestWriterTicksFromCredits: a writer turns the credits in hand into ticks,
+// each intended when the last of its credits came back, numbers them from a
+// block of the run's count, and keeps what a tick it cannot pay for yet
+// needs until more credits come.
+func TestWriterTicksFromCredits(t *testing.T) {
+	p := newRequestPathCalls(profile.JSONRPC, "",
+		Call{Name: "one", Method: "echo", Params: StaticParams(`[1]`)},
+		Call{Name: "three", Method: "echo", Params: StaticParams(`[3]`), Batch: 3})
+	r := p.r
+	r.cfg.Seed = 7
+	done := make(chan struct{})
+	r.sendDone = done
+	pool := newCredits(0, 8, 0)
+	w := &streamWriter{d: &streamDriver{r: r}, pool: pool, g: r.newParamGen(), batch: make([]tick, 0, writeCoalesce)}
+
+	// The calls the run's first numbers pick, and what each needs.
+	var weights []int
+	for k := uint64(1); k <= 6; k++ {
+		weights = append(weights, r.calls[r.pick(k)].weight)
+	}
+	times := []int64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 170, 180}
+	need := 0
+	for _, n := range weights {
+		need += n
+	}
+	for _, at := range times[:need] {
+		pool.give(1, at)
+	}
+	var got []tick
+	for len(got) < len(weights) {
+		if !w.fromCredits() {
+			t.Fatal("fromCredits ended while sending goes on")
+		}
+		got = append(got, w.batch...)
+	}
+	used := 0
+	for i, tk := range got {
+		want := times[used+weights[i]-1] // credits come back in order: the last is the latest
+		used += weights[i]
+		if tk.seq != uint64(i+1) || tk.call != r.pick(tk.seq) || tk.intended != want {
+			t.Errorf("tick %d = %+v, want seq %d, call %d, intended %d", i, tk, i+1, r.pick(uint64(i+1)), want)
+		}
+	}
+	if n := r.inflight.Load(); n != int64(need) {
+		t.Errorf("in flight %d after the ticks, want %d", n, need)
+	}
+	close(done)
+	if w.fromCredits() {
+		t.Error("fromCredits made a batch after sending ended")
+	}
+	if seqs := []uint64{got[0].seq, got[len(got)-1].seq}; !slices.Equal(seqs, []uint64{1, uint64(len(weights))}) {
+		t.Errorf("ticks numbered %v, want 1..%d", seqs, len(weights))
+	}
+}
+
+// TestWriteDeadline: a writer sets its write deadline --timeout ahead and
+// reuses it while it is less than 1/64 of the timeout old.
+func TestWriteDeadline(t *testing.T) {
+	r := &run{cfg: &Config{Timeout: 64 * time.Second}, base: time.Now()}
+	w := &streamWriter{d: &streamDriver{r: r}}
+	sec := int64(time.Second)
+	tests := []struct {
+		now      int64
+		wantFrom int64 // run-clock time the deadline was computed at
+	}{{0, 0}, {sec / 2, 0}, {sec, 0}, {sec + 1, sec + 1}, {2 * sec, sec + 1}, {3 * sec, 3 * sec}}
+	for _, tc := range tests {
+		got := w.writeDeadline(tc.now)
+		if want := r.wallClock(tc.wantFrom).Add(64 * time.Second); !got.Equal(want) {
+			t.Errorf("writeDeadline(%v) = %v after the base, want %v", time.Duration(tc.now), got.Sub(r.base), want.Sub(r.base))
+		}
+	}
+}
+
+// TestHTTPPostAllocatesNothing: a POST over a warm HTTP/1.1 connection
+// allocates nothing in rpcload (a server that answers without allocating
+// either, so every allocation counted is the client's). The errors.As
+// target for HTTP error statuses used to escape on every POST.
+func TestHTTPPostAllocatesNothing(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	reply := []byte(`{"jsonrpc":"2.0","id":1,"result":[1,"a"]}`)
+	clHeader := []byte("content-length: ")
+	resp := []byte("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(reply)) + "\r\n\r\n" + string(reply))
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReaderSize(c, 4096)
+		for {
+			n := 0
+			for {
+				line, err := br.ReadSlice('\n')
+				if err != nil {
+					return
+				}
+				if len(line) <= 2 {
+					break // the blank line that ends the head
+				}
+				if len(line) > 16 && bytes.EqualFold(line[:16], clHeader) {
+					n = 0
+					for _, c := range bytes.TrimSpace(line[16:]) {
+						n = 10*n + int(c-'0')
+					}
+				}
+			}
+			if _, err := br.Discard(n); err != nil {
+				return
+			}
+			if _, err := c.Write(resp); err != nil {
+				return
+			}
+		}
+	}()
+	r := &run{cfg: &Config{Target: mustTarget(t, "http://"+ln.Addr().String()+"/"), Timeout: 10 * time.Second, MaxFrame: 1 << 20}}
+	p := &poster{d: newHTTPDriver(r)}
+	defer p.close()
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":[1,"a"]}`)
+	var got []byte
+	post := func() {
+		if got, err = p.post(body, got); err != nil {
+			t.Fatal(err)
+		}
+	}
+	post() // dials and grows the buffers
+	if n := testing.AllocsPerRun(200, post); n != 0 {
+		t.Errorf("a POST allocates %v times; want 0", n)
+	}
+	if !bytes.Equal(got, reply) {
+		t.Errorf("reply %q, want %q", got, reply)
+	}
+}

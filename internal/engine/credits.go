@@ -1,0 +1,134 @@
+package engine
+
+import "sync"
+
+// credits is one stream slot's part of the closed-loop pool: a credit is the
+// right to put one more request in flight on that slot's connection. Its
+// reader (and the sweeper, and the writer for what it could not send) gives a
+// credit back as each request ends, with the time it ended; the slot's writer
+// takes them and turns them into ticks itself. Closed loop over streams thus
+// needs no dispatcher goroutine and no channel operation per request, and a
+// connection never holds more than its part, which bounds its pending table.
+//
+// Each idle credit carries the moment it came back: a tick's intended time
+// is when the last of its credits came back, as when one dispatcher handed
+// out tokens, but exact rather than read when the dispatcher got round to it.
+type credits struct {
+	mu sync.Mutex
+	// ring holds the idle credits' return times (run clock), oldest first,
+	// from head, n of them.
+	ring    []int64
+	head, n int
+	// retire is how many credits still have to leave the pool as they come
+	// back (closed-loop stages lowering the target).
+	retire  int
+	waiting bool          // the writer found none and waits on wake
+	wake    chan struct{} // capacity 1
+}
+
+// newCredits returns a slot's pool holding n credits that came back at
+// time at, with room for size without growing.
+func newCredits(n, size int, at int64) *credits {
+	c := &credits{ring: make([]int64, max(size, n, 1)), wake: make(chan struct{}, 1)}
+	c.pushLocked(n, at)
+	return c
+}
+
+// pushLocked adds k idle credits that came back at time at.
+func (c *credits) pushLocked(k int, at int64) {
+	if c.n+k > len(c.ring) {
+		ring := make([]int64, max(2*len(c.ring), c.n+k))
+		for i := range c.n {
+			ring[i] = c.ring[(c.head+i)%len(c.ring)]
+		}
+		c.ring, c.head = ring, 0
+	}
+	for range k {
+		c.ring[(c.head+c.n)%len(c.ring)] = at
+		c.n++
+	}
+	if c.waiting && c.n > 0 {
+		c.waiting = false
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// give returns k credits whose requests ended at time at; credits a stage
+// retires are dropped instead.
+func (c *credits) give(k int, at int64) {
+	c.mu.Lock()
+	if c.retire > 0 {
+		r := min(c.retire, k)
+		c.retire -= r
+		k -= r
+	}
+	if k > 0 {
+		c.pushLocked(k, at)
+	}
+	c.mu.Unlock()
+}
+
+// take appends the return times of up to limit idle credits to dst, oldest
+// first. When it leaves none, the next credit given signals wake.
+func (c *credits) take(dst []int64, limit int) []int64 {
+	c.mu.Lock()
+	k := min(c.n, limit)
+	for range k {
+		dst = append(dst, c.ring[c.head])
+		c.head++
+		if c.head == len(c.ring) {
+			c.head = 0
+		}
+	}
+	c.n -= k
+	// Whoever empties the pool asks for a wake-up: the writer may still be
+	// short of a batch tick's credits after taking these.
+	c.waiting = c.n == 0
+	c.mu.Unlock()
+	return dst
+}
+
+// grant adds k credits at time at (a stage raised the target); each first
+// cancels a retirement not yet carried out.
+func (c *credits) grant(k int, at int64) {
+	c.mu.Lock()
+	r := min(c.retire, k)
+	c.retire -= r
+	if k -= r; k > 0 {
+		c.pushLocked(k, at)
+	}
+	c.mu.Unlock()
+}
+
+// revoke takes k credits out of the pool (a stage lowered the target): idle
+// ones at once, the rest as they come back.
+func (c *credits) revoke(k int) {
+	c.mu.Lock()
+	idle := min(c.n, k)
+	// The newest idle credits go: the oldest keep their earlier times.
+	c.n -= idle
+	c.retire += k - idle
+	c.mu.Unlock()
+}
+
+// shares splits total credits over conns slots: as evenly as possible, over
+// as few slots as it takes for each to hold at least one message of the
+// heaviest call (weight elements), so a slot never waits forever for credits
+// it can never have. Below one message in all, the first slot gets them all.
+func shares(total, conns, weight int) []int {
+	s := make([]int, conns)
+	if total <= 0 || conns <= 0 {
+		return s
+	}
+	active := max(1, min(conns, total/max(weight, 1)))
+	for i := range active {
+		s[i] = total / active
+		if i < total%active {
+			s[i]++
+		}
+	}
+	return s
+}
