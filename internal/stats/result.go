@@ -153,7 +153,7 @@ func (a *Aggregator) Fill(r *Result) error {
 	var err error
 	r.Schema = Schema
 	r.Requests, r.Violations, r.ErrorCodes = counts(a.total)
-	if r.Latency, err = latencySet(a.total); err != nil {
+	if r.Latency, err = latencySet(a.totalHists()); err != nil {
 		return err
 	}
 	r.Methods = map[string]MethodResult{}

@@ -262,3 +262,43 @@ func TestFillTwice(t *testing.T) {
 		t.Errorf("second Fill differs: %+v vs %+v", a.Requests, b.Requests)
 	}
 }
+
+// TestTotalsAreMethodsAddedUp checks that the run's total latencies, built
+// from the per-method histograms at Fill, equal histograms that recorded every
+// value directly, down to the encoded counts, for values spread over methods
+// (and the "no method known" slot) and across the histogram's range.
+func TestTotalsAreMethodsAddedUp(t *testing.T) {
+	agg := NewAggregator([]string{"a", "b", "c"})
+	rec := agg.NewRecorder()
+	direct := map[string]*hdr.Histogram{"corrected": newHist(), "service": newHist(), "lag": newHist()}
+	x := uint64(88172645463325252) // xorshift: deterministic spread of values
+	next := func() int64 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return int64(x % uint64(3600*time.Second)) >> (x % 24)
+	}
+	for i := range 20000 {
+		m := uint16(i % 4) // 3 = no method known
+		a, b := next(), next()
+		rec.Record(Sample{Kind: OK, Method: m, A: a, B: b})
+		lag := next()
+		rec.Record(Sample{Kind: Sent, Method: m, A: lag})
+		agg.record(direct["corrected"], a)
+		agg.record(direct["service"], b)
+		agg.record(direct["lag"], lag)
+	}
+	r := fill(t, agg)
+	for name, got := range map[string]Latency{"corrected": r.Latency.Corrected, "service": r.Latency.Service, "lag": r.Latency.Lag} {
+		want, err := summarize(direct[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s total: %+v\nrecorded directly: %+v", name, got, want)
+		}
+	}
+	if r.Latency.Corrected.Count != 20000 {
+		t.Errorf("corrected count %d; want 20000", r.Latency.Corrected.Count)
+	}
+}

@@ -138,7 +138,7 @@ func (p *proc) one(m *wire.Message) {
 		id, k := readableID(m)
 		pt := p.add(id, k)
 		lo := len(p.scratch)
-		p.scratch = wire.AppendString(p.scratch, m.Problems.String())
+		p.scratch = append(m.Problems.Append(append(p.scratch, '"')), '"')
 		p.failScratch(pt, wire.CodeInvalidRequest, msgInvalidRequest, lo)
 	case m.Kind == wire.KindNotification:
 		p.hasNotif = true

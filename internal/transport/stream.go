@@ -113,7 +113,9 @@ type byteStream struct {
 // NewByteStream frames messages over rw with newline or Content-Length
 // framing. If rw has SetWriteDeadline, Flush honours its deadline.
 func NewByteStream(rw io.ReadWriteCloser, f Framing, maxFrame int) Stream {
-	s := &byteStream{rw: rw, framing: f, wbuf: make([]byte, 0, 64<<10), in: &countingReader{r: rw}}
+	// The write buffer starts small and grows to the largest write seen: an
+	// idle or lightly used connection should not hold 64 KB for nothing.
+	s := &byteStream{rw: rw, framing: f, wbuf: make([]byte, 0, 4<<10), in: &countingReader{r: rw}}
 	if f == ContentLength {
 		s.cl = NewCLReader(s.in, maxFrame)
 	} else {

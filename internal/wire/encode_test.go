@@ -272,6 +272,13 @@ func TestStrings(t *testing.T) {
 		if got := p.String(); got != want {
 			t.Errorf("Problem(%#x) = %q, want %q", uint32(p), got, want)
 		}
+		if got := string(p.Append([]byte("x:"))); got != "x:"+want {
+			t.Errorf("Problem(%#x).Append(x:) = %q, want %q", uint32(p), got, "x:"+want)
+		}
+		buf := make([]byte, 0, 128)
+		if n := testing.AllocsPerRun(10, func() { buf = p.Append(buf[:0]) }); n != 0 {
+			t.Errorf("Problem(%#x).Append into room allocates %v times", uint32(p), n)
+		}
 	}
 	// Every defined bit has a distinct snake_case name.
 	seen := map[string]bool{}

@@ -87,23 +87,30 @@ func (p Problem) String() string {
 	if p == 0 {
 		return ""
 	}
-	var b []byte
+	return string(p.Append(nil))
+}
+
+// Append appends String's text to dst without allocating (beyond growing
+// dst). The text is plain ASCII letters, digits, '_' and '|', so it can go
+// between JSON quotes as it is.
+func (p Problem) Append(dst []byte) []byte {
+	start := len(dst)
 	for i, name := range problemNames {
 		if p&(1<<i) != 0 {
-			if len(b) > 0 {
-				b = append(b, '|')
+			if len(dst) > start {
+				dst = append(dst, '|')
 			}
-			b = append(b, name...)
+			dst = append(dst, name...)
 		}
 	}
 	if rest := p &^ (1<<len(problemNames) - 1); rest != 0 {
-		if len(b) > 0 {
-			b = append(b, '|')
+		if len(dst) > start {
+			dst = append(dst, '|')
 		}
-		b = append(b, "0x"...)
-		b = strconv.AppendUint(b, uint64(rest), 16)
+		dst = append(dst, "0x"...)
+		dst = strconv.AppendUint(dst, uint64(rest), 16)
 	}
-	return string(b)
+	return dst
 }
 
 // IDKind says what the id member held.
