@@ -276,7 +276,7 @@ func TestTotalsAreMethodsAddedUp(t *testing.T) {
 		x ^= x << 13
 		x ^= x >> 7
 		x ^= x << 17
-		return int64(x % uint64(3600*time.Second)) >> (x % 24)
+		return int64(x%uint64(3600*time.Second)) >> (x % 24)
 	}
 	for i := range 20000 {
 		m := uint16(i % 4) // 3 = no method known
