@@ -105,6 +105,9 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		}
 		return exitUsage, usageError{err}
 	}
+	if err := f.tf.installSecrets(fs, stdout, stderr, f.target); err != nil {
+		return exitUsage, err
+	}
 	dir, err := findingDir(fs, "replay")
 	if err != nil {
 		return exitUsage, err
@@ -158,6 +161,9 @@ func minimizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			return exitOK, nil
 		}
 		return exitUsage, usageError{err}
+	}
+	if err := f.tf.installSecrets(fs, stdout, stderr, f.target); err != nil {
+		return exitUsage, err
 	}
 	dir, err := findingDir(fs, "minimize")
 	if err != nil {
@@ -260,6 +266,9 @@ func importCmd(args []string, stdout, stderr io.Writer) (int, error) {
 			return exitOK, nil
 		}
 		return exitUsage, usageError{err}
+	}
+	if err := f.tf.installSecrets(fs, stdout, stderr, f.target); err != nil {
+		return exitUsage, err
 	}
 	args = fs.Args()
 	if dash := fs.ArgsLenAtDash(); dash >= 0 {

@@ -23,6 +23,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/rpcload/rpcload/internal/stats"
 )
 
 // Exit codes; docs/fuzzing.md documents them.
@@ -50,6 +52,12 @@ func main() {
 }
 
 func realMain(args []string, stdout, stderr io.Writer) int {
+	// Both streams scrub secrets once a command knows them (installSecrets).
+	out, errOut := stats.NewRedactor().Writer(stdout), stats.NewRedactor().Writer(stderr)
+	defer errOut.Flush()
+	defer out.Flush()
+	defer stats.SetFileRedactor(nil)
+	stdout, stderr = out, errOut
 	ctx, stop := signalContext(stderr)
 	defer stop()
 	if len(args) == 0 {
@@ -125,6 +133,9 @@ func signalContext(stderr io.Writer) (context.Context, func()) {
 			case <-ch:
 			}
 			if n > 1 {
+				// Files being written are removed rather than left half
+				// done; complete ones stay.
+				stats.AbortWrites()
 				os.Exit(exitInterrupted)
 			}
 			fmt.Fprintln(stderr, "rpcfuzz: interrupted; writing the findings so far (interrupt again to quit at once)")

@@ -73,7 +73,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "tcp://a:1", "--out", dir, "--profile", "soap"}, "--profile"},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--framing", "content-length"}, "--framing applies to a child process"},
 		{[]string{"run", "tcp://a:1", "--out", dir, "-H", "X-A: 1"}, "--header applies to http(s) and ws(s) targets only"},
-		{[]string{"run", "http://a:1", "--out", dir, "-H", "nocolon"}, `--header: "nocolon" is not 'Name: value'`},
+		{[]string{"run", "http://a:1", "--out", dir, "-H", "nocolon"}, "--header: header 1 has no ':'"},
 		{[]string{"run", "--out", dir, "--framing", "xml", "--", "srv"}, "--framing must be newline or content-length"},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--baseline", filepath.Join(dir, "nope")}, "--baseline:"},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--bogus"}, "unknown flag: --bogus"},

@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,13 +24,14 @@ import (
 // targetFlags are the flags that say how to reach a target; run, replay,
 // minimize and import-go share them.
 type targetFlags struct {
-	framing  string
-	stderr   string
-	grace    time.Duration
-	headers  []string
-	insecure bool
-	profile  string
-	timeout  time.Duration
+	secretHeaders []string
+	framing       string
+	stderr        string
+	grace         time.Duration
+	headers       []string
+	insecure      bool
+	profile       string
+	timeout       time.Duration
 }
 
 func (t *targetFlags) register(fs *pflag.FlagSet, timeoutDefault time.Duration) {
@@ -42,6 +42,7 @@ func (t *targetFlags) register(fs *pflag.FlagSet, timeoutDefault time.Duration) 
 	fs.DurationVar(&t.grace, "grace", 2*time.Second, "child process shutdown: wait this long after closing stdin, then SIGTERM, wait again, then SIGKILL")
 	fs.StringArrayVarP(&t.headers, "header", "H", nil, "extra HTTP header 'Name: value' (repeatable; http(s) and ws(s) targets)")
 	fs.BoolVar(&t.insecure, "insecure", false, "https/wss: do not verify the server's certificate")
+	fs.StringArrayVar(&t.secretHeaders, "secret-header", nil, "the value of header `NAME` is a secret: it is scrubbed from every finding, summary and message (repeatable; Authorization, Proxy-Authorization, Cookie and names holding key, token, secret, auth, session ... are secret anyway)")
 }
 
 // target parses the target: a URL (positional, or url when not empty), or
@@ -109,15 +110,22 @@ func (t *targetFlags) check() error {
 	return nil
 }
 
+// header parses --header. No error quotes a value, nor a name that may be
+// one (a missing colon): values are often secrets. Headers are counted
+// from 1 in the order given.
 func (t *targetFlags) header() (http.Header, error) {
 	h := http.Header{}
-	for _, s := range t.headers {
+	for i, s := range t.headers {
 		name, value, ok := strings.Cut(s, ":")
 		name = strings.TrimSpace(name)
-		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") {
-			return nil, usagef("--header: %q is not 'Name: value'", s)
-		}
-		if strings.ContainsAny(value, "\r\n") {
+		switch {
+		case !ok:
+			return nil, usagef("--header: header %d has no ':' between a name and a value (write 'Name: value')", i+1)
+		case name == "":
+			return nil, usagef("--header: header %d has no name before its ':' (write 'Name: value')", i+1)
+		case strings.ContainsAny(name, " \t\r\n"):
+			return nil, usagef("--header: header %d: the name before the first ':' holds a space or a line break", i+1)
+		case strings.ContainsAny(value, "\r\n"):
 			return nil, usagef("--header %q: the value contains a line break", name)
 		}
 		h.Add(name, strings.TrimSpace(value))
@@ -192,6 +200,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			return exitOK, nil
 		}
 		return exitUsage, usageError{err}
+	}
+	if err := f.tf.installSecrets(fs, stdout, stderr); err != nil {
+		return exitUsage, err
 	}
 	cfg, err := f.config(fs)
 	if err != nil {
@@ -362,8 +373,7 @@ type statusLine struct {
 }
 
 func newStatusLine(w io.Writer, total time.Duration) *statusLine {
-	f, _ := w.(*os.File)
-	return &statusLine{w: w, terminal: live.IsTerminal(f), total: total}
+	return &statusLine{w: w, terminal: live.IsTerminal(osFile(w)), total: total}
 }
 
 func (s *statusLine) update(st fuzz.Status) {

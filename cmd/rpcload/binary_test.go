@@ -31,6 +31,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv(argvChildEnv); path != "" {
+		os.Exit(argvChild(path)) // this process is a child of rpcload run (shell_test.go)
+	}
 	dir, err := os.MkdirTemp("", "rpcload-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

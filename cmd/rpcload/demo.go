@@ -38,6 +38,10 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) (int, er
 	if fs.NArg() > 0 {
 		return exitUsage, usagef("unexpected argument %q; to load-test a server use: rpcload run TARGET --method NAME", fs.Arg(0))
 	}
+	if err := f.secret.check(); err != nil {
+		return exitUsage, err
+	}
+	installSecrets(stdout, stderr, headerSecrets(f.headers, f.secret.names))
 	if !fs.Changed("rate") && !fs.Changed("concurrency") {
 		f.rate = 5000
 	}

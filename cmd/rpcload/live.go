@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -84,7 +83,7 @@ func startLive(cfg *engine.Config, f *runFlags, stderr io.Writer) (*liveRun, err
 	l := &liveRun{flags: &f.live, interval: cfg.Interval, start: time.Now()}
 	if !f.quiet {
 		terminal := false
-		if file, ok := stderr.(*os.File); ok && live.IsTerminal(file) {
+		if file := osFile(stderr); file != nil && live.IsTerminal(file) {
 			terminal = true
 			defer func() {
 				if w := live.TerminalWidth(file); w > 0 {
@@ -95,7 +94,7 @@ func startLive(cfg *engine.Config, f *runFlags, stderr io.Writer) (*liveRun, err
 		l.progress = live.NewProgress(stderr, terminal, cfg.Interval, time.Now)
 	}
 	if f.live.hlog != "" || f.live.series != "" {
-		comment := fmt.Sprintf("rpcload %s against %s", version, cfg.Target.URL)
+		comment := stats.FileRedactor().String(fmt.Sprintf("rpcload %s against %s", version, cfg.Target.URL))
 		w, err := soak.NewWriter(f.live.hlog, f.live.series, l.start, comment)
 		if err != nil {
 			return nil, usagef("%v", err)

@@ -57,6 +57,7 @@ type runFlags struct {
 	scen            scenarioFlags // likewise
 	targets         targetsFlags  // likewise: --target, --rounds, --diff (targets.go)
 	drainFromFile   bool          // the scenario file set the drain
+	secret          secretFlags
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
@@ -77,6 +78,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.stderrPath, "stderr", "", "child process: append its stderr to this file (the last lines are in the report either way)")
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "child process shutdown: wait this long after closing stdin, then SIGTERM, wait again, then SIGKILL")
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra HTTP header 'Name: value' (repeatable)")
+	f.secret.register(fs)
 	fs.StringVar(&f.maxFrame, "max-frame", "16MiB", "largest reply frame or body accepted (e.g. 16MiB, 512KiB, 1000000)")
 	fs.BoolVar(&f.insecure, "insecure", false, "https: do not verify the server's certificate")
 	fs.BoolVar(&f.http2, "http2", false, "http(s): use HTTP/2 (h2c with prior knowledge on http://), many requests per connection")
@@ -217,19 +219,24 @@ func parseShard(s string) (engine.Shard, error) {
 	return engine.Shard{Index: i, Count: n}, nil
 }
 
-// parseHeaders reads curl-style "Name: value" headers.
+// parseHeaders reads curl-style "Name: value" headers. No error quotes a
+// value, nor a name that may be one (a missing colon): values are often
+// secrets. Headers are counted from 1 in the order given.
 func parseHeaders(hs []string) (http.Header, error) {
 	h := http.Header{}
-	for _, s := range hs {
+	for i, s := range hs {
 		name, value, ok := strings.Cut(s, ":")
 		name = strings.TrimSpace(name)
-		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") {
-			return nil, fmt.Errorf("%q is not 'Name: value'", s)
-		}
-		if !validHeaderName(name) {
-			return nil, fmt.Errorf("header name %q has characters not allowed in an HTTP header name", name)
-		}
-		if strings.ContainsAny(value, "\r\n") {
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("header %d has no ':' between a name and a value (write 'Name: value')", i+1)
+		case name == "":
+			return nil, fmt.Errorf("header %d has no name before its ':' (write 'Name: value')", i+1)
+		case strings.ContainsAny(name, " \t\r\n"):
+			return nil, fmt.Errorf("header %d: the name before the first ':' holds a space or a line break (write 'Name: value')", i+1)
+		case !validHeaderName(name):
+			return nil, fmt.Errorf("header %d: name %q has characters not allowed in an HTTP header name", i+1, name)
+		case strings.ContainsAny(value, "\r\n"):
 			return nil, fmt.Errorf("header %q: value contains a line break", name)
 		}
 		value = strings.TrimSpace(value)
@@ -321,11 +328,15 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err := f.live.defaults(fs, &f); err != nil {
 		return exitUsage, err
 	}
+	if err := f.secret.check(); err != nil {
+		return exitUsage, err
+	}
 	var cfg engine.Config
 	fileTarget, fileCommand, err := f.scen.load(fs, &f)
 	if err != nil {
 		return exitUsage, err
 	}
+	installSecrets(stdout, stderr, f.secrets(fs, fileTarget))
 	if len(f.targets.urls) > 0 || f.targets.changed(fs) {
 		return f.targets.run(ctx, fs, &f, stdout, stderr) // refuses a TARGET or a command given as well
 	}
@@ -366,6 +377,24 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return f.scen.dryRunTo(cfg, stdout)
 	}
 	return execute(ctx, cfg, &f, stdout, stderr)
+}
+
+// secrets gathers every secret value of the run: those of the secret
+// headers (the scenario's among them), the scenario's tokens from the
+// environment, and the passwords in target URLs.
+func (f *runFlags) secrets(fs *pflag.FlagSet, fileTarget string) []string {
+	out := headerSecrets(f.headers, f.secret.names)
+	urls := append([]string{fileTarget}, f.targets.urls...)
+	if fs.ArgsLenAtDash() < 0 {
+		urls = append(urls, fs.Args()...)
+	}
+	for _, u := range urls {
+		out = append(out, stats.URLSecrets(u)...)
+	}
+	if f.scen.sc != nil {
+		out = append(out, f.scen.sc.Secrets...)
+	}
+	return out
 }
 
 // execute runs the load, prints the report, writes the result file and

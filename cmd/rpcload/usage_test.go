@@ -60,7 +60,7 @@ func TestUsageErrors(t *testing.T) {
 		{"huge max-frame", run("--max-frame", "2000GiB"), []string{"--max-frame", "too large"}},
 		{"overflowing max-frame", run("--max-frame", "99999999999999999999"), []string{"--max-frame", "99999999999999999999"}},
 		{"tiny max-frame", run("--max-frame", "10"), []string{"--max-frame", "64"}},
-		{"header without colon", runHTTP("-H", "NoColon"), []string{"--header", "NoColon"}},
+		{"header without colon", runHTTP("-H", "NoColon"), []string{"--header", "header 1 has no ':'"}},
 		{"header empty name", runHTTP("-H", ": v"), []string{"--header"}},
 		{"header CRLF in value", runHTTP("-H", "X-A: a\r\nX-B: b"), []string{"--header", "line break"}},
 		{"header LF in value", runHTTP("-H", "X-A: a\nb"), []string{"--header", "line break"}},

@@ -26,6 +26,8 @@ type parser struct {
 	errs   Errors
 	nodes  int      // nodes left to visit in values
 	lines  []string // the lines of data, split when a problem is first found
+
+	secrets []string // the values ${VAR} took (Scenario.Secrets)
 }
 
 // errorf records a problem at n.

@@ -37,6 +37,11 @@ type Scenario struct {
 	// print them nowhere.
 	Headers map[string]string
 
+	// Secrets are the values ${VAR} took from the environment, anywhere in
+	// the file: tokens, by the rules of the tools, whatever header carries
+	// them. The commands scrub them from every output.
+	Secrets []string
+
 	Seed    *uint64                // the seed of every random choice, if given
 	Feeders map[string]*gen.Feeder // by name, loaded
 	Load    LoadShape
@@ -159,6 +164,7 @@ func Parse(name string, data []byte, dir string, getenv func(string) (string, bo
 		p.errs.sort()
 		return nil, p.errs
 	}
+	s.Secrets = p.secrets
 	return s, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -302,5 +303,34 @@ func TestExpand(t *testing.T) {
 		if got, err := expand(in, env); err != nil || got != want {
 			t.Errorf("expand(%q) = %q, %v; want %q", in, got, err, want)
 		}
+	}
+}
+
+// TestSecretsCollected: every value ${VAR} took from the environment is in
+// Scenario.Secrets, for the commands to scrub; literal text is not.
+func TestSecretsCollected(t *testing.T) {
+	env := func(k string) (string, bool) {
+		switch k {
+		case "TOKEN":
+			return "tok-from-env-1", true
+		case "USER":
+			return "someone", true
+		case "EMPTY":
+			return "", true
+		}
+		return "", false
+	}
+	src := "version: 1\nheaders:\n  Authorization: \"Bearer ${TOKEN}\"\n  X-User: \"${USER}-literal\"\n  X-Empty: \"${EMPTY}\"\n  X-Plain: plain\nmix: [{method: a}]\n"
+	s, err := Parse("s.yaml", []byte(src), t.TempDir(), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := slices.Clone(s.Secrets)
+	slices.Sort(got)
+	if want := []string{"someone", "tok-from-env-1"}; !slices.Equal(got, want) {
+		t.Errorf("Secrets = %q, want %q", got, want)
+	}
+	if s.Headers["Authorization"] != "Bearer tok-from-env-1" {
+		t.Errorf("Authorization = %q", s.Headers["Authorization"])
 	}
 }

@@ -254,7 +254,7 @@ func (p *parser) headers(n *yaml.Node) map[string]string {
 		if !ok {
 			continue
 		}
-		x, err := expand(val.Value, p.getenv)
+		x, err := expand(val.Value, p.lookupSecret)
 		if err != nil {
 			p.errorf(v, "%s: %v", where, err)
 			continue
@@ -266,6 +266,15 @@ func (p *parser) headers(n *yaml.Node) map[string]string {
 		out[name] = x
 	}
 	return out
+}
+
+// lookupSecret is getenv, keeping each value found as a secret.
+func (p *parser) lookupSecret(name string) (string, bool) {
+	v, ok := p.getenv(name)
+	if ok && v != "" {
+		p.secrets = append(p.secrets, v)
+	}
+	return v, ok
 }
 
 // badHeaderValue reports control characters other than tab.

@@ -1,0 +1,261 @@
+//go:build unix
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/fuzz"
+	"github.com/rpcload/rpcload/internal/stats"
+)
+
+// childLimit bounds every child process of these tests.
+const childLimit = 30 * time.Second
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildErr  error
+)
+
+// binaries builds rpcfuzz and rpcload (its reference server is the
+// target) once per test process and returns their paths.
+func binaries(t *testing.T) (rpcfuzz, rpcload string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binaries; skipped in -short mode")
+	}
+	buildOnce.Do(func() {
+		if buildDir, buildErr = os.MkdirTemp("", "rpcfuzz-bin-"); buildErr != nil {
+			return
+		}
+		gobin, err := exec.LookPath("go")
+		if err != nil {
+			gobin = "/usr/local/go/bin/go"
+		}
+		for _, b := range []struct{ out, pkg string }{{"rpcfuzz", "."}, {"rpcload", "../rpcload"}} {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			out, err := exec.CommandContext(ctx, gobin, "build", "-o", filepath.Join(buildDir, b.out), b.pkg).CombinedOutput()
+			cancel()
+			if err != nil {
+				buildErr = fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(buildDir, "rpcfuzz"), filepath.Join(buildDir, "rpcload")
+}
+
+// lines reads a child's output line by line, keeps all of it, and hands
+// each line to whoever waits for one that matches.
+type lines struct {
+	ch   chan string
+	done chan struct{}
+	mu   sync.Mutex
+	buf  bytes.Buffer
+}
+
+func readLines(r io.Reader) *lines {
+	l := &lines{ch: make(chan string, 1024), done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			l.mu.Lock()
+			l.buf.WriteString(sc.Text() + "\n")
+			l.mu.Unlock()
+			select {
+			case l.ch <- sc.Text():
+			default: // nobody is waiting for lines this far on
+			}
+		}
+	}()
+	return l
+}
+
+func (l *lines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// wait returns the first line from now on that matches, failing the test
+// when the output ends or the limit passes first.
+func (l *lines) wait(t *testing.T, what string, match func(string) bool) string {
+	t.Helper()
+	timer := time.NewTimer(childLimit)
+	defer timer.Stop()
+	for {
+		select {
+		case s := <-l.ch:
+			if match(s) {
+				return s
+			}
+		case <-l.done:
+			t.Fatalf("output ended before %s:\n%s", what, l)
+		case <-timer.C:
+			t.Fatalf("no %s within %s:\n%s", what, childLimit, l)
+		}
+	}
+}
+
+// serveRef starts "rpcload serve" on 127.0.0.1 and returns its tcp:// URL.
+func serveRef(t *testing.T, rpcload string) string {
+	t.Helper()
+	cmd := exec.Command(rpcload, "serve", "--tcp", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	l := readLines(stdout)
+	line := l.wait(t, "serve's tcp:// line", func(s string) bool { return strings.Contains(s, "tcp://") })
+	return line[strings.Index(line, "tcp://"):]
+}
+
+var execsLine = regexp.MustCompile(`\bexecs (\d+)\b`)
+
+// TestSignals: SIGINT or SIGTERM during an hour-long fuzz run stops it with
+// exit 130, the summary on stdout, and summary.json and latency.json
+// complete and marked interrupted; a second SIGINT right after the first
+// exits at once, still 130, leaving every file complete or absent and no
+// temporary file.
+func TestSignals(t *testing.T) {
+	rpcfuzz, rpcload := binaries(t)
+	target := serveRef(t, rpcload)
+	for _, tc := range []struct {
+		name  string
+		sigs  []os.Signal
+		twice bool
+	}{
+		{"SIGINT", []os.Signal{os.Interrupt}, false},
+		{"SIGTERM", []os.Signal{syscall.SIGTERM}, false},
+		{"SIGINT twice", []os.Signal{os.Interrupt, os.Interrupt}, true},
+		{"SIGTERM then SIGINT", []os.Signal{syscall.SIGTERM, os.Interrupt}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			ctx, cancel := context.WithTimeout(context.Background(), childLimit)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, rpcfuzz, "run", target, "--out", out, "--duration", "1h", "--seed", "7", "--workers", "2")
+			cmd.WaitDelay = time.Second
+			var stdout bytes.Buffer
+			cmd.Stdout = &stdout
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			l := readLines(stderr)
+			l.wait(t, "a status line with inputs sent", func(s string) bool {
+				m := execsLine.FindStringSubmatch(s)
+				if m == nil {
+					return false
+				}
+				n, _ := strconv.Atoi(m[1])
+				return n > 0
+			})
+			if err := cmd.Process.Signal(tc.sigs[0]); err != nil {
+				t.Fatal(err)
+			}
+			signalled := time.Now()
+			if tc.twice {
+				l.wait(t, "the interrupted line", func(s string) bool { return strings.Contains(s, "interrupted;") })
+				if err := cmd.Process.Signal(tc.sigs[1]); err != nil && !errors.Is(err, os.ErrProcessDone) {
+					t.Fatal(err)
+				}
+			}
+			<-l.done
+			err = cmd.Wait()
+			stopped := time.Since(signalled)
+			var ee *exec.ExitError
+			if ctx.Err() != nil || (err != nil && !errors.As(err, &ee)) {
+				t.Fatalf("rpcfuzz did not exit by itself (%v) after %s\nstderr:\n%s", err, stopped, l)
+			}
+			if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+				t.Fatalf("exit %d, want 130\nstdout:\n%s\nstderr:\n%s", code, &stdout, l)
+			}
+			if stopped > 10*time.Second {
+				t.Errorf("took %s to stop after the signal", stopped)
+			}
+			if !strings.Contains(l.String(), "interrupted; writing the findings so far") {
+				t.Errorf("stderr does not say it was interrupted:\n%s", l)
+			}
+			checkOutDir(t, out, !tc.twice)
+		})
+	}
+}
+
+// checkOutDir checks every file under out is complete (each JSON file
+// parses) and that no temporary file is left; complete requires
+// summary.json and latency.json, marked interrupted.
+func checkOutDir(t *testing.T, out string, complete bool) {
+	t.Helper()
+	err := filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if strings.Contains(d.Name(), ".tmp-") {
+			t.Errorf("temporary file left behind: %s", path)
+		}
+		if strings.HasSuffix(path, ".json") {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if !json.Valid(b) {
+				t.Errorf("%s is not complete JSON:\n%.500s", path, b)
+			}
+		}
+		return nil
+	})
+	if err != nil && !(errors.Is(err, fs.ErrNotExist) && !complete) {
+		t.Fatal(err)
+	}
+	if !complete {
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum fuzz.Summary
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Interrupted || sum.Execs == 0 {
+		t.Errorf("summary.json: interrupted %v, execs %d; want true and > 0", sum.Interrupted, sum.Execs)
+	}
+	lat, err := stats.ReadJSONFile(filepath.Join(out, "latency.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !lat.Interrupted {
+		t.Error("latency.json is not marked interrupted")
+	}
+}
