@@ -53,8 +53,10 @@
 //	go test fuzz v1
 //	[]byte("\xff\x016{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"add\",\"params\":[1,2]}")
 //
-// Options.Ignore silences rules by id; warnings (slow_input) are logged
-// unless Options.FailOnWarnings.
+// Options.Ignore silences known deviations: a rule by id, or only the
+// findings of a rule whose note, message or reply match a pattern
+// (IgnoreMatching); warnings (slow_input) are logged unless
+// Options.FailOnWarnings.
 //
 // # OSS-Fuzz
 //

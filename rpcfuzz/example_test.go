@@ -1,6 +1,7 @@
 package rpcfuzz_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/rpcload/rpcload/internal/fuzztarget"
@@ -14,4 +15,31 @@ func FuzzExample(f *testing.F) {
 	rpcfuzz.Fuzz(f, rpcfuzz.Handler(fuzztarget.New(0).HTTPHandler()), rpcfuzz.Options{
 		Methods: []string{"echo", "add"},
 	})
+}
+
+// Known deviations of a server are ignored as narrowly as they can be
+// told apart: a rule alone ignores all its findings, a rule with a
+// pattern only those whose note, message or reply the pattern matches.
+func ExampleIgnoreMatching() {
+	opts := rpcfuzz.Options{
+		Methods: []string{"echo", "add"},
+		Ignore: []string{
+			// JSON-RPC 2.0 §5.1 (-32600 for JSON that is no Request
+			// object): the server answers such JSON with -32700.
+			rpcfuzz.IgnoreMatching("wrong_error_code", `answered with error -32700; want error -32600`),
+			// JSON-RPC 2.0 §4 (an id is a String, Number or Null): the
+			// server echoes a boolean id; the same entry, written out.
+			`invalid_envelope "\"id\":(true|false)[,}]"`,
+			// slow_input is a warning anyway; a rule alone ignores all of
+			// its findings.
+			"slow_input",
+		},
+	}
+	for _, e := range opts.Ignore {
+		fmt.Println(e)
+	}
+	// Output:
+	// wrong_error_code "answered with error -32700; want error -32600"
+	// invalid_envelope "\"id\":(true|false)[,}]"
+	// slow_input
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/bits"
+	"regexp"
 	"slices"
 	"sync"
 	"time"
@@ -98,9 +99,9 @@ type result struct {
 // judge applies the oracles to what the target did with in. It returns
 // nil when nothing is wrong.
 func (h *harness) judge(in native.Input, infos []frameInfo, o *outcome) *result {
-	j := judging{ignore: h.ignore}
-	_, isStream := h.target.(streamTarget)
 	frames := in.Case.Frames
+	j := judging{ignore: h.ignore, matching: h.ignoreMatching, frames: frames, wireBytes: o.wireBytes}
+	_, isStream := h.target.(streamTarget)
 	if o.wire {
 		var m wire.Message
 		for _, r := range o.wireReplies {
@@ -183,14 +184,33 @@ func (h *harness) judge(in native.Input, infos []frameInfo, o *outcome) *result 
 
 // judging collects the verdicts of one input, less the ignored rules.
 type judging struct {
-	ignore   check.Set
-	verdicts []verdict
+	ignore    check.Set
+	matching  []ignoreEntry
+	frames    [][]byte // the input's messages, the evidence of a verdict on one
+	wireBytes []byte   // the raw stream, the evidence of a verdict on it
+	verdicts  []verdict
 }
 
 func (j *judging) add(rules check.Set, note string, frame int, reply []byte) {
-	if rules &^= j.ignore; rules != 0 {
+	rules &^= j.ignore
+	for _, e := range j.matching {
+		if rules.Has(e.rule) && j.matches(e.re, note, frame, reply) {
+			rules &^= check.Set(0).Add(e.rule)
+		}
+	}
+	if rules != 0 {
 		j.verdicts = append(j.verdicts, verdict{rules: rules, note: note, frame: frame, reply: reply})
 	}
+}
+
+// matches reports whether re matches the evidence of a verdict: its note,
+// the message it is about (the raw stream for frame -1), or the reply.
+func (j *judging) matches(re *regexp.Regexp, note string, frame int, reply []byte) bool {
+	sent := j.wireBytes
+	if frame >= 0 && frame < len(j.frames) {
+		sent = j.frames[frame]
+	}
+	return re.MatchString(note) || sent != nil && re.Match(sent) || reply != nil && re.Match(reply)
 }
 
 func replyKind(reply []byte) wire.Kind {

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,8 +68,20 @@ type Options struct {
 	// Shipped seeds longer than it are left out, and a longer one in Seeds
 	// is an error.
 	MaxFrame int
-	// Ignore lists rule ids (as failure messages name them, e.g.
-	// "wrong_error_code") that never fail an input: known deviations.
+	// Ignore lists known deviations of the server, which never fail an
+	// input. An entry is either a rule id as failure messages name it
+	// ("wrong_error_code": every finding of the rule), or a rule id, a
+	// space and a regular expression (RE2 syntax) quoted as a Go string,
+	// the form of the interop baselines' #accept lines:
+	//
+	//	wrong_error_code "answered with error -32700"
+	//
+	// which ignores only the findings of that rule whose evidence matches
+	// the expression: the note (the text after the rule in a failure
+	// message; for a batch, about its first problem only), the message
+	// sent or the reply, each matched on its own. IgnoreMatching builds
+	// such an entry. Give each the spec reference its failure message
+	// names, in a comment: an ignored rule is a deviation, not a pass.
 	Ignore []string
 	// FailOnWarnings fails inputs on warnings too (slow_input); by default
 	// they are logged.
@@ -76,6 +91,47 @@ type Options struct {
 	// 10ms) as slow_input, a warning. Off by default: timing is not
 	// reproducible.
 	SlowFactor float64
+}
+
+// IgnoreMatching returns the Options.Ignore entry that ignores findings
+// of rule whose note, message or reply matches the regular expression
+// pattern (RE2 syntax): rule, a space and pattern quoted.
+func IgnoreMatching(rule, pattern string) string {
+	return rule + " " + strconv.Quote(pattern)
+}
+
+// ignoreEntry is a parsed Options.Ignore entry with a pattern.
+type ignoreEntry struct {
+	rule check.Rule
+	re   *regexp.Regexp
+}
+
+// parseIgnore reads Options.Ignore: rules ignored outright, and entries
+// with a pattern.
+func parseIgnore(list []string) (check.Set, []ignoreEntry, error) {
+	var all check.Set
+	var some []ignoreEntry
+	for _, e := range list {
+		name, quoted, hasPattern := strings.Cut(strings.TrimSpace(e), " ")
+		r, ok := check.ParseRule(name)
+		if !ok {
+			return 0, nil, fmt.Errorf("Options.Ignore: no rule %q in %q", name, e)
+		}
+		if !hasPattern {
+			all = all.Add(r)
+			continue
+		}
+		pattern, err := strconv.Unquote(strings.TrimSpace(quoted))
+		if err != nil {
+			return 0, nil, fmt.Errorf("Options.Ignore: %q: want RULE \"REGEXP\" with the regexp quoted as a Go string", e)
+		}
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return 0, nil, fmt.Errorf("Options.Ignore: %q: %w", e, err)
+		}
+		some = append(some, ignoreEntry{rule: r, re: re})
+	}
+	return all, some, nil
 }
 
 // DefaultTimeout is the wait for a reply when Options.Timeout is 0.
@@ -151,7 +207,8 @@ type harness struct {
 	target         Target
 	exp            *native.Expander
 	timeout        time.Duration
-	ignore         check.Set
+	ignore         check.Set     // rules ignored outright
+	ignoreMatching []ignoreEntry // rules ignored where their evidence matches
 	failOnWarnings bool
 	slowFactor     float64
 	noBatches      bool             // mcp, lsp: no batches in the protocol
@@ -170,12 +227,9 @@ func newHarness(target Target, o Options) (*harness, error) {
 	if h.timeout <= 0 {
 		h.timeout = DefaultTimeout
 	}
-	for _, name := range o.Ignore {
-		r, ok := check.ParseRule(name)
-		if !ok {
-			return nil, fmt.Errorf("Options.Ignore: no rule %q", name)
-		}
-		h.ignore = h.ignore.Add(r)
+	var err error
+	if h.ignore, h.ignoreMatching, err = parseIgnore(o.Ignore); err != nil {
+		return nil, err
 	}
 	framing := mutate.FramingNone
 	if _, ok := target.(streamTarget); ok {

@@ -380,6 +380,47 @@ func TestIgnore(t *testing.T) {
 	}
 }
 
+// TestIgnoreMatching holds Options.Ignore entries with a pattern to the
+// findings whose note, message or reply the pattern matches.
+func TestIgnoreMatching(t *testing.T) {
+	// Answers every message -32700 with id null: wrong for a call
+	// (wrong_error_code and unexpected_null_id), right for unparseable
+	// input.
+	target := Func(func([]byte) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`)
+	})
+	call := Literal([]byte(call1))
+	invalid := Literal([]byte(`{"jsonrpc":"2.0","id":true,"method":"m"}`))
+	tests := []struct {
+		name   string
+		input  []byte
+		ignore []string
+		fatal  string // a prefix of the failure, "" for none
+	}{
+		{"nothing ignored", call, nil, "rpcfuzz: unexpected_null_id"},
+		{"rule only", call, []string{"unexpected_null_id", "wrong_error_code"}, ""},
+		{"pattern on the note", call, []string{"unexpected_null_id", `wrong_error_code "answered with -32700"`}, ""},
+		{"pattern on the reply", call, []string{IgnoreMatching("wrong_error_code", `"parse error"`), "unexpected_null_id"}, ""},
+		{"pattern on the message", call, []string{IgnoreMatching("wrong_error_code", `"method":"echo"`), "unexpected_null_id"}, ""},
+		{"pattern matching nothing", call, []string{IgnoreMatching("wrong_error_code", `-32601`), "unexpected_null_id"}, "rpcfuzz: wrong_error_code"},
+		{"pattern of another rule", call, []string{IgnoreMatching("unknown_id", `.`), "unexpected_null_id"}, "rpcfuzz: wrong_error_code"},
+		{"other message", invalid, []string{IgnoreMatching("wrong_error_code", `"method":"echo"`)}, "rpcfuzz: wrong_error_code"},
+		{"both entries for one rule", invalid, []string{IgnoreMatching("wrong_error_code", `"method":"echo"`), `wrong_error_code "id\":true"`}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ft := &fakeT{name: "TestX"}
+			Check(ft, target, tc.input, Options{Ignore: tc.ignore})
+			checkReports(t, "fatal", ft.fatals, tc.fatal)
+		})
+	}
+	for _, bad := range []string{`wrong_error_code "("`, `wrong_error_code unquoted`, `nope ".*"`, `wrong_error_code "a" "b"`} {
+		if _, err := newHarness(target, Options{Ignore: []string{bad}}); err == nil {
+			t.Errorf("Ignore %q is not an error", bad)
+		}
+	}
+}
+
 // TestSlowInput: with an injected clock, an input many medians slower
 // than the others is a slow_input warning: logged, or failed with
 // FailOnWarnings.

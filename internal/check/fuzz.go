@@ -97,7 +97,8 @@ package check
 //	"method": "" (a request or notification)        | error -32600 with id null or the id            | §4: method is "a String containing the name of
 //	                                                |                                                |  the method"; "" names none (geth, jrpc2 refuse it)
 //	members besides jsonrpc/id/method/params        | error -32600 with id null or the id            | §4 lists the members; strict servers refuse
-//	a response object sent to the server            | silence                                        | peers of MCP and LSP receive responses
+//	a response object sent to the server (also one  | silence                                        | peers of MCP and LSP receive responses; §4:
+//	 with a method member that is no string)        |                                                |  such a method names none (geth drops these)
 //	"params": null in an otherwise valid request    | the answer to the request without params       | common servers read null as absent
 //	a batch of more than 100 elements, over 1 MiB,  | one error object with id null (any code)       | servers cap batches (protocols.md §4); a
 //	 or with an element of the rows on limits,      |  instead of the array                          |  parser or a typed decoder refusing an
@@ -623,7 +624,10 @@ func (q *request) scanEdges(params []byte) edge {
 	if m.Problems&(wire.ProblemExtraMember|wire.ProblemMixedMembers) != 0 {
 		e |= edgeExtra
 	}
-	if m.Kind == wire.KindResult || m.Kind == wire.KindError {
+	if m.Kind == wire.KindResult || m.Kind == wire.KindError ||
+		m.Problems&(wire.ProblemMixedMembers|wire.ProblemBadMethod) == wire.ProblemMixedMembers|wire.ProblemBadMethod {
+		// (With a method that is no string and a result or error, the
+		// message can only be a response with a member too many.)
 		e |= edgeResponseLike
 	}
 	if m.IDKind == wire.IDNull || q.looseNumericID() {
@@ -1355,6 +1359,7 @@ func judgeBatch(input, reply []byte, r *wire.Message) (Set, string) {
 	}
 	b := newBatchMatch(sc, r.BatchLen)
 	b.pair(reply)
+	b.reassign()
 	for i := range reqs {
 		if q := &reqs[i]; !q.matched && q.required() && b.found(Set(0).Add(BatchMissingReply)) {
 			b.note = "no response for element " + strconv.Itoa(i) + idSuffix(q)
@@ -1850,7 +1855,13 @@ func (b *batchMatch) blameID(rm *wire.Message, k int, j int32) {
 		b.judgePair(i, rm, j)
 		return
 	}
-	if len(groups) > 0 {
+	for g := range groups {
+		if i := b.reclaim(groups[g].idx); i >= 0 {
+			b.judgePair(i, rm, j)
+			return
+		}
+	}
+	if len(groups) > 0 || b.looseEcho(rm) {
 		if b.found(Set(0).Add(DuplicateReply)) {
 			b.note = "reply element " + strconv.Itoa(k) + ": a second response for id " + short(rm.ID)
 		}
@@ -1859,6 +1870,113 @@ func (b *batchMatch) blameID(rm *wire.Message, k int, j int32) {
 	if b.found(Set(0).Add(BatchExtraReply)) {
 		b.note = "reply element " + strconv.Itoa(k) + ": id " + short(rm.ID) + " answers no request of the batch"
 	}
+}
+
+// reclaim frees one of the requests idx (all with the id of a response
+// left over) that holds a response without a readable id, by moving that
+// response to another request it answers, and returns the freed request,
+// or -1. The response with the id is then judged against its own request:
+// [{"jsonrpc":"2.0","method":""},{"jsonrpc":-0,"id":1,"method":"x"}]
+// answered [{id null, -32600}, {id 1, -32700}] gave the -32600 to the
+// second element (which it fits) and left the -32700 with nothing but a
+// duplicate of id 1, though the -32600 answers the first element too.
+func (b *batchMatch) reclaim(idx []int32) int {
+	for k, i := range idx {
+		if k >= scanLimit {
+			break
+		}
+		q := &b.reqs[i]
+		if !q.matched {
+			continue
+		}
+		if p := &b.sc.pend[q.by]; p.idKind == wire.IDNumber || p.idKind == wire.IDString {
+			continue // it carries the id too
+		}
+		b.stamp++
+		q.stamp = b.stamp // not a place for the response to move to
+		other := b.sc.pend[q.by].message()
+		if b.augment(&other, q.by, augmentDepth) {
+			q.matched = false
+			return int(i)
+		}
+	}
+	return -1
+}
+
+// reassign gives a required request left without a response one that
+// went to a request that needs none and took it only by a tolerance (a
+// notification with invalid UTF-8 may be refused) where the response
+// could be the required one's: an error with id null for an invalid
+// request, or a response with its id; or one that echoes its id of a
+// wrong type (false), wherever it went. Matching
+// found no correct answer for the required request, so either way one is
+// wrong; blaming the answer a request needed rather than its absence
+// names what the server evidently did: [notification with invalid UTF-8,
+// 1] answered [{id null, -32700}] answered the 1 with a wrong code (a
+// parser reads the notification, and answers notifications with nothing),
+// rather than the notification and not the 1. The work is bounded by the
+// batch's size.
+func (b *batchMatch) reassign() {
+	work := judgeBudget*len(b.reqs) + 256
+	for i := range b.reqs {
+		q := &b.reqs[i]
+		if q.matched || !q.required() {
+			continue
+		}
+		for k := range b.reqs {
+			if work--; work < 0 {
+				return
+			}
+			p := &b.reqs[k]
+			if k == i || !p.matched {
+				continue
+			}
+			rm := b.sc.pend[p.by].message()
+			if move := q.sameBadID(&rm) && !p.sameBadID(&rm) ||
+				!p.required() && q.mayBlame(&rm) && !p.fits(&rm, true); !move {
+				continue
+			}
+			p.matched = false
+			b.judgePair(i, &rm, p.by)
+			break
+		}
+	}
+}
+
+// sameBadID reports whether rm echoes q's id of a type no id may have
+// (go-ethereum echoes an id false as it came): then rm answers q, whatever
+// else it fits.
+func (q *request) sameBadID(rm *wire.Message) bool {
+	return rm.IDKind == wire.IDOther && q.m.IDKind == wire.IDOther && bytes.Equal(rm.ID, q.m.ID)
+}
+
+// mayBlame reports whether rm, a response paired elsewhere, could be the
+// answer to q: it carries q's id, or it has no readable id and q is no
+// call whose id was readable (an id null is an answer for it).
+func (q *request) mayBlame(rm *wire.Message) bool {
+	if rm.IDKind == wire.IDNumber || rm.IDKind == wire.IDString {
+		return q.echoes(rm)
+	}
+	return q.class != Call || !q.readableID() || q.m.IDKind == wire.IDNull
+}
+
+// looseEcho reports whether rm's id is a float64 echo of the id of a
+// request whose id float64 cannot hold exactly (0 for 1e-999999999), so
+// that a reply left over with it is a second response to that request,
+// not one to nothing. It looks at a bounded number of such requests.
+func (b *batchMatch) looseEcho(rm *wire.Message) bool {
+	if rm.IDKind != wire.IDNumber {
+		return false
+	}
+	for k, i := range b.lists[listLoose].idx {
+		if k >= scanLimit {
+			break
+		}
+		if compareIDs(b.reqs[i].m.ID, rm.ID, true) == idEqual {
+			return true
+		}
+	}
+	return false
 }
 
 // typeChanged finds an unmatched request whose id is rm's id as the other
@@ -1890,6 +2008,18 @@ func (b *batchMatch) typeChanged(rm *wire.Message) int {
 func (b *batchMatch) blameNull(rm *wire.Message, k int, j int32) {
 	if b.blameNullTiers(rm, j) {
 		return
+	}
+	// A request that needs a response with id null may hold one that
+	// answers another request too ([{"jsonrpc":"2.0","method":""},[1]]
+	// answered [{id null, -32600}, {id null, -32700}]: the -32600 answers
+	// either, the -32700 only the [1], wrongly).
+	for tier := range tierOptional {
+		for _, cat := range categoryOrder(rm) {
+			if i := b.reclaim(b.lists[nullList(tier, cat)].idx); i >= 0 {
+				b.judgePair(i, rm, j)
+				return
+			}
+		}
 	}
 	var s Set
 	var why string

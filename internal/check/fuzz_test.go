@@ -307,6 +307,12 @@ var judgeTests = []judgeTestCase{
 	{"params repeated, last an object: wrapped id", `{"jsonrpc":"2.0","id":18446744073709551615,"method":"initialize","params":0,"params":{}}`,
 		result("-9223372036854775808"), set(UnknownID)},
 	{"method repeated, last a string: other id", `{"jsonrpc":"2.0","id":1,"method":5,"method":"x"}`, result("2"), set(UnknownID)},
+	// A method that is no string next to an error member: a response
+	// with a member too many as much as an invalid request (go-ethereum
+	// drops it as a response), so silence is allowed, as is -32600.
+	{"error and a numeric method: silence", `{"jsonrpc":"2.0","error":[2,40],"id":2,"method":1}`, noReply, 0},
+	{"error and a numeric method: -32600", `{"jsonrpc":"2.0","error":[2,40],"id":2,"method":1}`, errReply("2", -32600), 0},
+	{"result and a string method: silence", `{"jsonrpc":"2.0","result":1,"id":2,"method":"x"}`, noReply, set(Hang)},
 	{"id repeated, first null: silence", `{"jsonrpc":"2.0","method":"x","id":null,"id":[1]}`, noReply, 0},
 	{"id repeated, neither allows silence", `{"jsonrpc":"2.0","method":"x","id":5,"id":[1]}`, noReply, set(WrongErrorCode)},
 	{"null params, no jsonrpc: result", `{"id":3,"method":"x","params":null}`, result("3"), set(WrongErrorCode)},
@@ -434,6 +440,47 @@ var batchTests = []judgeTestCase{
 		arr(`{"jsonrpc":"2.0","id":false,"result":"0x60"}`, `{"jsonrpc":"2.0","id":0,"result":"0x61"}`), set(InvalidEnvelope, WrongErrorCode)},
 	{"bool id answering nothing", arr(call1), arr(res1, `{"jsonrpc":"2.0","id":true,"result":1}`), set(InvalidEnvelope)},
 	{"reply without id for an invalid element", arr(`{"id":{}}`, call1), arr(res1, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"m"}}`), set(InvalidEnvelope)},
+	// A fraction no float64 holds (1e-999999999 reads as 0) next to the
+	// same id after a repeated "id" (first true, last 1e-999999999). Both
+	// are invalid requests (no method) due -32600; the first with its id
+	// or null, the second with any id (the repeat makes its id whatever
+	// the reader kept). Two responses with one id are no duplicate: two
+	// elements carry it. An echo through float64 (0; -0 in Go, 0 in
+	// JavaScript) is the id as read (the tolerance for ids float64 cannot
+	// hold); a different number answers no element.
+	{"tiny fraction id twice: raw echoes", tinyIDs, arr(errReply(tiny, -32600), errReply(tiny, -32600)), 0},
+	{"tiny fraction id twice: float64 echoes", tinyIDs, arr(errReply("0", -32600), errReply("-0", -32600)), 0},
+	{"tiny fraction id twice: mixed echoes", tinyIDs, arr(errReply("-0", -32600), errReply(tiny, -32600)), 0},
+	{"tiny fraction id twice: first-wins reader", tinyIDs, arr(errReply("null", -32600), errReply(tiny, -32600)), 0},
+	{"tiny fraction id twice: id null both", tinyIDs, arr(errReply("null", -32600), errReply("null", -32600)), 0},
+	{"tiny fraction id twice: answered three times", tinyIDs, arr(errReply(tiny, -32600), errReply("0", -32600), errReply("0", -32600)), set(DuplicateReply)},
+	{"tiny fraction id twice: one answer", tinyIDs, arr(errReply("0", -32600)), set(BatchMissingReply)},
+	{"tiny fraction id twice: the id echoed true", tinyIDs, arr(errReply(tiny, -32600), errReply("true", -32600)), set(InvalidEnvelope)},
+	// (The second element takes any id: the tolerance for a repeated "id"
+	// member does not guess what a reader made of it.)
+	{"tiny fraction id twice: another number", tinyIDs, arr(errReply(tiny, -32600), errReply("1", -32600)), 0},
+	{"tiny fraction id: another number", `[{"id":1e-999999999}]`, arr(errReply("1", -32600)), set(BatchExtraReply, BatchMissingReply)},
+	{"tiny fraction id: answered twice", `[{"id":1e-999999999}]`, arr(errReply("0", -32600), errReply(tiny, -32600)), set(DuplicateReply)},
+	// Answers of interop servers whose pairing once named the wrong rule.
+	// go-ethereum echoes the id false of the second element (its -32601 is
+	// a wrong code); the response is that element's, though the first
+	// element (read first-wins, a notification) could take it.
+	{"bool id echoed next to a notification that could take it", arr(`{"jsonrpc":"2.0","method":"test_echo","params":[1],"params":1}`, `{"jsonrpc":"2.0","method":"n","id":false}`),
+		arr(`{"jsonrpc":"2.0","id":false,"error":{"code":-32601,"message":"the method n does not exist/is not available"}}`), set(InvalidEnvelope, WrongErrorCode)},
+	// jrpc2 answers valid JSON that is no request with -32700; the id-null
+	// -32600 answers the notification with method "" then.
+	{"-32700 with the id, -32600 free for a notification", arr(`{"jsonrpc":"2.0","method":""}`, `{"jsonrpc":-0,"method":"x","id":1}`),
+		arr(errReply("null", -32600), errReply("1", -32700)), set(WrongErrorCode)},
+	{"-32700 with id null, -32600 free for a notification", arr(`{"jsonrpc":"2.0","method":""}`, `[1]`),
+		arr(errReply("null", -32600), errReply("null", -32700)), set(WrongErrorCode)},
+	{"one -32700 for the invalid element, not the notification", arr("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":[\"\xf4\x90\x80\x80\"]}", `1`),
+		arr(errReply("null", -32700)), set(WrongErrorCode)},
+	{"one -32600 for the invalid element, the notification refused", arr("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":[\"\xf4\x90\x80\x80\"]}", `1`),
+		arr(errReply("null", -32600)), 0},
+	{"both refused", arr("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":[\"\xf4\x90\x80\x80\"]}", `1`),
+		arr(errReply("null", -32700), errReply("null", -32600)), 0},
+	{"a call left unanswered is not blamed on a notification's error", arr(`{"jsonrpc":"2.0","method":""}`, call1),
+		arr(errReply("null", -32600)), set(BatchMissingReply)},
 	{"id null: a result for the invalid one", arr(`{"jsonrpc":"2.0","method":"x","id":null}`, `{"jsonrpc":null,"method":"x"}`),
 		arr(result("null"), result("null")), set(WrongErrorCode)},
 }
@@ -443,6 +490,8 @@ const (
 	repeatedID        = `[{"jsonrpc":"2.0","method":"echo","id":2},{"jsonrpc":"2.0","method":"echo","id":[2,40],"id":2}]`
 	call7             = `{"jsonrpc":"2.0","id":7,"method":"x"}`
 	call12            = `{"jsonrpc":"2.0","id":12,"method":"x"}`
+	tiny              = "1e-999999999"
+	tinyIDs           = `[{"id":1e-999999999},{"id":true,"id":1e-999999999}]`
 )
 
 func TestJudgeBatch(t *testing.T) {
@@ -810,8 +859,17 @@ type exchanger struct {
 	srv   *fuzztarget.Server
 }
 
+// trickyIDSeeds join the corpus in the correct-server property: ids equal
+// as numbers but spelled apart (1e-999999999, 0, -0), alone, repeated
+// within one object and shared by batch elements.
+var trickyIDSeeds = []corpus.Seed{
+	{Name: "tiny-ids", Frames: [][]byte{[]byte(tinyIDs)}},
+	{Name: "zero-ids", Frames: [][]byte{[]byte(`[{"jsonrpc":"2.0","id":-0,"method":"echo"},{"jsonrpc":"2.0","id":0,"method":"echo"},{"jsonrpc":"2.0","id":0.0,"id":1e-999999999,"method":"echo"}]`)}},
+	{Name: "tiny-id-call", Frames: [][]byte{[]byte(`{"jsonrpc":"2.0","id":1e-999999999,"method":"echo","params":[-0]}`)}},
+}
+
 func newExchanger() *exchanger {
-	x := &exchanger{seeds: corpus.Seeds(""), srv: fuzztarget.New(0)}
+	x := &exchanger{seeds: append(corpus.Seeds(""), trickyIDSeeds...), srv: fuzztarget.New(0)}
 	var donors [][]byte
 	var methods []string
 	for _, s := range x.seeds {
@@ -882,6 +940,13 @@ func (x *exchanger) finding(frame []byte, seed uint64) string {
 			return msg
 		}
 	}
+	for _, js := range []bool{false, true} {
+		if echoed, ok := floatEchoIDs(reply, js); ok {
+			if msg := judge("reply with ids echoed through float64 (js "+strconv.FormatBool(js)+")", echoed); msg != "" {
+				return msg
+			}
+		}
+	}
 	for _, first := range []bool{true, false} {
 		if alt, ok := readAs(frame, first); ok {
 			if msg := judge("reply to "+string(alt[:min(len(alt), 300)]), x.answer(alt)); msg != "" {
@@ -897,6 +962,64 @@ func shortText(b []byte) string {
 		return string(b[:600]) + "..."
 	}
 	return string(b)
+}
+
+// floatEchoIDs returns reply (an object, or an array of them) with every
+// numeric id that float64 cannot hold exactly replaced by the float64 a
+// decoder reads from it, as a server that keeps ids in a float64 echoes
+// them (Go's encoding/json into any, JavaScript's JSON.parse, which also
+// turns -0 into 0 when js is set); false when that changes nothing. The
+// oracle must accept such echoes: the ids are the input's, as read.
+func floatEchoIDs(reply []byte, js bool) ([]byte, bool) {
+	reply = reply[:len(reply):len(reply)]
+	var elems [][]byte
+	if i := skipJSONSpace(reply, 0); i < len(reply) && reply[i] == '[' {
+		for off := 0; ; {
+			e, next, ok := wire.NextElement(reply, off)
+			if !ok {
+				break
+			}
+			elems, off = append(elems, e), next
+		}
+	} else {
+		elems = [][]byte{reply}
+	}
+	changed := false
+	out := make([][]byte, len(elems))
+	for k, e := range elems {
+		out[k] = e
+		var m wire.Message
+		if wire.Scan(e, &m); m.IDKind != wire.IDNumber || safeInteger(m.ID) && !(js && string(m.ID) == "-0") {
+			continue
+		}
+		f, err := strconv.ParseFloat(string(m.ID), 64)
+		if err != nil {
+			continue // beyond float64: such a decoder refuses the request
+		}
+		if js && f == 0 {
+			f = 0 // JSON.stringify(-0) is "0"
+		}
+		text := strconv.FormatFloat(f, 'g', -1, 64)
+		if text == string(m.ID) {
+			continue
+		}
+		at := cap(e) - cap(m.ID)
+		out[k] = slices.Concat(e[:at], []byte(text), e[at+len(m.ID):])
+		changed = true
+	}
+	if !changed {
+		return nil, false
+	}
+	if len(elems) == 1 && !(len(reply) > 0 && bytes.TrimSpace(reply)[0] == '[') {
+		return out[0], true
+	}
+	return []byte(arr(func() []string {
+		s := make([]string, len(out))
+		for k, e := range out {
+			s[k] = string(e)
+		}
+		return s
+	}()...)), true
 }
 
 // shuffleArray returns the elements of the JSON array reply in an order

@@ -324,3 +324,18 @@ func (e *Expander) SeedStream(i int) []byte {
 	}
 	return []byte{byte(i >> 8), byte(i)}
 }
+
+// ExpandFile expands a Go fuzz corpus file (the "go test fuzz v1" text Go
+// saves under testdata/fuzz, one []byte value) as the harness expands the
+// input it holds: a literal form is its messages, a choice stream the
+// messages it stands for under e's Options. It is the one way a saved input
+// becomes messages outside a fuzz test (rpcfuzz import-go), so that a
+// choice stream replays black-box as the harness sent it, given the
+// Options of the fuzz test that saved it.
+func (e *Expander) ExpandFile(file []byte) (Input, error) {
+	data, err := fuzzcase.UnmarshalGoCorpus(file)
+	if err != nil {
+		return Input{}, err
+	}
+	return e.Expand(data), nil
+}

@@ -264,3 +264,33 @@ func TestChooser(t *testing.T) {
 		t.Error("Intn(1) or Intn(0) is not 0")
 	}
 }
+
+// TestExpandFile: a corpus file expands as the input it holds, a literal
+// form to its messages and a choice stream to what Expand makes of it;
+// a file that is no Go corpus file is an error.
+func TestExpandFile(t *testing.T) {
+	e := mustNew(t, Options{Methods: []string{"echo"}})
+	lit := fuzzcase.Encode(mutate.Case{Frames: [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"method":"echo"}`), []byte("[]")}})
+	stream := append(e.SeedStream(len(e.Seeds())-1), 7, 1, 2, 3)
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{{"literal", lit}, {"choice stream", stream}, {"seed stream", e.SeedStream(0)}} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := e.ExpandFile(fuzzcase.MarshalGoCorpus(tc.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := e.Expand(tc.data)
+			if got.Literal != want.Literal || got.Seed != want.Seed || !slices.Equal(got.Ops, want.Ops) ||
+				!slices.EqualFunc(got.Case.Frames, want.Case.Frames, bytes.Equal) || !bytes.Equal(got.Case.Wire, want.Case.Wire) {
+				t.Fatalf("ExpandFile = %+v; Expand = %+v", got, want)
+			}
+		})
+	}
+	for _, bad := range []string{"", "go test fuzz v1\n", "go test fuzz v1\nstring(\"x\")\n", "not a corpus file"} {
+		if _, err := e.ExpandFile([]byte(bad)); err == nil {
+			t.Errorf("ExpandFile(%q): no error", bad)
+		}
+	}
+}

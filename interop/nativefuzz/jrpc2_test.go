@@ -193,32 +193,11 @@ var jrpc2Options = rpcfuzz.Options{
 		// JSON-RPC 2.0 §5.1 (-32700 is for invalid JSON, -32600 for JSON
 		// that is not a valid Request object): jrpc2 answers valid JSON
 		// that is no request (0 or [] as a batch element, a method or
-		// jsonrpc that is not a string) with -32700.
+		// jsonrpc that is not a string) with -32700. (Inside a batch, the
+		// oracle gives that -32700 to the element it answers wrongly, not
+		// to a notification or to an element that an id-null -32600 next
+		// to it answers as well; see TestIgnoredDeviations.)
 		"wrong_error_code",
-		// TODO false positive: that -32700 in a batch next to an element
-		// the server rightly refuses with -32600 and id null:
-		// [{"jsonrpc":"2.0","method":""},{"jsonrpc":-0,"method":"x","id":1}]
-		// answered [{id null, -32600}, {id 1, -32700}] is reported as a
-		// second response for id 1: the oracle pairs the id-null error
-		// with the element with id 1 (whose -32700 it does not accept),
-		// not with the first element, though jrpc2 sent one response per
-		// element. (The finding is the wrong code, ignored above.)
-		"duplicate_reply",
-		// TODO false positive: the same -32700 for a batch element that
-		// is no object, next to an element with invalid UTF-8 in a string
-		// ([{"jsonrpc":"2.0","method":"m","params":["\xf4\x90\x80\x80"]},1]
-		// answered [{id null, -32700}]), is reported as no response for
-		// element 1: the oracle gives the -32700 to the element it may
-		// read as unparseable, though jrpc2 read it (as Go does, with
-		// U+FFFD) as the notification it is.
-		"batch_missing_reply",
-		// TODO false positive: the same -32700 next to a notification the
-		// server rightly refuses with -32600 and id null:
-		// [{"jsonrpc":"2.0","method":""},[1]] answered [{id null, -32600},
-		// {id null, -32700}] is reported as a reply to a notification:
-		// the oracle gives the -32600 to [1] and finds no element left
-		// for the -32700 but the notification.
-		"reply_to_notification",
 	},
 }
 
