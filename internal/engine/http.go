@@ -185,6 +185,10 @@ func (d *httpDriver) work() {
 	post := p.post
 	var o outgoing
 	for t := range r.ticks {
+		if r.pastCutoff() {
+			r.dropLate(rec, nil, t)
+			continue
+		}
 		var expectReply bool
 		body, ids, expectReply = r.encodeTick(&o, tb, rec, &counters, g, body, ids[:0], t)
 		if len(body) == 0 {

@@ -79,8 +79,8 @@ func (d *mcpHTTPDriver) headers(era profile.Era, method string, params []byte) h
 }
 
 // exchange POSTs body and returns the status, the response's headers and
-// its JSON-RPC messages: the body of a JSON response, or the data of every
-// SSE event up to the first response. each, if not nil, sees every message
+// its JSON-RPC messages: the body of a JSON response, or the data of the
+// first and the last SSE event up to the first response. each, if not nil, sees every message
 // as it arrives: a server may wait for the answer to a request it sent on
 // the stream before it sends the response.
 func (d *mcpHTTPDriver) exchange(ctx context.Context, h http.Header, body []byte, each func([]byte)) (int, http.Header, [][]byte, error) {
@@ -95,6 +95,16 @@ func (d *mcpHTTPDriver) exchange(ctx context.Context, h http.Header, body []byte
 	}
 	defer resp.Body.Close()
 	var msgs [][]byte
+	// keep holds a message: only the first (a reply to a notification) and
+	// the last (the response) are ever looked at, so a stream that floods
+	// notifications before its response costs two messages, not all of them.
+	keep := func(m []byte) {
+		if len(msgs) < 2 {
+			msgs = append(msgs, append([]byte(nil), m...))
+			return
+		}
+		msgs[1] = append(msgs[1][:0], m...)
+	}
 	if isEventStream(resp.Header) {
 		sse := transport.NewSSEReader(resp.Body, d.r.cfg.MaxFrame)
 		for {
@@ -111,7 +121,7 @@ func (d *mcpHTTPDriver) exchange(ctx context.Context, h http.Header, body []byte
 				// line), not a message.
 				continue
 			}
-			msgs = append(msgs, append([]byte(nil), data...))
+			keep(data)
 			if each != nil {
 				each(data)
 			}
@@ -121,6 +131,11 @@ func (d *mcpHTTPDriver) exchange(ctx context.Context, h http.Header, body []byte
 			}
 		}
 		return resp.StatusCode, resp.Header, msgs, nil
+	}
+	if resp.ContentLength > int64(d.r.cfg.MaxFrame) {
+		// Refused before it is read, as H1Conn does: a Content-Length of
+		// 2^62 followed by silence is counted at once, not at the timeout.
+		return resp.StatusCode, resp.Header, nil, transport.ErrBodyTooLarge
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, int64(d.r.cfg.MaxFrame)+1))
 	if err != nil {
@@ -265,6 +280,10 @@ func (d *mcpHTTPDriver) close() {
 type mcpPeer struct {
 	d   *mcpHTTPDriver
 	buf []byte
+	// ctx is the exchange in progress: answers are bounded by its
+	// deadline, so a flood of the server's requests cannot keep a worker
+	// posting answers for longer than --timeout.
+	ctx context.Context
 }
 
 func (p *mcpPeer) control(*wire.Message, []byte) bool         { return false }
@@ -276,8 +295,15 @@ func (p *mcpPeer) answerServer(m *wire.Message) {
 	if len(p.buf) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(p.d.stop, r.cfg.Timeout)
-	defer cancel()
+	ctx := p.ctx
+	if ctx == nil {
+		c, cancel := context.WithTimeout(p.d.stop, r.cfg.Timeout)
+		defer cancel()
+		ctx = c
+	}
+	if ctx.Err() != nil {
+		return // the exchange is over: no answer can matter now
+	}
 	if _, _, _, err := p.d.exchange(ctx, p.d.headers(r.era, "", nil), p.buf, nil); err != nil {
 		r.noteTransportError(fmt.Errorf("answering the server's request: %w", err))
 		return
@@ -292,7 +318,8 @@ func (d *mcpHTTPDriver) work(w int) {
 	// takes ids from its own range.
 	tb := pending.NewAt(1, r.cfg.Shard.idBase()+uint64(w)<<32)
 	var counters connCounters
-	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &counters, peer: &mcpPeer{d: d}}
+	peer := &mcpPeer{d: d}
+	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &counters, peer: peer}
 	defer j.finish()
 	rec := j.rec
 	var body []byte
@@ -301,12 +328,17 @@ func (d *mcpHTTPDriver) work(w int) {
 	each := func(m []byte) { j.frame(tb, m, r.now()) }
 	var o outgoing
 	for t := range r.ticks {
+		if r.pastCutoff() {
+			r.dropLate(rec, nil, t)
+			continue
+		}
 		var expectReply bool
 		body, ids, expectReply = r.encodeTick(&o, tb, rec, &counters, g, body, ids[:0], t)
 		if len(body) == 0 {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(d.stop, r.cfg.Timeout)
+		peer.ctx = ctx
 		judged := each
 		if !expectReply {
 			judged = nil
@@ -317,6 +349,7 @@ func (d *mcpHTTPDriver) work(w int) {
 		}
 		status, _, msgs, err := d.exchange(ctx, h, body, judged)
 		cancel()
+		peer.ctx = nil
 		if err == nil && !expectReply {
 			// A notification: 202 and no body; a response would be one to a
 			// notification. A server that cannot accept it answers an HTTP

@@ -60,6 +60,11 @@ type run struct {
 	pickRand  *rand.Rand
 	rewrites  bool        // generated params pass through the profile (MCP's modern _meta)
 	stopping  atomic.Bool // sending has ended; failures from closing are expected
+	// cutoff is the run-clock time after which a tick still queued is not
+	// sent (0: sending goes on): the end of the drain. A server that
+	// answers slowly or never over HTTP would otherwise keep the run going
+	// for queued ticks × --timeout / --conns after the schedule ended.
+	cutoff atomic.Int64
 	// interrupted is set when the run was interrupted: requests cut short
 	// by that are leaked, not timed out.
 	interrupted atomic.Bool
@@ -291,10 +296,13 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 		cancelClosed()
 	}
 	endSending()
+	drain := cfg.Drain
 	if ctx.Err() != nil {
 		r.interrupted.Store(true)
+		drain = min(drain, cfg.InterruptDrain)
 		d.interrupt(cfg.InterruptDrain)
 	}
+	r.cutoff.Store(r.now() + int64(drain))
 	close(r.ticks)
 	<-served
 	// The sending phase ends with the last message written. An HTTP worker
@@ -310,11 +318,15 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 		}
 	}
 
-	drain := cfg.Drain
 	if interrupted {
-		drain = min(drain, cfg.InterruptDrain)
+		// Interrupted while the queue was sent: the drain is cut short.
+		if c := r.now() + int64(cfg.InterruptDrain); c < r.cutoff.Load() {
+			r.cutoff.Store(c)
+		}
 	}
-	r.waitDrain(drain)
+	// The drain ends at the cutoff: the HTTP workers may have spent part
+	// of it on the queue.
+	r.waitDrain(time.Duration(max(0, r.cutoff.Load()-r.now())))
 	drainEnded := r.now()
 	// Stop the readers before the final sweep, so no reply can race the
 	// verdicts it hands out.
@@ -420,6 +432,23 @@ func (r *run) waitUntil(ctx context.Context, timer *time.Timer, intended int64) 
 		preciseSleep(time.Duration(wait))
 	}
 	return ctx.Err() == nil
+}
+
+// pastCutoff reports whether sending has ended and the drain is over: a
+// tick taken now is not sent.
+func (r *run) pastCutoff() bool {
+	c := r.cutoff.Load()
+	return c > 0 && r.now() > c
+}
+
+// dropLate counts the elements of t as dropped (not sent: the run ended
+// before a connection was free to send it) and releases them.
+func (r *run) dropLate(rec *stats.Recorder, pool *credits, t tick) {
+	w := r.calls[t.call].weight
+	for range w {
+		rec.Record(stats.Sample{Kind: stats.Dropped, Method: t.call})
+	}
+	r.release(pool, w, r.now())
 }
 
 // admit counts w more elements in flight and tracks the maximum. The

@@ -225,6 +225,14 @@ func (d *streamDriver) write(i int) {
 		if !ok {
 			return
 		}
+		if r.pastCutoff() {
+			// A writer held up by a server that does not read: what is
+			// still queued at the end of the drain is not sent.
+			for _, t := range w.batch {
+				r.dropLate(w.rec, w.pool, t)
+			}
+			continue
+		}
 		if sc := w.conn(); sc != nil {
 			w.send(sc)
 		}

@@ -20,7 +20,8 @@ type SSEReader struct {
 	event    []byte
 	line     []byte
 	hasData  bool
-	tooLarge bool
+	tooLarge bool // the event being read is too large (and was reported)
+	skipLine bool // the rest of a too-long line is still to be dropped
 	// KeepAlives counts the comment lines read so far.
 	KeepAlives int
 }
@@ -35,6 +36,10 @@ func NewSSEReader(r io.Reader, maxEvent int) *SSEReader {
 // of the next event that has data. The slices are valid until the next
 // call. io.EOF means the stream ended; an event cut off by the end of the
 // stream is dropped, as the format says.
+//
+// An event whose data grows past the limit is reported as ErrFrameTooLarge
+// as soon as it does, once, even if its line never ends; the following
+// calls skip the rest of it.
 func (s *SSEReader) Next() (event string, data []byte, err error) {
 	for {
 		line, tooLong, err := s.readLine()
@@ -42,15 +47,15 @@ func (s *SSEReader) Next() (event string, data []byte, err error) {
 			return "", nil, err
 		}
 		if tooLong {
-			s.tooLarge = true // the event this line belongs to is dropped
-			continue
+			if s.tooLarge {
+				continue // the event is already reported
+			}
+			s.tooLarge = true
+			s.data = s.data[:0]
+			return "", nil, ErrFrameTooLarge
 		}
 		if len(line) == 0 { // the blank line that dispatches an event
-			if s.tooLarge {
-				s.reset()
-				return "", nil, ErrFrameTooLarge
-			}
-			if !s.hasData {
+			if s.tooLarge || !s.hasData {
 				s.reset()
 				continue
 			}
@@ -72,6 +77,9 @@ func (s *SSEReader) Next() (event string, data []byte, err error) {
 		}
 		switch string(name) {
 		case "data":
+			if s.tooLarge {
+				continue
+			}
 			if s.hasData {
 				s.data = append(s.data, '\n')
 			}
@@ -79,11 +87,9 @@ func (s *SSEReader) Next() (event string, data []byte, err error) {
 			if len(s.data)+len(value) > s.max {
 				s.tooLarge = true
 				s.data = s.data[:0]
-				continue
+				return "", nil, ErrFrameTooLarge
 			}
-			if !s.tooLarge {
-				s.data = append(s.data, value...)
-			}
+			s.data = append(s.data, value...)
 		case "event":
 			s.event = append(s.event[:0], value...)
 		}
@@ -98,29 +104,43 @@ func (s *SSEReader) reset() {
 }
 
 // readLine returns the next line without its line ending. A line longer
-// than the limit is read to its end without being kept (memory stays
-// bounded) and reported as tooLong.
+// than the limit is reported as tooLong as soon as it passes the limit,
+// without being kept (memory stays bounded); the next call reads the rest
+// of it and drops it first.
 func (s *SSEReader) readLine() (line []byte, tooLong bool, err error) {
+	if s.skipLine {
+		for {
+			_, err := s.br.ReadSlice('\n')
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				return nil, false, err
+			}
+		}
+		s.skipLine = false
+	}
 	s.line = s.line[:0]
 	for {
 		chunk, err := s.br.ReadSlice('\n')
-		if !tooLong && len(s.line)+len(chunk) > s.max+sseFieldSlack {
-			tooLong, s.line = true, s.line[:0]
+		if len(s.line)+len(chunk) > s.max+sseFieldSlack {
+			s.line = s.line[:0]
+			if errors.Is(err, bufio.ErrBufferFull) {
+				s.skipLine = true // the rest of the line comes on the next call
+			}
+			if err == nil || errors.Is(err, bufio.ErrBufferFull) {
+				return nil, true, nil
+			}
 		}
 		switch {
 		case err == nil:
-			if tooLong {
-				return nil, true, nil
-			}
 			if len(s.line) == 0 {
 				return trimEOL(chunk), false, nil
 			}
 			s.line = append(s.line, chunk...)
 			return trimEOL(s.line), false, nil
 		case errors.Is(err, bufio.ErrBufferFull):
-			if !tooLong {
-				s.line = append(s.line, chunk...)
-			}
+			s.line = append(s.line, chunk...)
 		case errors.Is(err, io.EOF):
 			return nil, false, io.EOF // a line without its end is not part of an event
 		default:

@@ -122,6 +122,11 @@ func dialWS(ctx context.Context, t Target, o StreamOptions, dial func(ctx contex
 		return nil, wsDialError(t.URL, resp, err)
 	}
 	maxFrame := max(0, o.MaxFrame)
+	// A message is skipped past MaxFrame, but not without end: one that
+	// announces (or grows to) more than wsGiveUp costs the connection, as
+	// an HTTP body over the limit does. A frame length of 2^62 is refused
+	// as soon as its header is read.
+	ws.SetReadLimit(wsGiveUp(maxFrame))
 	s := &wsStream{ws: ws, nc: nc, max: maxFrame, wbuf: make([]byte, 0, 64<<10), rbuf: make([]byte, 0, min(4<<10, maxFrame))}
 	reply := ws.CloseHandler() // gorilla's: answers the server's close frame
 	ws.SetCloseHandler(func(code int, text string) error {
@@ -217,6 +222,9 @@ type wsStream struct {
 	rbuf    []byte // receiver: the last message; cap(rbuf) <= max
 	rerr    error  // receiver: sticky; gorilla panics on 1000 reads after an error
 	scratch [512]byte
+	// skip is the rest of a message already reported as too large, read
+	// and dropped by the next Recv.
+	skip io.Reader
 
 	peerClosed atomic.Bool // the server sent a close frame and gorilla answered it
 	// closing is set by Close before its close frame goes out: the server's
@@ -287,16 +295,39 @@ func (s *wsStream) Flush(deadline time.Time) error {
 // Reads counts the reads from the connection that returned data.
 func (s *wsStream) Reads() uint64 { return s.nc.reads }
 
+// wsGiveUp is the message size past which a WebSocket stream gives up its
+// connection instead of skipping the message: 64 times the frame limit, at
+// least 64 MiB.
+func wsGiveUp(maxFrame int) int64 {
+	return max(64*int64(maxFrame), 64<<20)
+}
+
+// errWSGiveUp reports a message over wsGiveUp: the connection was closed.
+var errWSGiveUp = errors.New("transport: WebSocket message far larger than --max-frame: connection given up")
+
 // Recv returns the next text or binary message. A message longer than max is
-// read and dropped, never held, and reported as ErrFrameTooLarge.
+// reported as ErrFrameTooLarge as soon as it grows past max, and the next
+// Recv reads the rest and drops it, never holding it. A message longer than
+// wsGiveUp ends the stream (ErrFrameTooLarge first if it was not yet
+// reported).
 func (s *wsStream) Recv() ([]byte, error) {
 	if s.rerr != nil {
 		return nil, s.rerr
+	}
+	if r := s.skip; r != nil {
+		s.skip = nil
+		if err := s.discard(r); err != nil {
+			return nil, err
+		}
 	}
 	_, r, err := s.ws.NextReader() // allocates gorilla's 8-byte messageReader
 	if err != nil && s.closing.Load() {
 		s.rerr = fmt.Errorf("transport: WebSocket read after Close: %w", net.ErrClosed)
 		return nil, s.rerr
+	}
+	if errors.Is(err, websocket.ErrReadLimit) {
+		s.rerr = errWSGiveUp
+		return nil, ErrFrameTooLarge // counted once; the next Recv ends the stream
 	}
 	if err != nil {
 		s.rerr = wsReadError(err, false)
@@ -315,8 +346,10 @@ func (s *wsStream) Recv() ([]byte, error) {
 			p = s.scratch[:1]
 		}
 		n, err := r.Read(p)
-		if n > 0 && len(buf) == cap(buf) {
-			return nil, s.discard(r)
+		if (n > 0 && len(buf) == cap(buf)) || errors.Is(err, websocket.ErrReadLimit) {
+			// Reported now, not when (if ever) the message ends.
+			s.skip = r
+			return nil, ErrFrameTooLarge
 		}
 		buf = buf[:len(buf)+n]
 		if err == io.EOF {
@@ -329,14 +362,18 @@ func (s *wsStream) Recv() ([]byte, error) {
 	}
 }
 
-// discard reads the rest of an oversized message into scratch.
+// discard reads the rest of an oversized message into scratch; an error
+// ends the stream.
 func (s *wsStream) discard(r io.Reader) error {
 	for {
 		_, err := r.Read(s.scratch[:])
-		if err == io.EOF {
-			return ErrFrameTooLarge
-		}
-		if err != nil {
+		switch {
+		case err == io.EOF:
+			return nil
+		case errors.Is(err, websocket.ErrReadLimit):
+			s.rerr = errWSGiveUp
+			return s.rerr
+		case err != nil:
 			s.rerr = wsReadError(err, true)
 			return s.rerr
 		}

@@ -345,6 +345,9 @@ func TestWSFrameTooLarge(t *testing.T) {
 	}
 }
 
+// tooLargeFirst marks a case whose first Recv reports ErrFrameTooLarge.
+const tooLargeFirst = "(too large)"
+
 // TestWSServerDrops has the server write part of a frame and close the TCP
 // connection: Recv says where the stream broke, and keeps saying it.
 func TestWSServerDrops(t *testing.T) {
@@ -357,7 +360,9 @@ func TestWSServerDrops(t *testing.T) {
 	}{
 		{"inside a message", append([]byte{0x81, 100}, "0123456789"...), "", io.ErrUnexpectedEOF, "inside a message"},
 		{"after a message", append([]byte{0x81, 2, 'o', 'k', 0x81, 100}, "0123"...), "ok", io.ErrUnexpectedEOF, "inside a message"},
-		{"inside a too-large message", append([]byte{0x82, 126, 0x10, 0}, bytes.Repeat([]byte("z"), 100)...), "", io.ErrUnexpectedEOF, "inside a message"},
+		// Too large is reported as soon as the message passes the limit,
+		// before the break.
+		{"inside a too-large message", append([]byte{0x82, 126, 0x10, 0}, bytes.Repeat([]byte("z"), 100)...), tooLargeFirst, io.ErrUnexpectedEOF, "inside a message"},
 		{"between messages", []byte{0x81, 2, 'o', 'k'}, "ok", io.EOF, "without a close frame"},
 		{"inside a frame header", []byte{0x81, 127, 0}, "", io.EOF, "without a close frame"},
 	}
@@ -365,7 +370,11 @@ func TestWSServerDrops(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			url := wsRawServer(t, func(c net.Conn, _ *bufio.Reader) { c.Write(tc.write) })
 			s := dialTestWS(t, url, StreamOptions{MaxFrame: 64})
-			if tc.first != "" {
+			if tc.first == tooLargeFirst {
+				if _, err := s.Recv(); !errors.Is(err, ErrFrameTooLarge) {
+					t.Fatalf("first Recv: %v; want ErrFrameTooLarge", err)
+				}
+			} else if tc.first != "" {
 				if m, err := s.Recv(); err != nil || string(m) != tc.first {
 					t.Fatalf("first Recv: %q, %v; want %q", m, err, tc.first)
 				}
@@ -796,5 +805,52 @@ func TestWSReads(t *testing.T) {
 	}
 	if counts[0] == 0 || counts[1] < counts[0] || counts[2] <= counts[1] {
 		t.Fatalf("read counts %v: want them to grow, and to move for the message of a later read", counts)
+	}
+}
+
+// TestWSOversizeEarly: a message past --max-frame is reported as soon as it
+// passes the limit, even if it never ends; one announced far past it (a
+// frame length of 2^62) costs the connection at its header.
+func TestWSOversizeEarly(t *testing.T) {
+	const max = 1 << 10
+	endless := func(c net.Conn, _ *bufio.Reader) {
+		c.Write([]byte{0x01, 4, 'a', 'b', 'c', 'd'}) // text, no FIN
+		frame := append([]byte{0x00, 126, 0x10, 0x00}, bytes.Repeat([]byte("z"), 4096)...)
+		for range 16 { // 64 KiB and then silence: the message never ends
+			if _, err := c.Write(frame); err != nil {
+				return
+			}
+		}
+		io.Copy(io.Discard, c) // hold the connection until the client closes it
+	}
+	huge := func(c net.Conn, _ *bufio.Reader) {
+		head := []byte{0x81, 127}
+		head = binary.BigEndian.AppendUint64(head, 1<<62)
+		c.Write(append(head, "{\"jsonrpc\""...))
+		io.Copy(io.Discard, c)
+	}
+	tests := []struct {
+		name  string
+		serve func(net.Conn, *bufio.Reader)
+		then  error // the second Recv's error, nil: it waits
+	}{
+		{"endless message", endless, nil},
+		{"length 2^62", huge, errWSGiveUp},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := dialTestWS(t, wsRawServer(t, tc.serve), StreamOptions{MaxFrame: max})
+			if _, err := s.Recv(); !errors.Is(err, ErrFrameTooLarge) {
+				t.Fatalf("first Recv: %v; want ErrFrameTooLarge at once", err)
+			}
+			if tc.then == nil {
+				return
+			}
+			for range 3 {
+				if _, err := s.Recv(); !errors.Is(err, tc.then) {
+					t.Fatalf("then Recv: %v; want %v", err, tc.then)
+				}
+			}
+		})
 	}
 }
