@@ -14,20 +14,30 @@ import (
 // load nor the headers (secrets among them) go anywhere but the target.
 func TestNoCrossHostRedirect(t *testing.T) {
 	var elsewhere atomic.Int64
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// Both servers speak HTTP/1.1 and h2c with prior knowledge (--http2).
+	serve := func(h http.HandlerFunc) *httptest.Server {
+		s := httptest.NewUnstartedServer(h)
+		var p http.Protocols
+		p.SetHTTP1(true)
+		p.SetUnencryptedHTTP2(true)
+		s.Config.Protocols = &p
+		s.Start()
+		t.Cleanup(s.Close)
+		return s
+	}
+	other := serve(func(w http.ResponseWriter, r *http.Request) {
 		elsewhere.Add(1)
 		w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":1}`))
-	}))
-	t.Cleanup(other.Close)
-	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	})
+	redirector := serve(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.URL+"/stolen", http.StatusTemporaryRedirect)
-	}))
-	t.Cleanup(redirector.Close)
+	})
 	for _, tc := range []struct {
 		name string
 		args []string
 	}{
 		{"http/1.1", nil},
+		{"http/2 (h2c)", []string{"--http2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := runBinary(t, childLimit, append([]string{"run", redirector.URL + "/", "--method", "echo", "--params", "[1]",

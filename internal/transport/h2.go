@@ -37,7 +37,11 @@ func NewH2(o H1Options) *H2Client {
 	for k, v := range o.Header {
 		h[http.CanonicalHeaderKey(k)] = v
 	}
-	return &H2Client{client: &http.Client{Transport: tr}, url: o.URL, header: h, maxBody: o.MaxBody}
+	// A redirect is the server's answer, counted as a status error as over
+	// HTTP/1.1: following it would send the load, and the headers with any
+	// secret in them, to a host the user did not name.
+	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &H2Client{client: &http.Client{Transport: tr, CheckRedirect: noRedirect}, url: o.URL, header: h, maxBody: o.MaxBody}
 }
 
 // Post sends body and returns the reply body appended to dst[:0], like

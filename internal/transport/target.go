@@ -86,8 +86,10 @@ func ParseTarget(s string) (Target, error) {
 		}
 		return Target{Scheme: scheme, URL: s, Framing: f}, nil
 	case TCP, TCPLSP:
-		if u.Hostname() == "" || u.Port() == "" {
-			return Target{}, fmt.Errorf("transport: target %q needs host:port, e.g. %s://127.0.0.1:9090", s, scheme)
+		// SplitHostPort, not u.Port: url.Parse reads "::1" as host ":" and
+		// port "1", an address no dialer takes (IPv6 needs [::1]:port).
+		if h, p, err := net.SplitHostPort(u.Host); err != nil || h == "" || p == "" {
+			return Target{}, fmt.Errorf("transport: target %q needs host:port, e.g. %s://127.0.0.1:9090 or %s://[::1]:9090", s, scheme, scheme)
 		}
 		if err := checkPort(u.Port()); err != nil {
 			return Target{}, fmt.Errorf("transport: target %q: %w", s, err)
