@@ -43,6 +43,9 @@ type runFlags struct {
 	headers         []string
 	maxFrame        string
 	insecure        bool
+	caCert          string
+	clientCert      string
+	clientKey       string
 	http2           bool
 	output          string
 	allowViolations bool
@@ -80,7 +83,10 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra HTTP header 'Name: value' (repeatable)")
 	f.secret.register(fs)
 	fs.StringVar(&f.maxFrame, "max-frame", "16MiB", "largest reply frame or body accepted (e.g. 16MiB, 512KiB, 1000000)")
-	fs.BoolVar(&f.insecure, "insecure", false, "https: do not verify the server's certificate")
+	fs.BoolVar(&f.insecure, "insecure", false, "https, wss: do not verify the server's certificate (the report warns)")
+	fs.StringVar(&f.caCert, "ca-cert", "", "https, wss: trust only the certificate authorities in this PEM file (instead of the system's)")
+	fs.StringVar(&f.clientCert, "client-cert", "", "https, wss: present this PEM client certificate (with its key, or --client-key)")
+	fs.StringVar(&f.clientKey, "client-key", "", "https, wss: the PEM private key of --client-cert")
 	fs.BoolVar(&f.http2, "http2", false, "http(s): use HTTP/2 (h2c with prior knowledge on http://), many requests per connection")
 	fs.StringVarP(&f.output, "output", "o", "", "write the result as JSON to this file (atomically)")
 	fs.BoolVar(&f.allowViolations, "allow-violations", false, "exit 0 even when violations, leaks, timeouts or transport errors were seen")
@@ -134,7 +140,7 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 	c := engine.Config{
 		Target: t, Rate: f.rate, Concurrency: f.concurrency, Conns: f.conns, Duration: f.duration,
 		Timeout: f.timeout, Drain: f.drain, MaxInFlight: f.maxInFlight, Method: f.method,
-		NotifyEvery: f.notifyEvery, Batch: f.batch, Insecure: f.insecure, HTTP2: f.http2, Interval: f.interval,
+		NotifyEvery: f.notifyEvery, Batch: f.batch, HTTP2: f.http2, Interval: f.interval,
 		Restart: f.restart, Child: transport.ChildOptions{StderrPath: f.stderrPath, Grace: f.grace},
 	}
 	if c.Rate == 0 && c.Concurrency == 0 && !fs.Changed("rate") && (f.scen.sc == nil || len(f.scen.sc.Load.Stages) == 0) {
@@ -165,6 +171,18 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 		c.IDFormat = wire.IDQuoted
 	default:
 		return c, usagef("--id-format must be int or string (got %q)", f.idFormat)
+	}
+	if f.caCert != "" || f.clientCert != "" || f.clientKey != "" || f.insecure {
+		if t.Scheme != transport.HTTPS && t.Scheme != transport.WSS {
+			for _, name := range []string{"insecure", "ca-cert", "client-cert", "client-key"} {
+				if fs.Changed(name) {
+					return c, usagef("--%s applies to https:// and wss:// targets only, not %s", name, t.URL)
+				}
+			}
+		}
+	}
+	if c.TLS, err = transport.LoadTLS(f.insecure, f.caCert, f.clientCert, f.clientKey); err != nil {
+		return c, usagef("%v", err)
 	}
 	if c.MaxFrame, err = parseSize(f.maxFrame); err != nil {
 		return c, usagef("--max-frame: %v", err)
@@ -486,7 +504,7 @@ func settings(c engine.Config) map[string]any {
 		"rate": whole.Rate, "concurrency": whole.Concurrency, "conns": c.Conns, "duration": c.Duration.String(),
 		"timeout": c.Timeout.String(), "drain": c.Drain.String(), "max_inflight": c.MaxInFlight,
 		"method": c.Method, "id_format": idf, "notify_every": c.NotifyEvery, "batch": c.Batch, "max_frame": c.MaxFrame,
-		"insecure": c.Insecure, "http2": c.HTTP2, "opening_steps": []string{}, "interval": c.Interval.String(),
+		"insecure": c.TLS.Insecure, "ca_cert": c.TLS.Roots != nil, "client_cert": len(c.TLS.Certificates) > 0, "http2": c.HTTP2, "opening_steps": []string{}, "interval": c.Interval.String(),
 		"seed": strconv.FormatUint(c.Seed, 10), "poisson": c.Poisson,
 	}
 	if len(c.Calls) > 1 || !c.Single() {

@@ -41,7 +41,7 @@ type Config struct {
 	Child       transport.ChildOptions // stdio: how children are started and stopped
 	Header      http.Header
 	MaxFrame    int
-	Insecure    bool
+	TLS         transport.TLS // https, wss: verification (TLS.Insecure is --insecure) and client certificate
 	HTTP2       bool          // http(s): HTTP/2 (h2c on http://) instead of HTTP/1.1
 	Interval    time.Duration // time-series interval
 	// OnInterval, if set, is called after each interval with the new point

@@ -641,6 +641,11 @@ func (d *differ) result(startedAt, sendingEnded time.Time, interrupted bool) (*s
 	res.Child = a.r.childReport()
 	res.Profile = a.r.profileReport()
 	res.Warnings = warnings(res)
+	for _, cfg := range []*Config{a.r.cfg, b.r.cfg} {
+		if w := insecureWarning(cfg); w != "" {
+			res.Warnings = append(res.Warnings, cfg.Target.URL+": "+w)
+		}
+	}
 	return res, nil
 }
 

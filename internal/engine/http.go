@@ -36,7 +36,7 @@ type httpDriver struct {
 
 func newHTTPDriver(r *run) *httpDriver {
 	d := &httpDriver{r: r, opts: transport.H1Options{
-		URL: r.cfg.Target.URL, Header: r.cfg.Header, MaxBody: r.cfg.MaxFrame, Insecure: r.cfg.Insecure,
+		URL: r.cfg.Target.URL, Header: r.cfg.Header, MaxBody: r.cfg.MaxFrame, TLS: r.cfg.TLS,
 	}, live: map[*transport.H1Conn]struct{}{}}
 	d.stop, d.stopNow = context.WithCancel(context.Background())
 	if r.cfg.HTTP2 {

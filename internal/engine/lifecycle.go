@@ -6,6 +6,7 @@ import (
 
 	"github.com/rpcload/rpcload/internal/pending"
 	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/transport"
 )
 
 // sweepEvery is how often the sweeper looks for timed-out entries; a timeout
@@ -180,7 +181,7 @@ func warnings(res *stats.Result) []string {
 		w = append(w, fmt.Sprintf("the generator fell behind its schedule: lag p99 is %s (over 1 ms); corrected latency includes that wait, service time does not", fmtUs(lag)))
 	}
 	if d := res.Requests.Dropped; d > 0 {
-		w = append(w, fmt.Sprintf("%d scheduled requests were dropped because --max-inflight was reached; the server could not keep up with --rate or --max-inflight is too low", d))
+		w = append(w, fmt.Sprintf("%d scheduled requests were dropped: --max-inflight was reached (the server could not keep up with --rate, or --max-inflight is too low), or they were still queued for a connection when the drain ended", d))
 	}
 	if res.Rate.Target > 0 && res.Rate.Achieved < 0.99*res.Rate.Target && !res.Interrupted {
 		w = append(w, fmt.Sprintf("achieved rate %.1f req/s is below 99%% of the target %.1f req/s", res.Rate.Achieved, res.Rate.Target))
@@ -192,6 +193,19 @@ func warnings(res *stats.Result) []string {
 		w = append(w, "the run was interrupted; figures cover the time until the interrupt")
 	}
 	return w
+}
+
+// insecureWarning is the report's warning when --insecure turned off the
+// verification of a TLS target's certificate; "" otherwise.
+func insecureWarning(cfg *Config) string {
+	if !cfg.TLS.Insecure {
+		return ""
+	}
+	switch cfg.Target.Scheme {
+	case transport.HTTPS, transport.WSS:
+		return "--insecure: the server's TLS certificate was not verified; anyone on the path could have answered in its place"
+	}
+	return ""
 }
 
 func fmtUs(us int64) string { return (time.Duration(us) * time.Microsecond).String() }

@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -50,7 +49,7 @@ func newMCPHTTPDriver(r *run) *mcpHTTPDriver {
 	tr := &http.Transport{
 		MaxIdleConnsPerHost: r.cfg.Conns,
 		DisableCompression:  true,
-		TLSClientConfig:     &tls.Config{InsecureSkipVerify: r.cfg.Insecure}, //nolint:gosec // only with --insecure
+		TLSClientConfig:     r.cfg.TLS.Config(""), // net/http sets the server name and ALPN per connection
 	}
 	d := &mcpHTTPDriver{r: r, url: r.cfg.Target.URL, client: &http.Client{
 		Transport: tr,

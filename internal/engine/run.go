@@ -174,7 +174,7 @@ func (r *run) noteTransportError(err error) {
 
 // streamOptions are the transport options of this run's streams.
 func (r *run) streamOptions() transport.StreamOptions {
-	return transport.StreamOptions{MaxFrame: r.cfg.MaxFrame, Header: r.cfg.Header, Insecure: r.cfg.Insecure, Child: r.cfg.Child}
+	return transport.StreamOptions{MaxFrame: r.cfg.MaxFrame, Header: r.cfg.Header, TLS: r.cfg.TLS, Child: r.cfg.Child}
 }
 
 // driver sends ticks over one kind of transport until ticks is closed.
@@ -360,6 +360,9 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	res.Profile = r.profileReport()
 	res.IDReuse = r.reuseReport()
 	res.Warnings = append(warnings(res), r.profileWarnings()...)
+	if w := insecureWarning(&cfg); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
 	if startLate > time.Second {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the connections were up %s after --start-at; the schedule started then, not at --start-at", startLate.Round(time.Millisecond)))
 	}

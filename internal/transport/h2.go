@@ -3,7 +3,6 @@ package transport
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"net"
 	"net/http"
 	"time"
@@ -30,7 +29,7 @@ func NewH2(o H1Options) *H2Client {
 		DialContext:        (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
 		Protocols:          &p,
 		DisableCompression: true,
-		TLSClientConfig:    &tls.Config{InsecureSkipVerify: o.Insecure}, //nolint:gosec // only with --insecure
+		TLSClientConfig:    o.tls().Config(""), // net/http sets the server name and ALPN per connection
 		IdleConnTimeout:    90 * time.Second,
 	}
 	h := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}, "User-Agent": {"rpcload"}}

@@ -63,7 +63,8 @@ func (c *countingReader) Read(p []byte) (int, error) {
 type StreamOptions struct {
 	MaxFrame int
 	Header   map[string][]string // WebSocket handshake headers
-	Insecure bool                // wss: skip certificate verification
+	TLS      TLS                 // wss: verification and client certificate
+	Insecure bool                // wss: skip verification; the same as TLS.Insecure (kept for callers not yet on TLS)
 	Child    ChildOptions        // stdio: how the child process runs
 }
 
