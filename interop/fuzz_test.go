@@ -22,10 +22,11 @@ package interop
 //
 //     accept any written finding of RULE whose dedup key or note matches
 //     REGEXP (Go syntax, quoted as a Go string). rpcfuzz ignores these lines
-//     (they start with '#'). They exist because a finding's id hashes the
-//     shape of the whole reply, so one deviation shows up under new ids as
-//     the batches around it change, and a crash's id hashes the server's
-//     error text (a different id for every unexpected byte).
+//     (they start with '#'). A dedup key names the deviation (rule, code,
+//     the reply or batch element that broke the rule and the oracle's
+//     note with its values blanked; a crash's stderr line with paths,
+//     quoted text and numbers blanked), so one deviation is one finding;
+//     the lines name it by what it is rather than by a hash.
 //
 // A written finding that no #accept line and no entry of
 // fuzzOracleFalsePositives covers fails the test, with its input and reply.
@@ -257,14 +258,6 @@ var fuzzOracleFalsePositives = []fuzzFalsePositive{
 	// value has no fraction.
 	{targets: []string{"mcpgo-stdio", "mcpgo-http"}, rule: "mcp_bad_id", re: regexp.MustCompile(`fractional_id`),
 		why: "an integer id beyond float64 echoed in exponent form is called fractional"},
-	// TODO(oracle false positive): the canary on a restarted go-sdk child.
-	// The MCP era is probed (server/discover) on the first connection only;
-	// the go-sdk answers a request without the modern _meta, sent before
-	// any discover or initialize, with error 0 "invalid during session
-	// initialization", so after every crash-restart the canary (echo, no
-	// _meta) gets another answer than on the probed first child.
-	{targets: []string{"gosdk-stdio"}, rule: "canary_failed", re: regexp.MustCompile(`is invalid during session initialization`),
-		why: "the canary on a restarted child that was never probed"},
 	// TODO(oracle false positive, being fixed in internal/check/fuzz.go): a
 	// repeated "id" member inside a batch element ([{"id":[],"id":1},
 	// {"id":1}]): the server reads the last one, so two replies carry id 1.
@@ -306,37 +299,25 @@ var fuzzOracleFalsePositives = []fuzzFalsePositive{
 	// 400 and a -32700 body.
 	{targets: []string{"everything-http"}, rule: "reply_to_notification", re: regexp.MustCompile(`^reply_to_notification\|-32700\|`),
 		why: "a notification refused with HTTP 400 and an error body, as Streamable HTTP allows"},
-	// TODO(oracle false positive): the SSE priming event. MCP 2025-11-25
-	// (Streamable HTTP) says the server SHOULD first send an event with an
-	// id and an empty data field; rpcfuzz reads it as a second message of
-	// the response (rpcload's load path skips it).
-	{targets: []string{"everything-http"}, rule: "duplicate_reply", re: regexp.MustCompile(`a second message in the same HTTP response`),
-		why: "the SSE priming event (id, empty data) taken for a second message"},
-	// TODO(oracle false positive): replies out of order. jrpc2 serves
-	// messages concurrently and may answer rpcfuzz's sync request before
-	// the id-null replies to earlier messages of the input (JSON-RPC allows
-	// any order); rpcfuzz waits only for replies with ids, so those replies
-	// count as missing and then land in the next exchange (or the canary),
-	// and null-id replies are paired in arrival order. Replayed alone, none
-	// of these reproduces.
+	// TODO(oracle false positive): replies out of order, what is left of
+	// it. jrpc2 serves messages concurrently and answers some after
+	// rpcfuzz's sync request (JSON-RPC allows any order). rpcfuzz now
+	// waits for those (a grace after the sync reply, twice the lateness
+	// seen), pairs id-null replies by the input's order, and sets aside
+	// late replies of the input before (docs/fuzzing.md, How it works);
+	// the canary has ids of its own. Left: on two loaded cores a reply
+	// can still come after the grace (a quarter of --timeout at most), and
+	// then which of several messages that lack one is unanswered is a
+	// guess; these entries catch what that guess gets wrong. Replayed
+	// alone, none of these reproduces.
 	{targets: []string{"jrpc2-stdio"}, re: regexp.MustCompile(`^(batch_extra_reply|batch_missing_reply|batch_not_array|duplicate_reply|empty_batch_reply_wrong|unexpected_null_id|unknown_id)\|`),
 		why: "out-of-order replies of a concurrent server"},
 	{targets: []string{"jrpc2-stdio"}, rule: "invalid_envelope", re: regexp.MustCompile(`^an array answers a single`),
 		why: "out-of-order replies: a late batch reply in the next exchange"},
 	{targets: []string{"jrpc2-stdio"}, rule: "wrong_error_code", re: regexp.MustCompile(`^(no reply to |unparseable input answered with error -32600)`),
 		why: "out-of-order replies: an id-null reply after the sync reply, or paired with the wrong message"},
-	{targets: []string{"jrpc2-stdio"}, rule: "reply_to_notification", re: regexp.MustCompile(`^reply_to_notification\|(0\|\[|-32700\|)`),
-		why: "out-of-order replies: a late reply (a batch's, or a -32700) paired with a notification"},
-	{targets: []string{"jrpc2-stdio"}, rule: "canary_failed", re: regexp.MustCompile(`the canary got a different answer: (\[|\{"jsonrpc":"2\.0","id":(null|[0-57-9]\d*|6\d+)[,}])`),
-		why: "out-of-order replies: the canary got a late reply to the input before it"},
-	// TODO(oracle false positive): id-null replies paired in arrival order.
-	// The reference server answers {"jsonrpc":"2.0","id":null,"method":
-	// "lookup_weather",...} (which takes a while) after {} (or []) of the
-	// same input; the oracle gives {}'s -32600 (id null) to the id-null
-	// call and calls {} unanswered (the call's own reply, after the sync,
-	// is not waited for). Reproduced 3/3 against rpcload serve.
-	{re: regexp.MustCompile(`^no reply to (an invalid request|\[\])`), input: inputMatches(`"id"\s*:\s*null`),
-		why: "an id-null reply given to the id-null call instead of the invalid request (or [])"},
+	{targets: []string{"jrpc2-stdio"}, rule: "reply_to_notification", re: regexp.MustCompile(`^reply_to_notification\|(0\|batch\||-32700\|)`),
+		why: "out-of-order replies: a late reply (a batch's, or a -32700) paired with a notification; in a batch the note is another element's (internal/check names the batch's rule and notes its first deviation)"},
 	// TODO(oracle false positive): the same pairing in a batch. geth
 	// answers [{"jsonrpc":"2.0","id":0,"method":"a","params":true},
 	// {"id":null}] with -32600 id null and -32601 id 0; the oracle gives
@@ -346,14 +327,6 @@ var fuzzOracleFalsePositives = []fuzzFalsePositive{
 	// "2.0","id":0,"method":"t","params":false},{"id":""}] too).
 	{rule: "duplicate_reply", re: regexp.MustCompile(`^reply element \d+: a second response for id`), input: inputMatches(`^\s*\[`),
 		why: "an id-null reply given to an element with an id, then its own reply called a duplicate"},
-	// TODO(oracle false positive): the same pairing, across ids. mcp-go
-	// leaves {"jsonrpc":"2.0","method":"notifications/cancelled",...,
-	// "id":null} unanswered (silence is allowed for id null) and answers
-	// {"jsonrpc":"2.0","id":"1"} with -32601 id "1"; the oracle gives that
-	// reply to the id-null request ("reply id "1"; want null") and calls
-	// "1" unanswered. Reproduced 5/5 with rpcfuzz replay.
-	{re: regexp.MustCompile(`^(hang|unknown_id)\|`), input: inputMatches(`"id"\s*:\s*null`),
-		why: "a reply with a readable id given to an id-null request of the same input"},
 	// TODO(oracle false positive): a repeated id answered out of order.
 	// mcp-go serves requests concurrently; with initialize (id 1) and an
 	// invalid request with id 1 in one input, the oracle pairs the
@@ -383,6 +356,14 @@ var fuzzOracleFalsePositives = []fuzzFalsePositive{
 	// pairs the reply with the other request.
 	{rule: "unknown_id", re: regexp.MustCompile(`.`), input: badText,
 		why: "an id echoed as read from text with invalid UTF-8 or a lone surrogate"},
+	// TODO(oracle false positive): a crash line lost from the stderr
+	// tail. gopls exits (status 2, the accepted "unmarshaling jsonrpc
+	// message" crash of its baseline) printing the message it could not
+	// read; when that message holds dozens of line breaks ("\n" in a
+	// string), the tail rpcfuzz keeps holds only those, and the key is
+	// the bare exit status.
+	{targets: []string{"gopls"}, rule: "crash", re: regexp.MustCompile(`^crash\|0\|stderr:exit:exit status 2$`), input: inputMatches(`(\\n){16}`),
+		why: "gopls's error line pushed out of the stderr tail by the line breaks of the message it quotes"},
 	// TODO(oracle false positive): a batch past the oracle's alignment
 	// bound (maxAlign) with a repeated id: its replies are matched by id
 	// and then in order, so two elements with id 0 answered in another
@@ -390,13 +371,6 @@ var fuzzOracleFalsePositives = []fuzzFalsePositive{
 	// answers both correctly.
 	{re: regexp.MustCompile(`^(duplicate_reply|batch_missing_reply|invalid_envelope)\|`), input: bigBatchRepeatedID,
 		why: "a repeated id in a batch past the oracle's alignment bound"},
-	// TODO(oracle false positive): broken LSP framing. The oracle owes
-	// nothing to input that breaks the framing (a missing, negative or
-	// non-integer Content-Length, or one longer than the content), yet
-	// counts gopls giving up on the stream (exit 2) as a crash; neither JSON-RPC nor LSP says what a server must do with
-	// a stream it can no longer frame.
-	{targets: []string{"gopls"}, rule: "crash", re: regexp.MustCompile(`^crash\|0\|stderr:gopls: (missing Content-Length header|failed parsing Content-Length: |invalid Content-Length: |unexpected EOF$)`),
-		why: "exit on broken Content-Length framing, which is owed nothing"},
 }
 
 // fuzzTarget is one rpcfuzz run against one server.
@@ -625,7 +599,6 @@ func fuzzEvidence(dir string) (input, reply string) {
 // baseline accepts nothing and any finding is the oracle's or the
 // server's bug.
 func TestFuzzReference(t *testing.T) {
-	fuzzOptIn(t)
 	t.Parallel()
 	if buildErr != nil {
 		t.Fatalf("cannot run rpcload: %v", buildErr)
@@ -639,7 +612,6 @@ func TestFuzzReference(t *testing.T) {
 // invalid elements then takes more than rpcfuzz's default 1 s, hence the
 // longer --timeout (and the lower floor of inputs).
 func TestFuzzGeth(t *testing.T) {
-	fuzzOptIn(t)
 	t.Parallel()
 	_, httpURL, _ := startGeth(t)
 	fuzzTarget{name: "geth-http", url: httpURL, args: []string{"--profile", "eth", "--timeout", "3s"}, minExecs: 300}.run(t)
@@ -748,7 +720,6 @@ func jrpc2Stdio(t *testing.T) string {
 // TestFuzzJRPC2 fuzzes creachadair/jrpc2 (the methods of TestJRPC2) on
 // stdio with newline framing.
 func TestFuzzJRPC2(t *testing.T) {
-	fuzzOptIn(t)
 	t.Parallel()
 	fuzzTarget{name: "jrpc2-stdio", child: []string{jrpc2Stdio(t)}, minExecs: 200,
 		args: []string{"--max-restarts", "50"}}.run(t)
@@ -780,7 +751,6 @@ func gomcpLegacySession(t *testing.T, url string) []string {
 // needs no session; without the header it would assume 2025-03-26, where
 // JSON-RPC batches were still allowed).
 func TestFuzzGoMCP(t *testing.T) {
-	fuzzOptIn(t)
 	t.Parallel()
 	if buildErr != nil {
 		t.Fatalf("cannot run rpcload: %v", buildErr)
@@ -794,8 +764,9 @@ func TestFuzzGoMCP(t *testing.T) {
 		{name: "mcpgo-stdio", child: []string{mcpgo}, args: mcp, minExecs: 150},
 		{name: "mcpgo-http", url: mcpgoURL, args: append(mcp, gomcpLegacySession(t, mcpgoURL)...), minExecs: 300},
 		// Every malformed line ends the go-sdk's stdio session (see its
-		// baseline), so the child restarts often.
-		{name: "gosdk-stdio", child: []string{gosdk}, args: append(mcp, "--max-restarts", "50"), minExecs: 30, minimizeBudget: 20},
+		// baseline), so the child restarts often, each new one with the
+		// MCP era probe: a few inputs a second.
+		{name: "gosdk-stdio", child: []string{gosdk}, args: append(mcp, "--max-restarts", "50"), minExecs: 5, minimizeBudget: 20},
 		{name: "gosdk-http", url: gosdkURL, args: append(mcp, "-H", "MCP-Protocol-Version: "+gomcpLegacy), minExecs: 300},
 	}
 	for _, ft := range targets {
@@ -815,7 +786,6 @@ func TestFuzzGoMCP(t *testing.T) {
 // hang restarts the child (Node.js takes 0.6 s to start): two to ten
 // inputs in 12 s, which tests nothing a fuzzer should.
 func TestFuzzEverything(t *testing.T) {
-	fuzzOptIn(t)
 	t.Parallel()
 	e := findEverything(t)
 	url := e.startHTTP(t)
@@ -830,7 +800,6 @@ func TestFuzzEverything(t *testing.T) {
 // framing), started as TestGopls starts it (goplsCommand: its caches in a
 // temporary directory, nothing downloaded).
 func TestFuzzGopls(t *testing.T) {
-	fuzzOptIn(t)
 	t.Parallel()
 	gopls := findGopls(t)
 	fuzzTarget{name: "gopls", child: goplsCommand(t, gopls), minExecs: 3, minimizeBudget: 20,
@@ -905,19 +874,5 @@ func TestFuzzFalsePositiveInputs(t *testing.T) {
 		if got := c.test([]byte(c.input)); got != c.want {
 			t.Errorf("%s: %q: got %v, want %v", c.name, c.input, got, c.want)
 		}
-	}
-}
-
-// fuzzOptIn skips the fuzzing of real servers unless RPCLOAD_INTEROP_FUZZ=1.
-// The runs are bounded and their real deviations are baselined, but the
-// engine still pairs replies with messages wrongly in a few multi-message
-// inputs (id-null replies, replies after the sync reply of a concurrent
-// server; the TODO entries of fuzzOracleFalsePositives), and a fixed seed
-// does not fix the inputs, since feedback depends on timing. Until that is
-// fixed they would make CI fail at random, so CI does not run them yet.
-func fuzzOptIn(t *testing.T) {
-	t.Helper()
-	if os.Getenv("RPCLOAD_INTEROP_FUZZ") != "1" {
-		t.Skip("fuzzing real servers is opt-in until the engine's reply pairing is fixed: set RPCLOAD_INTEROP_FUZZ=1")
 	}
 }

@@ -1,8 +1,11 @@
 package fuzz
 
 import (
+	"bytes"
 	"context"
 	"slices"
+	"strconv"
+	"sync/atomic"
 
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/mutate"
@@ -19,6 +22,32 @@ type canaryProbe struct {
 	c    mutate.Case
 	kind wire.Kind
 	code int64
+	// method and params rebuild the call with an id of its own each time
+	// it is sent (see withID).
+	method string
+	params []byte
+	seq    atomic.Uint64
+}
+
+// canaryPrefix starts the ids of canary calls: one per call, in a
+// namespace of the fuzzer's own, so that a late reply to an earlier input
+// (or canary), which may carry any id the input had, is never taken for
+// the canary's answer, and a server that refuses an id it saw before (as
+// jrpc2 does after an error) is not blamed for it.
+const canaryPrefix = `"rpcfuzz-canary-`
+
+func newCanary(c mutate.Case, kind wire.Kind, code int64) *canaryProbe {
+	var m wire.Message
+	wire.Scan(c.Frames[0], &m)
+	name, _ := wire.Unquote(nil, m.Method)
+	return &canaryProbe{c: c, kind: kind, code: code, method: string(name), params: bytes.Clone(m.Params)}
+}
+
+// withID returns the canary call with a new id, and the id.
+func (p *canaryProbe) withID() (mutate.Case, []byte) {
+	id := strconv.AppendUint([]byte(canaryPrefix), p.seq.Add(1), 10)
+	id = append(id, '"')
+	return mutate.Case{Frames: [][]byte{appendCall(nil, id, p.method, p.params)}}, id
 }
 
 // maxCanaryTries bounds the seeds tried as canaries.
@@ -59,8 +88,15 @@ func (r *run) selectCanary(ctx context.Context, w *worker, seeds []mutate.Case) 
 			return
 		}
 		if kind, code, ok := cleanAnswer(&res); ok {
-			r.canary = &canaryProbe{c: c, kind: kind, code: code}
-			return
+			p := newCanary(c, kind, code)
+			// The call with an id of the fuzzer's must be answered the same.
+			cc, id := p.withID()
+			res = w.exec(ctx, cc, false)
+			r.checks.Add(1)
+			if kind2, code2, ok := canaryAnswer(&res, id); ok && kind2 == kind && code2 == code {
+				r.canary = p
+				return
+			}
 		}
 	}
 	r.warn("no seed call got a correct reply before fuzzing; the canary is off")
@@ -81,20 +117,66 @@ func cleanAnswer(res *result) (wire.Kind, int64, bool) {
 	return m.Kind, m.Code, true
 }
 
-func (p *canaryProbe) answered(res *result) bool {
-	kind, code, ok := cleanAnswer(res)
+// canaryAnswer reports whether an exchange of the canary call with the
+// given id got one correct reply carrying that id, and its kind and error
+// code. Other replies are late ones to what was sent before (the canary's
+// own id is new): they are not the canary's business.
+func canaryAnswer(res *result, id []byte) (wire.Kind, int64, bool) {
+	if res.o.end != endNone {
+		return 0, 0, false
+	}
+	var m wire.Message
+	var kind wire.Kind
+	var code int64
+	n := 0
+	for _, rep := range allReplies(&res.o) {
+		if wire.Scan(rep, &m); m.IDKind != wire.IDString || !bytes.Equal(m.ID, id) {
+			continue
+		}
+		if n++; m.Kind != wire.KindResult && m.Kind != wire.KindError || check.Envelope(&m) != 0 {
+			return 0, 0, false
+		}
+		kind, code = m.Kind, m.Code
+	}
+	return kind, code, n == 1
+}
+
+// canaryReply is the reply of a canary exchange to show: the one carrying
+// the canary's id, else the first.
+func canaryReply(res *result, id []byte) []byte {
+	var m wire.Message
+	reps := allReplies(&res.o)
+	for _, rep := range reps {
+		if wire.Scan(rep, &m); m.IDKind == wire.IDString && bytes.Equal(m.ID, id) {
+			return rep
+		}
+	}
+	if len(reps) > 0 {
+		return reps[0]
+	}
+	return nil
+}
+
+// canaryResult is a canary exchange and the id its call carried.
+type canaryResult struct {
+	result
+	id []byte
+}
+
+func (p *canaryProbe) answered(res *canaryResult) bool {
+	kind, code, ok := canaryAnswer(&res.result, res.id)
 	return ok && kind == p.kind && code == p.code
 }
 
 // verdict names what a failed canary exchange shows: a crash stays a
 // crash; anything else is canary_failed, keyed by the reply it got.
-func (p *canaryProbe) verdict(res *result) verdict {
+func (p *canaryProbe) verdict(res *canaryResult) verdict {
 	if res.v.rules.Has(check.Crash) {
 		v := res.v
 		v.rules = check.Set(0).Add(check.Crash)
 		return v
 	}
-	rep := firstReply(&res.o)
+	rep := canaryReply(&res.result, res.id)
 	v := verdict{rule: check.CanaryFailed, rules: check.Set(0).Add(check.CanaryFailed), shape: replyShape(rep), reply: rep}
 	var m wire.Message
 	wire.Scan(rep, &m)
@@ -112,17 +194,18 @@ func (p *canaryProbe) verdict(res *result) verdict {
 
 // canaryOn sends the canary on the worker's connection, or on a connection
 // of its own when fresh is set (closed after).
-func (r *run) canaryOn(ctx context.Context, w *worker, fresh bool) result {
+func (r *run) canaryOn(ctx context.Context, w *worker, fresh bool) *canaryResult {
 	r.checks.Add(1)
+	c, id := r.canary.withID()
 	if !fresh {
-		return w.exec(ctx, r.canary.c, false)
+		return &canaryResult{w.exec(ctx, c, false), id}
 	}
 	saved := w.c
 	w.c = nil
-	res := w.exec(ctx, r.canary.c, false)
+	res := w.exec(ctx, c, false)
 	w.closeConn()
 	w.c = saved
-	return res
+	return &canaryResult{res, id}
 }
 
 // checkCanary sends the canary on the same connection and a fresh one (a
@@ -140,8 +223,8 @@ func (r *run) checkCanary(w *worker) {
 		if res.o.end == endInterrupted {
 			return
 		}
-		if !r.canary.answered(&res) {
-			r.canaryFailed(w, &res)
+		if !r.canary.answered(res) {
+			r.canaryFailed(w, res)
 			return
 		}
 	}
@@ -152,17 +235,15 @@ func (r *run) checkCanary(w *worker) {
 func (r *run) serverClean(ctx context.Context, w *worker) bool {
 	if r.cfg.Target.Scheme == transport.Stdio {
 		w.closeConn()
-		res := r.canaryOn(ctx, w, false)
-		return r.canary.answered(&res)
+		return r.canary.answered(r.canaryOn(ctx, w, false))
 	}
-	res := r.canaryOn(ctx, w, true)
-	return r.canary.answered(&res)
+	return r.canary.answered(r.canaryOn(ctx, w, true))
 }
 
 // canaryReproducer checks that an input poisons a clean server: the canary
 // passes on a fresh connection first (a fresh process for a child), then
 // fails the same way after the input.
-func (r *run) canaryReproducer(w *worker, key string) func(ctx context.Context, c mutate.Case) bool {
+func (r *run) canaryReproducer(w *worker, key string, ev *evidence) func(ctx context.Context, c mutate.Case) bool {
 	stdio := r.cfg.Target.Scheme == transport.Stdio
 	return func(ctx context.Context, c mutate.Case) bool {
 		if !stdio && !r.serverClean(ctx, w) {
@@ -177,7 +258,13 @@ func (r *run) canaryReproducer(w *worker, key string) func(ctx context.Context, 
 				break
 			}
 			cr := r.canaryOn(ctx, w, fresh)
-			if !r.canary.answered(&cr) && dedupKey(r.canary.verdict(&cr)) == key {
+			if r.canary.answered(cr) {
+				continue
+			}
+			if v := r.canary.verdict(cr); dedupKey(v) == key {
+				// The finding shows what this input did, not what the
+				// canary saw when the blame search began.
+				ev.v, ev.set = v, true
 				return true
 			}
 		}
@@ -190,7 +277,7 @@ func (r *run) canaryReproducer(w *worker, key string) func(ctx context.Context, 
 // clean server. A network server that stays poisoned without any input is
 // reported with the last input, unminimized, and the run stops: nothing it
 // answers can be trusted any more.
-func (r *run) canaryFailed(w *worker, res *result) {
+func (r *run) canaryFailed(w *worker, res *canaryResult) {
 	ctx := r.parent
 	v := r.canary.verdict(res)
 	key := dedupKey(v)
@@ -213,13 +300,14 @@ func (r *run) canaryFailed(w *worker, res *result) {
 		r.fatal("the server stays poisoned (canary_failed on a fresh connection without any input)")
 		return
 	}
-	check := r.canaryReproducer(w, key)
+	ev := &evidence{}
+	check := r.canaryReproducer(w, key, ev)
 	for _, in := range recent {
 		if ctx.Err() != nil {
 			return
 		}
 		if check(ctx, in) {
-			r.report(w, candidate{in: in, v: v, key: key, id: id, execN: r.execCount(), confirmed: true, fromCanary: true, check: check})
+			r.report(w, candidate{in: in, v: v, key: key, id: id, execN: r.execCount(), confirmed: true, fromCanary: true, check: check, evidence: ev})
 			r.recent.reset()
 			return
 		}

@@ -57,6 +57,13 @@ type outcome struct {
 	tooLarge     int  // replies skipped for exceeding MaxReply
 	wire         bool // Case.Wire was written as-is
 	lifecycle    bool // the input holds a frame that starts or ends a session
+	// What the exchange before this one on the connection may still have
+	// had coming: replies without a key it ended without (staleNull), and
+	// its readable ids (staleIDs). A reply here that answers no frame of
+	// this input but could be one of those is late, not this input's.
+	staleNull int
+	staleIDs  [][]byte
+	late      int // replies of an earlier exchange recognised as such and not judged
 }
 
 // conn is one connection to the target, used by one goroutine.
@@ -77,7 +84,38 @@ type dialer struct {
 	base     context.Context // the run's context, without its deadline: dials are not cut short by it
 	prof     profile.Profile
 	era      atomic.Uint32 // profile.Era; EraAuto until the first connection detects it
+	probe    bool          // the era is detected (MCP on a stream): every connection sends the probe
 	children atomic.Int64  // child processes started
+	// lateBy is how long after the sync reply the server was seen sending
+	// a reply without an id (0: never), measured when it came in its
+	// exchange or between exchanges: the grace for such replies is twice
+	// that. (A late reply found in the next exchange is set aside there;
+	// its lateness is not known, and a guess would only ever grow.)
+	lateBy atomic.Int64
+}
+
+// noteLate records a reply without an id that came dt after the sync reply.
+func (d *dialer) noteLate(dt time.Duration) {
+	for {
+		old := d.lateBy.Load()
+		if int64(dt) <= old || d.lateBy.CompareAndSwap(old, int64(dt)) {
+			return
+		}
+	}
+}
+
+// maxGrace bounds the grace: a quarter of the timeout (or looseGrace).
+// Every input with a message that may stay silent waits it out when the
+// message does, so it must stay well below the timeout for a run to go
+// on at a useful pace; a reply later than that is set aside as late in
+// the next input, never judged against it.
+func (d *dialer) maxGrace() time.Duration { return max(looseGrace, d.cfg.Timeout/4) }
+
+// grace is how long replies without an id are waited for after the sync
+// reply that came syncLatency after the input was written.
+func (d *dialer) grace(syncLatency time.Duration) time.Duration {
+	g := looseGrace + 2*syncLatency
+	return min(max(g, 2*time.Duration(d.lateBy.Load())), d.maxGrace())
 }
 
 func newDialer(cfg *Config) (*dialer, error) {
@@ -87,6 +125,8 @@ func newDialer(cfg *Config) (*dialer, error) {
 	}
 	d := &dialer{cfg: cfg, prof: p}
 	d.era.Store(uint32(p.Era()))
+	_, hasProbe := p.Probe()
+	d.probe = hasProbe && p.Era() == profile.EraAuto
 	return d, nil
 }
 
@@ -122,8 +162,9 @@ type streamMsg struct {
 	frame    []byte
 	scan     replyScan // of frame
 	at       time.Time
-	sync     uint64 // the sequence number of a sync reply, else 0
-	control  uint64 // the sequence number of a handshake reply, else 0
+	real     time.Time // when it came by the wall clock (at is the configured clock's)
+	sync     uint64    // the sequence number of a sync reply, else 0
+	control  uint64    // the sequence number of a handshake reply, else 0
 	tooLarge bool
 }
 
@@ -156,7 +197,23 @@ type streamConn struct {
 	answer          []byte
 	syncMsg         []byte      // the exchange's sync request, rebuilt in place (Send copies it)
 	timer           *time.Timer // the exchange's timeout, reset for each one
+	// What the last exchange may still have coming (see outcome.staleNull).
+	missed           int // see waitFor.missing
+	owedLoose        int // see waitFor.missingNeeded
+	lastIDs, prevIDs [][]byte
+	syncReal         time.Time // when the last sync reply came, by the wall clock
 }
+
+// maxStaleIDs bounds the ids of an exchange remembered for the next one.
+const maxStaleIDs = 64
+
+// looseGrace is how long replies without a key an input still lacks are
+// waited for after the sync reply (on top of twice the time the sync reply
+// took): a server that reads in order answers them before it, one that
+// serves messages concurrently within moments of it. A server seen
+// answering later than that gets twice its lateness (dialer.grace), up to
+// the timeout.
+const looseGrace = 50 * time.Millisecond
 
 // read delivers every message from the server that is not its own request
 // or notification; it answers the server's requests as the profile says.
@@ -175,12 +232,12 @@ func (s *streamConn) read() {
 			s.rerr = err
 			return
 		}
-		at := s.d.cfg.Now()
+		at, real := s.d.cfg.Now(), time.Now()
 		// Copied before the scan, not after: Recv reuses its buffer, and
 		// the scan handed to the exchange must point into the copy.
 		frame = bytes.Clone(frame)
 		wire.Scan(frame, &m)
-		msg := streamMsg{at: at}
+		msg := streamMsg{at: at, real: real}
 		switch {
 		case m.Kind == wire.KindRequest && m.Method != nil:
 			s.answerServer(&m)
@@ -236,7 +293,8 @@ func (s *streamConn) answerServer(m *wire.Message) {
 func (s *streamConn) handshake(ctx context.Context) error {
 	prof := s.d.prof
 	era := profile.Era(s.d.era.Load())
-	if era == profile.EraAuto {
+	switch {
+	case era == profile.EraAuto:
 		probe, _ := prof.Probe()
 		detected, err := s.steps(ctx, []profile.Step{probe}, era)
 		switch {
@@ -248,6 +306,17 @@ func (s *streamConn) handshake(ctx context.Context) error {
 			era = detected
 		}
 		s.d.era.Store(uint32(era))
+	case s.d.probe && era.Modern():
+		// The probe is part of what a dual-era client says on every new
+		// connection, and servers answer what follows it differently
+		// without it (the go-sdk refuses a request without _meta before
+		// any discover or initialize): a restarted child or a fresh
+		// connection gets it as the first one did, its era already known.
+		probe, _ := prof.Probe()
+		probe.Accept = nil
+		if _, err := s.steps(ctx, []profile.Step{probe}, era); err != nil && !errors.Is(err, errStepTimeout) {
+			return fmt.Errorf("MCP era probe: %w", err)
+		}
 	}
 	if _, err := s.steps(ctx, prof.Handshake(era), era); err != nil {
 		return fmt.Errorf("%s handshake: %w", prof.Name(), err)
@@ -368,7 +437,21 @@ func (s *streamConn) close() {
 // before the end of the stream is its reply.
 func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, timeout time.Duration) outcome {
 	var o outcome
-	s.drainStale()
+	if n := s.drainStale(); n > 0 {
+		o.late += n // replies of the last input that came after it ended
+	}
+	// Two buffers take turns: the last input's ids go to the outcome
+	// while this input's are written to the other.
+	s.prevIDs, s.lastIDs = s.lastIDs, s.prevIDs[:0]
+	o.staleNull, o.staleIDs = s.missed, s.prevIDs
+	// The wait counts as the last input's only the replies it lacked for
+	// frames that need one: its notifications (which hardly ever get a
+	// reply) would make every later input wait out its grace.
+	wait.staleNull, wait.staleIDs, wait.maybeLate = s.owedLoose, s.prevIDs, s.missed
+	if len(c.Frames) == 1 && bytes.HasPrefix(wait.infos[0].id, []byte(canaryPrefix)) {
+		wait.strict = true // the canary: only its own reply ends the wait
+	}
+	s.missed, s.owedLoose, s.lastIDs = 0, 0, appendReadableIDs(s.lastIDs, wait.infos)
 	// Latency is read off the configured clock (tests make it constant, so
 	// the feedback tuples do not depend on timing); the timeout is real.
 	start := s.d.cfg.Now()
@@ -436,13 +519,37 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 	}
 	timer := s.timer
 	defer timer.Stop()
-	gotSync := false
-	var last time.Time
-	for o.end == endNone && (halfClosed || !gotSync || !wait.done(len(o.replies))) {
+	gotSync, graced := false, false
+	var last, syncAt, syncReal time.Time
+	s.syncReal = time.Time{}
+	for o.end == endNone {
+		if gotSync && !halfClosed && wait.complete(o.replies, o.scans) {
+			break
+		}
+		if gotSync && !halfClosed && !graced && wait.keysDone() {
+			// Only replies without a key are missing: wait a grace for
+			// them, not the whole timeout (see looseGrace). A frame that
+			// requires one and gets none breaks a rule; one that may
+			// stay silent may.
+			graced = true
+			if grace := s.d.grace(syncAt.Sub(start)); grace < time.Until(deadline) {
+				timer.Reset(grace)
+			}
+		}
 		select {
 		case m := <-s.msgs:
+			wasSync := gotSync
 			if s.take(&o, &m, seq, &gotSync, &last) {
-				wait.answer(&m.scan)
+				if !wait.answer(&m.scan) && wasSync && !keyedScan(&m.scan) {
+					s.d.noteLate(m.real.Sub(syncReal)) // a reply without an id after the sync reply
+				}
+			}
+			if gotSync && !wasSync {
+				syncAt, syncReal = s.d.cfg.Now(), m.real
+				s.syncReal = syncReal
+				if syncAt.Before(start) {
+					syncAt = start
+				}
 			}
 		case <-s.done:
 			// Take what the reader delivered before it ended.
@@ -465,15 +572,29 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 				o.end = endReset
 			}
 		case <-timer.C:
+			if graced && (time.Now().Before(deadline) || wait.keysDone()) {
+				// (At the deadline too, when only replies without an id
+				// are missing: a hang is silence to a readable id, and the
+				// connection, a child's above all, stays usable.)
+				// The grace is over: what is still missing is judged so.
+				s.missed, s.owedLoose = wait.missing(), wait.missingNeeded()
+				return s.finish(&o, start, last, timeout)
+			}
 			o.end = endTimeout
 		case <-ctx.Done():
 			o.end = endInterrupted
 		}
 	}
+	s.missed, s.owedLoose = wait.missing(), wait.missingNeeded()
+	return s.finish(&o, start, last, timeout)
+}
+
+// finish settles the end of an exchange and its latency.
+func (s *streamConn) finish(o *outcome, start, last time.Time, timeout time.Duration) outcome {
 	if o.end != endNone {
 		s.dead = true
 	}
-	s.settleEnd(&o, start)
+	s.settleEnd(o, start)
 	switch {
 	case !last.IsZero():
 		o.latency = last.Sub(start)
@@ -482,7 +603,22 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 	default:
 		o.latency = s.d.cfg.Now().Sub(start)
 	}
-	return o
+	return *o
+}
+
+// keyedScan reports whether a reply carries a readable id.
+func keyedScan(sc *replyScan) bool { return sc.idKind == wire.IDNumber || sc.idKind == wire.IDString }
+
+// appendReadableIDs appends the readable ids of the frames infos describes
+// to dst, up to maxStaleIDs. (A batch's replies come in an array, which is
+// set aside as late by count, not by id.)
+func appendReadableIDs(dst [][]byte, infos []frameInfo) [][]byte {
+	for i := range infos {
+		if fi := &infos[i]; fi.readable && fi.id != nil && len(dst) < maxStaleIDs && (i == 0 || !bytes.Equal(fi.id, infos[i-1].id)) {
+			dst = append(dst, fi.id)
+		}
+	}
+	return dst
 }
 
 // take records one message of the exchange; it reports whether it was a
@@ -509,13 +645,24 @@ func (s *streamConn) take(o *outcome, m *streamMsg, seq uint64, gotSync *bool, l
 }
 
 // drainStale drops what arrived between exchanges: replies to a case the
-// previous exchange had finished with, which cannot be told from this one's.
-func (s *streamConn) drainStale() {
+// previous exchange had finished with, which cannot be told from this
+// one's. It returns how many were replies of the input (not sync or
+// handshake replies), and notes how late they came after the sync reply.
+func (s *streamConn) drainStale() int {
+	n := 0
 	for {
 		select {
-		case <-s.msgs:
+		case m := <-s.msgs:
+			if m.sync == 0 && m.control == 0 && !m.tooLarge {
+				n++
+				if !s.syncReal.IsZero() && !keyedScan(&m.scan) {
+					// (A reply with an id may be one to a call that timed
+					// out: slow, not late.)
+					s.d.noteLate(m.real.Sub(s.syncReal))
+				}
+			}
 		default:
-			return
+			return n
 		}
 	}
 }

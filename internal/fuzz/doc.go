@@ -15,8 +15,12 @@
 //     are written with the transport's framing, then a sync request of the
 //     fuzzer's own ("rpcfuzz-sync-N"). Its reply shows that the server read
 //     everything before it; replies owed to calls are waited for until the
-//     timeout (silence is a hang), and a reply owed to nothing (to a
-//     notification) arrives before it. Input that breaks the
+//     timeout (silence is a hang), replies without an id for a grace
+//     after it (until the timeout once the server answered later than
+//     that), and a reply owed to nothing (to a notification) arrives
+//     before it. Replies are paired with frames by id and by the order of
+//     the input, required frames first; a reply of the input before that
+//     comes late is set aside, never judged. Input that breaks the
 //     framing on purpose (mutate.Case.Wire) is written as is and the
 //     stream half-closed (stdin closed, for a child): its reply is whatever
 //     comes before the end of the stream.
@@ -36,9 +40,11 @@
 //
 // # Findings
 //
-// A failure is known by its dedup key, (rule, error code, reply shape), the
-// shape being the reply's structure without its values, or for a crashed
-// child the line of its stderr that names the crash. A new key is re-run to
+// A failure is known by its dedup key: the rule, the error code and the
+// deviation (the reply's structure without its values and the oracle's
+// note with its values blanked; for a batch, the element that broke the
+// rule; for a crashed child, the line of its stderr that names the crash,
+// paths, quoted text and numbers blanked). A new key is re-run to
 // confirm it, minimized (minimize.go), and written to OutDir/<rule>-<hash>/
 // with the exact input bytes, the reply, finding.json and reproducers.
 // summary.json and latency.json (a stats.Result, so rpcload report reads

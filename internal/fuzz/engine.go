@@ -258,7 +258,7 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 		}
 	}
 	if w.c != nil && o.end == endNone {
-		o = w.c.exchange(ctx, c, newWaitFor(infos), w.r.cfg.Timeout)
+		o = w.c.exchange(ctx, c, newWaitFor(c.Frames, infos), w.r.cfg.Timeout)
 		if !w.c.usable() || lifecycle {
 			w.closeConn() // the session the input started or ended is not the next input's
 		}

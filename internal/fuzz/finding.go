@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -76,10 +77,51 @@ type MinimizeReport struct {
 	Complete   bool    `json:"complete"`   // every pass ran to its end within the budget
 }
 
-// dedupKey is what makes two failures the same finding.
+// dedupKey is what makes two failures the same finding: the rule, the
+// error code and what broke it. For a reply that is the reply's shape and
+// the deviation the oracle names (its note with ids, numbers and quoted
+// text blanked, see noteClass); for a batch's reply, the deviation alone,
+// since the shape of the whole array changes with every batch around one
+// bad element; for silence ("none"), the deviation too, which says what
+// went unanswered. A crash is known by how the exchange ended (a reset, a
+// stderr line already made alike); a canary or a slow input by the reply.
 func dedupKey(v verdict) string {
-	return v.rule.String() + "|" + strconv.FormatInt(v.code, 10) + "|" + v.shape
+	key := v.rule.String() + "|" + strconv.FormatInt(v.code, 10) + "|"
+	switch {
+	case v.rule == check.Crash, v.rule == check.CanaryFailed, v.rule == check.SlowInput:
+		return key + v.shape
+	case strings.HasPrefix(v.shape, "["):
+		return key + "batch|" + noteClass(v.note)
+	}
+	return key + v.shape + "|" + noteClass(v.note)
 }
+
+// noteClass is a verdict's note as a part of a dedup key: quoted text
+// (ids, method names, the input's bytes) and numbers blanked, except the
+// codes of the spec's errors (-32768..-32000), which name the deviation;
+// the count of further deviations dropped.
+func noteClass(note string) string {
+	if i := strings.Index(note, " (and "); i >= 0 && strings.HasSuffix(note, " more)") {
+		note = note[:i]
+	}
+	note = noteNoise.ReplaceAllStringFunc(note, func(n string) string {
+		switch {
+		case n[0] == '"':
+			return "?"
+		case strings.HasPrefix(n, "-32") && len(n) == 6:
+			return n
+		}
+		return "N"
+	})
+	if len(note) > 160 {
+		note = note[:160]
+	}
+	return note
+}
+
+// noteNoise matches the parts of a note that vary between inputs breaking
+// a rule the same way.
+var noteNoise = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?`)
 
 // findingID names a finding: its rule and a short hash of its key.
 func findingID(rule check.Rule, key string) string {
@@ -331,11 +373,15 @@ func (r *run) report(w *worker, cand candidate) {
 		}
 		start := time.Now()
 		var res minimizeResult
-		mini, res = minimize(ctx, cand.in, cand.check, r.cfg.MinimizeBudget, start.Add(r.cfg.MinimizeTime))
+		budget, limit := minimizeBounds(r.cfg, cand.v.rule)
+		mini, res = minimize(ctx, cand.in, cand.check, budget, start.Add(limit))
 		mr = MinimizeReport{Checks: res.checks, DurationS: time.Since(start).Seconds(), Reproduced: true, Complete: res.complete}
 	}
 	if ev := cand.evidence; ev != nil && ev.set {
-		cand.v.reply, cand.v.note = ev.v.reply, ev.v.note
+		// The input written is the last one that reproduced (the
+		// minimized one): its exchange gives the reply, the note and the
+		// code, never another exchange's.
+		cand.v.reply, cand.v.note, cand.v.code, cand.v.shape = ev.v.reply, ev.v.note, ev.v.code, ev.v.shape
 	}
 	f := Finding{
 		Schema: FindingSchema, ID: cand.id, Rule: cand.v.rule.String(), Severity: severity(cand.v.rule), Spec: check.SpecRef(cand.v.rule),
@@ -363,6 +409,27 @@ func (r *run) report(w *worker, cand candidate) {
 	if !cand.fromCanary && cand.v.shape != "unreachable" {
 		r.checkCanary(w)
 	}
+}
+
+// Bounds of a slow_input's minimization. Each of its checks waits for a
+// reply slower than the threshold (100 ms and up), and most fail for being
+// fast this time: with the run's budget (2,000) it took the whole
+// --minimize-time (30 s) per finding. A slow input is a warning and its
+// cause is rarely in one byte: the tree passes (messages, elements,
+// members, nesting, strings) fit in this budget, the byte passes mostly
+// do not.
+const (
+	slowMinimizeBudget = 48
+	slowMinimizeTime   = 5 * time.Second
+)
+
+// minimizeBounds returns the check budget and the time a finding of rule
+// may spend being minimized.
+func minimizeBounds(cfg *Config, rule check.Rule) (int, time.Duration) {
+	if rule == check.SlowInput {
+		return min(cfg.MinimizeBudget, slowMinimizeBudget), min(cfg.MinimizeTime, slowMinimizeTime)
+	}
+	return cfg.MinimizeBudget, cfg.MinimizeTime
 }
 
 // confirm re-runs a candidate's input: once failing the same way is enough,

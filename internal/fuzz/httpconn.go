@@ -194,7 +194,7 @@ func isTimeout(err error) bool {
 
 // splitBody returns the messages of a response body: none for an empty
 // body, the data of each event of a text/event-stream body (MCP
-// Streamable HTTP), else the body itself.
+// Streamable HTTP) that has any, else the body itself.
 func splitBody(body []byte, maxEvent int) [][]byte {
 	t := bytes.TrimSpace(body)
 	if len(t) == 0 {
@@ -210,12 +210,15 @@ func splitBody(body []byte, maxEvent int) [][]byte {
 		if err != nil {
 			break
 		}
+		if len(bytes.TrimSpace(data)) == 0 {
+			// An event without data carries no message: MCP Streamable
+			// HTTP (2025-11-25) has the server open a stream with such a
+			// priming event (an id for resumption, empty data).
+			continue
+		}
 		out = append(out, bytes.Clone(data))
 	}
-	if len(out) == 0 {
-		return [][]byte{bytes.Clone(body)}
-	}
-	return out
+	return out // an event stream of no message answers nothing
 }
 
 func looksLikeSSE(b []byte) bool {

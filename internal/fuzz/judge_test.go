@@ -198,7 +198,7 @@ func TestInspect(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("inspect:\n got %q\nwant %q", got, want)
 	}
-	w := newWaitFor(infos)
+	w := newWaitFor(nil, infos)
 	if w.needs != 4 || w.ambiguous || len(w.owed) != 3 {
 		t.Errorf("waitFor = %+v, want 4 needing a reply, 3 calls", w)
 	}
@@ -214,16 +214,22 @@ func TestWaitFor(t *testing.T) {
 	}{
 		{"calls by id", []string{call1, call2}, []string{res2, res1}, []bool{false, true}},
 		{"an id re-spelled", []string{`{"jsonrpc":"2.0","id":1.0,"method":"x"}`}, []string{res1}, []bool{true}},
-		{"garbage answered or not", []string{call1, `}`}, []string{res1}, []bool{true}},
-		{"nothing owed: the sync reply is enough", []string{`}`, `{}`}, []string{parse, invalid}, []bool{true, true}},
+		// Replies without a key are counted: a concurrent server may send
+		// them after the sync reply.
+		{"garbage answered late", []string{call1, `}`}, []string{res1, parse}, []bool{false, true}},
+		{"no key: counted", []string{`}`, `{}`}, []string{parse, invalid}, []bool{false, true}},
+		// Silence is allowed for id null and for a notification: not waited for.
+		{"tolerated silence", []string{`{"jsonrpc":"2.0","id":null,"method":"x"}`, notif, call1}, []string{res1}, []bool{true}},
 		// The invalid request shares the slow call's id: its reply cannot
 		// stand for the call's, so only the count ends the wait.
 		{"shared id", []string{slow, `{"id":3}`, `{}`}, []string{`{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"x"}}`, invalid, `{"jsonrpc":"2.0","id":3,"result":1}`}, []bool{false, false, true}},
 		{"batch array", []string{`[` + call1 + `]`}, []string{`[` + res1 + `]`}, []bool{true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			infos, _ := inspect(frames(tc.frames...), nil)
-			w := newWaitFor(infos)
+			c := frames(tc.frames...)
+			infos, _ := inspect(c, nil)
+			w := newWaitFor(c.Frames, infos)
+			w.settle() // (exchanges settle the counts when they would wait)
 			for i, r := range tc.replies {
 				sc := scanReply([]byte(r))
 				w.answer(&sc)

@@ -64,14 +64,20 @@ var ErrNoTarget = errors.New("the finding names no target: give one")
 func replayConfig(f *Finding, dir string, o ReplayOptions) (Config, error) {
 	cfg := Config{Execs: 1, OutDir: dir, Header: o.Header, Insecure: o.Insecure, Child: o.Child, Workers: 1,
 		SlowFactor: o.SlowFactor, SlowFloor: o.SlowFloor}
+	fr := transport.Newline
+	if f.Target.Framing == transport.ContentLength.String() {
+		fr = transport.ContentLength
+	}
 	switch {
 	case o.Target != nil:
 		cfg.Target = *o.Target
-	case len(f.Target.Command) > 0:
-		fr := transport.Newline
-		if f.Target.Framing == transport.ContentLength.String() {
-			fr = transport.ContentLength
+		if cfg.Target.Scheme == transport.Stdio && f.Target.Framing != "" {
+			// The input is bytes in the framing the finding recorded
+			// (input.bin holds them so): another command gets them the
+			// same way, whatever framing its flags default to.
+			cfg.Target.Framing = fr
 		}
+	case len(f.Target.Command) > 0:
 		t, err := transport.CommandTarget(f.Target.Command, fr)
 		if err != nil {
 			return cfg, fmt.Errorf("%s: %w", dir, err)
@@ -178,7 +184,7 @@ func (s *replaySession) prepare(ctx context.Context, seeds []mutate.Case) error 
 		if r.canary == nil {
 			return fmt.Errorf("%s: no seed call gets a correct reply from the target, so there is no canary to replay canary_failed with", f.Dir)
 		}
-		inner := r.canaryReproducer(w, f.Key)
+		inner := r.canaryReproducer(w, f.Key, &evidence{})
 		s.check = func(ctx context.Context, c mutate.Case) bool {
 			ok := inner(ctx, c)
 			return ok

@@ -187,7 +187,7 @@ func TestWaitForManyKeys(t *testing.T) {
 				fs = append(fs, call(id))
 			}
 			infos, _ := inspect(frames(fs...), nil)
-			w := newWaitFor(infos)
+			w := newWaitFor(nil, infos)
 			if w.ambiguous || w.needs != n {
 				t.Fatalf("waitFor = %+v", w)
 			}
@@ -207,7 +207,7 @@ func TestWaitForManyKeys(t *testing.T) {
 			if !w.done(0) {
 				t.Error("not done once every call was answered")
 			}
-			amb := newWaitFor(mustInspect(append(fs, call(ids[0]))))
+			amb := newWaitFor(nil, mustInspect(append(fs, call(ids[0]))))
 			if !amb.ambiguous {
 				t.Error("an id used twice is ambiguous")
 			}

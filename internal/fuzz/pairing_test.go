@@ -1,0 +1,544 @@
+package fuzz
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/check"
+	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/profile"
+	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+// syncLine stands, in a script's answer, for the reply to the exchange's
+// sync request.
+const syncLine = "SYNC"
+
+// scriptedServer is a newline-delimited JSON-RPC server on 127.0.0.1 whose
+// replies a script decides: the frames of an input are collected until the
+// fuzzer's sync request (or a request of its own, a canary or a handshake
+// step), then answer gets them and returns the lines to write, in order,
+// in one write (syncLine where the sync reply goes). Nothing waits on a
+// timer: whatever a script sends after the sync reply is on the wire
+// before the fuzzer reads the sync reply.
+type scriptedServer struct {
+	answer func(frames []string) []string
+	mu     sync.Mutex
+	conns  [][]string // the frames each connection received, in order
+}
+
+func startScripted(t *testing.T, answer func(frames []string) []string) (*scriptedServer, transport.Target) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &scriptedServer{answer: answer}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.conns = append(s.conns, nil)
+			n := len(s.conns) - 1
+			s.mu.Unlock()
+			wg.Go(func() { s.serve(c, n) })
+		}
+	})
+	tg, err := transport.ParseTarget("tcp://" + ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, tg
+}
+
+func (s *scriptedServer) serve(c net.Conn, n int) {
+	defer c.Close()
+	r := bufio.NewScanner(c)
+	r.Buffer(nil, 1<<20)
+	var pending, deferred []string
+	var m wire.Message
+	for r.Scan() {
+		line := r.Text()
+		s.mu.Lock()
+		s.conns[n] = append(s.conns[n], line)
+		s.mu.Unlock()
+		wire.Scan([]byte(line), &m)
+		own := m.IDKind == wire.IDString && bytes.HasPrefix(m.ID, []byte(`"rpcfuzz-`))
+		if !own {
+			pending = append(pending, line)
+			continue
+		}
+		var out []string
+		switch {
+		case bytes.HasPrefix(m.ID, syncPrefix):
+			out = s.answer(pending)
+			// A canary is answered after the sync reply, as a server
+			// serving messages concurrently may.
+			out = append(out, deferred...)
+			deferred = nil
+		case bytes.HasPrefix(m.ID, []byte(canaryPrefix)):
+			deferred = append(deferred, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{}}`)
+			continue
+		default:
+			// A handshake step: a result, after the input's replies (the
+			// script's, syncLine dropped).
+			for _, l := range s.answer(pending) {
+				if l != syncLine {
+					out = append(out, l)
+				}
+			}
+			out = append(out, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{}}`)
+		}
+		pending = nil
+		var b strings.Builder
+		for _, l := range out {
+			if l == syncLine {
+				l = `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32601,"message":"no such method"}}`
+			}
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+		if _, err := c.Write([]byte(b.String())); err != nil {
+			return
+		}
+	}
+}
+
+// received returns the frames connection i received.
+func (s *scriptedServer) received(i int) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i >= len(s.conns) {
+		return nil
+	}
+	return append([]string(nil), s.conns[i]...)
+}
+
+// scriptedWorker is a worker of a run against tg, for exchanges one by one.
+func scriptedWorker(t *testing.T, tg transport.Target, prof profile.Name) (*run, *worker) {
+	t.Helper()
+	cfg := Config{Target: tg, Profile: prof, Execs: 1, OutDir: t.TempDir(), Timeout: 5 * time.Second, Now: fixedClock}
+	if err := cfg.fill(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := newRun(context.Background(), &cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := r.newWorker(0)
+	t.Cleanup(w.closeConn)
+	return r, w
+}
+
+// TestConcurrentServerReplies holds the engine to servers that answer the
+// messages of one input in any order, some after the sync reply (jrpc2,
+// the reference server's slow methods): every reply is waited for and
+// given to the message it answers, and none spills into the next input.
+func TestConcurrentServerReplies(t *testing.T) {
+	const (
+		nullCall  = `{"jsonrpc":"2.0","id":null,"method":"lookup_weather","params":{}}`
+		nullRes   = `{"jsonrpc":"2.0","id":null,"result":{"temp":1}}`
+		emptyObj  = `{}`
+		scalar    = `0`
+		notifXtra = `{"jsonrpc":"2.0","method":"echo","extra":1}`
+	)
+	for _, tc := range []struct {
+		name   string
+		frames []string
+		script []string // the replies to the input, syncLine where the sync reply goes
+		// replies is how many replies the input must get (0: all of the
+		// script's); the others are set aside as late in the next input.
+		replies int
+	}{
+		// Known false positive 1: {}'s -32600 (id null) came first; it was
+		// given to the id-null call and {} called unanswered.
+		// (The id-null call may stay silent: its reply is not waited for,
+		// and set aside as late when it comes.)
+		{"id-null call answered after the sync reply", []string{nullCall, emptyObj}, []string{invalid, syncLine, nullRes}, 1},
+		{"id-null call answered first", []string{nullCall, emptyObj}, []string{nullRes, invalid, syncLine}, 0},
+		// Known false positive 2: an id-null reply after the sync reply was
+		// not waited for, then landed in the next input.
+		{"invalid request answered after the sync reply", []string{scalar, call1}, []string{res1, syncLine, invalid}, 0},
+		{"parse error answered after the sync reply", []string{`}`, call1}, []string{res1, syncLine, parse}, 0},
+		// Two batches, one holding a call answered after the sync reply:
+		// the other batch's array does not stand for it.
+		{"two batches, the call's late", []string{`[{}]`, `[` + call1 + `]`, `[]`}, []string{`[` + invalid + `]`, invalid, syncLine, `[` + res1 + `]`}, 0},
+		// A notification refused (allowed) and an invalid request answered
+		// after the sync reply: the reply both may take goes to the one
+		// that must have it, the other is waited for.
+		// The second reply may be the notification's, which may stay
+		// silent: not waited for, and set aside as late when it comes.
+		{"tolerated reply and a late one", []string{notifXtra, emptyObj}, []string{invalid, syncLine, invalid}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			next := []string{res2, syncLine}
+			first := true
+			_, tg := startScripted(t, func(frames []string) []string {
+				if first {
+					first = false
+					return tc.script
+				}
+				return next
+			})
+			_, w := scriptedWorker(t, tg, profile.JSONRPC)
+			res := w.exec(context.Background(), frames(tc.frames...), false)
+			if res.o.end != endNone || res.v.rules != 0 {
+				t.Fatalf("input: end %s, rules %v: %s (replies %q)", res.o.end, res.v.rules, res.v.note, res.o.replies)
+			}
+			want := cmp.Or(tc.replies, len(tc.script)-1)
+			if got := len(res.o.replies); got != want {
+				t.Errorf("input: %d replies, want %d: %q", got, want, res.o.replies)
+			}
+			res = w.exec(context.Background(), frames(call2), false)
+			if res.o.end != endNone || res.v.rules != 0 || !slices.ContainsFunc(res.o.replies, func(r []byte) bool { return string(r) == res2 }) {
+				t.Errorf("next input: end %s, rules %v: %s (replies %q)", res.o.end, res.v.rules, res.v.note, res.o.replies)
+			}
+		})
+	}
+}
+
+// TestStaleReplies: replies the input before may still have had coming are
+// set aside when they answer no frame of this input, never judged against
+// it; without that history the same replies are findings.
+func TestStaleReplies(t *testing.T) {
+	one := frames(call1)
+	for _, tc := range []struct {
+		name      string
+		o         outcome
+		wantRules bool
+	}{
+		{"late id-null reply", outcome{replies: [][]byte{[]byte(parse), []byte(res1)}, staleNull: 1}, false},
+		{"id-null reply, nothing owed before", outcome{replies: [][]byte{[]byte(parse), []byte(res1)}}, true},
+		{"late reply with the last input's id", outcome{replies: [][]byte{[]byte(res2), []byte(res1)}, staleIDs: [][]byte{[]byte("2")}}, false},
+		{"reply with an id nobody sent", outcome{replies: [][]byte{[]byte(res2), []byte(res1)}, staleIDs: [][]byte{[]byte("3")}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			infos, _ := inspect(one, nil)
+			v := judgeOutcome(one, infos, &tc.o, nil)
+			if (v.rules != 0) != tc.wantRules {
+				t.Errorf("rules %v (%s), want some: %v", v.rules, v.note, tc.wantRules)
+			}
+			if !tc.wantRules && tc.o.late != 1 {
+				t.Errorf("late = %d, want 1", tc.o.late)
+			}
+		})
+	}
+}
+
+// TestLeftoverByInputOrder: a reply that answers no frame correctly is
+// judged against the first frame, in the input's order, that could have
+// had it, whatever order the replies came in.
+func TestLeftoverByInputOrder(t *testing.T) {
+	// "" is an invalid request, [] an empty batch; both take -32600 with
+	// id null. A server answering "" with -32700 is wrong about "", not
+	// about [], in either order.
+	c := frames(`""`, `[]`)
+	wrong := `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"not an object"}}`
+	for _, order := range [][]string{{invalid, wrong}, {wrong, invalid}} {
+		infos, _ := inspect(c, nil)
+		o := outcome{replies: [][]byte{[]byte(order[0]), []byte(order[1])}}
+		v := judgeOutcome(c, infos, &o, nil)
+		if v.rule != check.WrongErrorCode || !strings.Contains(v.note, "invalid request") {
+			t.Errorf("replies %q: rule %s (%s), want wrong_error_code for the invalid request", order, v.rule, v.note)
+		}
+	}
+}
+
+// TestCanaryIgnoresLateReplies: a late reply to the input before, with the
+// id the canary seed has, is not the canary's answer (the canary's own id
+// is one of the fuzzer's) and does not end the wait for it.
+func TestCanaryIgnoresLateReplies(t *testing.T) {
+	const call6 = `{"jsonrpc":"2.0","id":6,"method":"echo"}`
+	res6 := `{"jsonrpc":"2.0","id":6,"result":null}`
+	step := 0
+	_, tg := startScripted(t, func([]string) []string {
+		step++
+		switch step {
+		case 1:
+			return []string{res6, syncLine}
+		case 2:
+			// A second reply to id 6, late, with the canary's exchange.
+			return []string{`{"jsonrpc":"2.0","id":6,"error":{"code":-32600,"message":"duplicate request ID"}}`, syncLine}
+		}
+		return []string{syncLine}
+	})
+	r, w := scriptedWorker(t, tg, profile.JSONRPC)
+	r.canary = newCanary(frames(call6), wire.KindResult, 0)
+	if res := w.exec(context.Background(), frames(call6), false); res.v.rules != 0 {
+		t.Fatalf("input: %s", res.v.note)
+	}
+	res := r.canaryOn(context.Background(), w, false)
+	if !r.canary.answered(res) {
+		t.Fatalf("canary not answered: %s %q", res.o.end, res.o.replies)
+	}
+	if !bytes.HasPrefix(res.id, []byte(canaryPrefix)) {
+		t.Errorf("canary id %s", res.id)
+	}
+	if again := r.canaryOn(context.Background(), w, false); bytes.Equal(again.id, res.id) || !r.canary.answered(again) {
+		t.Errorf("second canary: id %s (first %s), replies %q", again.id, res.id, again.o.replies)
+	}
+}
+
+// TestCanaryWaitsPastLateReplies: a reply without an id that the input
+// before may still have had coming (a refused notification, answered late
+// by a concurrent server) does not end the wait of the canary, whose own
+// reply comes after the sync reply.
+func TestCanaryWaitsPastLateReplies(t *testing.T) {
+	refused := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"parameters must be array or object"}}`
+	step := 0
+	_, tg := startScripted(t, func([]string) []string {
+		step++
+		if step == 2 {
+			// The first input's reply, late: it comes with the canary's
+			// exchange, after that exchange dropped what had come between.
+			return []string{refused, syncLine}
+		}
+		return []string{syncLine}
+	})
+	r, w := scriptedWorker(t, tg, profile.JSONRPC)
+	r.canary = newCanary(frames(`{"jsonrpc":"2.0","id":6,"method":"echo"}`), wire.KindResult, 0)
+	if res := w.exec(context.Background(), frames(`{"jsonrpc":"2.0","method":"echo","params":0}`), false); res.v.rules != 0 {
+		t.Fatalf("input: %s", res.v.note)
+	}
+	res := r.canaryOn(context.Background(), w, false)
+	if !r.canary.answered(res) || res.o.late != 1 {
+		t.Errorf("canary: end %s, replies %q, late %d", res.o.end, res.o.replies, res.o.late)
+	}
+}
+
+// TestProbeOnEveryConnection: with the MCP era detected (the probe), every
+// new connection starts with the probe, so a server that wants it before
+// anything else (the go-sdk) answers the canary on a fresh connection or a
+// restarted child as it did on the first.
+func TestProbeOnEveryConnection(t *testing.T) {
+	srv, tg := startScripted(t, func([]string) []string { return []string{syncLine} })
+	r, _ := scriptedWorker(t, tg, profile.MCP)
+	for i := range 2 {
+		c, err := r.d.dial(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.close()
+		got := srv.received(i)
+		if len(got) == 0 || !strings.Contains(got[0], `"server/discover"`) {
+			t.Errorf("connection %d began with %q, want the server/discover probe", i, got)
+		}
+	}
+	if era := profile.Era(r.d.era.Load()); era != profile.EraModern {
+		t.Errorf("era %v, want modern", era)
+	}
+}
+
+// TestSplitBodySSE: an SSE event without data (the priming event of MCP
+// Streamable HTTP, an id for resumption) carries no message.
+func TestSplitBodySSE(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want int
+	}{
+		{"id: 1\ndata:\n\nevent: message\ndata: " + res1 + "\n\n", 1},
+		{"id: 7\ndata: \n\ndata: " + res1 + "\n\n", 1},
+		{": keep-alive\n\ndata: " + res1 + "\n\ndata: " + res2 + "\n\n", 2},
+		{"id: 1\ndata:\n\n", 0},
+		{res1, 1},
+		{"", 0},
+	} {
+		if got := splitBody([]byte(tc.body), 1<<20); len(got) != tc.want {
+			t.Errorf("splitBody(%q) = %q, want %d messages", tc.body, got, tc.want)
+		}
+	}
+}
+
+// TestBrokenFramingExit: a child that exits when the framing of its stream
+// is broken on purpose has nothing left to read a message from; that is no
+// crash unless it panicked or was killed.
+func TestBrokenFramingExit(t *testing.T) {
+	wireCase := mutate.Case{Wire: []byte("Content-Length: 5\r\n\r\n{}")}
+	for _, tc := range []struct {
+		name   string
+		o      outcome
+		framed bool // the input's framing was intact
+		crash  bool
+	}{
+		{"exit with a message", outcome{end: endExited, exitCode: 2, stderr: []string{"gopls: missing Content-Length header"}}, false, false},
+		{"exit 1 after a log line", outcome{end: endExited, exitCode: 1, stderr: []string{"2026/01/02 03:04:05 invalid Content-Length: \"x\""}}, false, false},
+		{"panic", outcome{end: endExited, exitCode: 2, stderr: []string{"panic: runtime error: slice bounds out of range", "goroutine 1 [running]:"}}, false, true},
+		{"signal", outcome{end: endExited, exitCode: -1, note: "killed by signal SIGSEGV"}, false, true},
+		{"intact framing: an exit is a crash", outcome{end: endExited, exitCode: 2, stderr: []string{"server: bad message"}}, true, true},
+		// LSP 3.17: exit without shutdown ends the server with status 1.
+		{"exit after the LSP exit notification", outcome{end: endExited, exitCode: 1, lifecycle: true}, true, false},
+		{"panic after the LSP exit notification", outcome{end: endExited, exitCode: 2, lifecycle: true, stderr: []string{"panic: close of closed channel"}}, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := wireCase
+			o := tc.o
+			o.wire = !tc.framed
+			if tc.framed {
+				c = frames(call1)
+			}
+			infos, _ := inspect(c, nil)
+			v := judgeOutcome(c, infos, &o, nil)
+			if got := v.rules.Has(check.Crash); got != tc.crash {
+				t.Errorf("crash %v (%s), want %v", got, v.note, tc.crash)
+			}
+		})
+	}
+}
+
+// TestDedupKeysConverge: the same deviation gives one key whatever the
+// batch around it, the values in the note, or the numbers, paths and
+// quoted bytes in a crash's stderr; different deviations give different
+// keys.
+func TestDedupKeysConverge(t *testing.T) {
+	batch := func(reply, note string) verdict {
+		return verdict{rule: check.DuplicateReply, shape: replyShape([]byte(reply)), note: note}
+	}
+	crash := func(lines ...string) verdict {
+		return verdict{rule: check.Crash, shape: "stderr:" + stderrKey(lines)}
+	}
+	silent := func(note string) verdict {
+		return verdict{rule: check.WrongErrorCode, shape: "none", note: note}
+	}
+	same := [][2]verdict{
+		{batch(`[`+res1+`,`+res1+`]`, "reply element 1: a second response for id 1"),
+			batch(`[`+res1+`,`+invalid+`,`+res1+`,`+parse+`]`, `reply element 2: a second response for id 12 (and 3 more)`)},
+		{crash("panic: index out of range [5] with length 3", "goroutine 7 [running]:"),
+			crash("panic: index out of range [70] with length 2", "goroutine 12 [running]:")},
+		{crash(`gosdk: invalid character ',' looking for beginning of value`),
+			crash(`gosdk: invalid character '}' looking for beginning of value`)},
+		{crash(`2026/01/02 10:00:00 open /tmp/a/b.json: "x" not found at 0xc0001`),
+			crash(`2027/11/12 11:11:11 open /var/x.json: "yy" not found at 0xc0ff`)},
+		{silent("no reply to a call with id 5"), silent("no reply to a call with id 77")},
+	}
+	for _, p := range same {
+		if a, b := dedupKey(p[0]), dedupKey(p[1]); a != b {
+			t.Errorf("keys differ for one deviation:\n %s\n %s", a, b)
+		}
+	}
+	differ := [][2]verdict{
+		{silent("no reply to an invalid request; want error -32600 with id null"), silent("no reply to []; want one error -32600 with id null")},
+		{batch(`[`+res1+`]`, "reply element 0: a second response for id 1"), batch(`[`+res1+`]`, "reply element 0 (id null) answers no request")},
+		{crash("panic: nil map"), crash("panic: index out of range [1] with length 1")},
+		{verdict{rule: check.WrongErrorCode, code: -32601, shape: "x", note: "an invalid request answered with error -32601; want error -32600"},
+			verdict{rule: check.WrongErrorCode, code: -32601, shape: "x", note: "a request with scalar params answered with error -32700; want error -32602"}},
+	}
+	for _, p := range differ {
+		if a, b := dedupKey(p[0]), dedupKey(p[1]); a == b {
+			t.Errorf("two deviations share the key %s", a)
+		}
+	}
+}
+
+// TestReplayFraming: replay sends a finding's input in the framing it
+// recorded, whatever framing the command given for the replay defaults to.
+func TestReplayFraming(t *testing.T) {
+	other, err := transport.CommandTarget([]string{"./server"}, transport.Newline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		recorded string
+		override *transport.Target
+		want     transport.Framing
+	}{
+		{"content-length", &other, transport.ContentLength},
+		{"newline", &other, transport.Newline},
+		{"content-length", nil, transport.ContentLength},
+	} {
+		f := &Finding{Target: TargetInfo{Command: []string{"./orig"}, Framing: tc.recorded, Profile: "lsp"}}
+		cfg, err := replayConfig(f, t.TempDir(), ReplayOptions{Target: tc.override})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Target.Framing != tc.want {
+			t.Errorf("recorded %s, override %v: framing %s, want %s", tc.recorded, tc.override != nil, cfg.Target.Framing, tc.want)
+		}
+	}
+}
+
+// TestSlowInputMinimizeBound measures what minimizing a slow_input costs
+// in checks, each of which waits for a slow reply: with the run's budget
+// (before) and with the bound slow inputs get (after).
+func TestSlowInputMinimizeBound(t *testing.T) {
+	cfg := &Config{MinimizeBudget: DefaultMinimizeBudget, MinimizeTime: DefaultMinimizeTime}
+	budget, limit := minimizeBounds(cfg, check.SlowInput)
+	if budget != slowMinimizeBudget || limit != slowMinimizeTime {
+		t.Errorf("slow_input bounds %d, %s", budget, limit)
+	}
+	if b, l := minimizeBounds(cfg, check.Crash); b != DefaultMinimizeBudget || l != DefaultMinimizeTime {
+		t.Errorf("crash bounds %d, %s: only slow_input is bounded more", b, l)
+	}
+	// A slow input of twenty messages, slow because of one of them; most
+	// checks fail (fast this time), as on a real server.
+	var fs []string
+	for i := range 20 {
+		fs = append(fs, `{"jsonrpc":"2.0","id":`+strings.Repeat("1", i+1)+`,"method":"echo","params":["`+strings.Repeat("a", 40)+`"]}`)
+	}
+	fs[13] = `{"jsonrpc":"2.0","id":1,"method":"slow","params":["` + strings.Repeat("b", 40) + `"]}`
+	in := frames(fs...)
+	checks := func(budget int) int {
+		n := 0
+		slow := func(_ context.Context, c mutate.Case) bool {
+			n++
+			for _, f := range c.Frames {
+				if bytes.Contains(f, []byte(`"slow"`)) && n%3 == 0 {
+					return true // slow one time in three
+				}
+			}
+			return false
+		}
+		minimize(context.Background(), in, slow, budget, time.Time{})
+		return n
+	}
+	before, after := checks(DefaultMinimizeBudget), checks(budget)
+	t.Logf("slow_input minimization: %d checks with the run's budget, %d bounded (at 100 ms a check: %s -> %s)",
+		before, after, time.Duration(before)*100*time.Millisecond, time.Duration(after)*100*time.Millisecond)
+	if after > slowMinimizeBudget || after >= before {
+		t.Errorf("bounded minimization took %d checks (unbounded %d)", after, before)
+	}
+}
+
+// TestLeftoverPastAlignBound: past maxAlign frames×replies, match compares
+// ids only; replies without an id still go to frames they answer correctly
+// (a flood of notifications with null params, one of which is refused as
+// the spec allows, an empty batch, an invalid request), never to a call
+// whose id they do not carry (the reference server answered such a flood
+// so, and rpcfuzz called the refusal an unexpected null id for the call).
+func TestLeftoverPastAlignBound(t *testing.T) {
+	var fs []string
+	for range 600 {
+		fs = append(fs, `{"jsonrpc":"2.0","method":"convert","params":null}`)
+	}
+	fs = append(fs, `[]`, `{"method":"convert"}`, `{"jsonrpc":"2.0","method":"convert","id":4}`, `{"jsonrpc":"2.0","method":"convert","params":null}`)
+	c := frames(fs...)
+	refused := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"bad_params"}}`
+	res4 := `{"jsonrpc":"2.0","id":4,"result":42}`
+	for _, order := range [][]string{{invalid, invalid, refused, res4}, {refused, res4, invalid, invalid}, {res4, refused, invalid, invalid}} {
+		var reps [][]byte
+		for _, r := range order {
+			reps = append(reps, []byte(r))
+		}
+		if len(c.Frames)*len(reps) <= maxAlign {
+			t.Fatal("the case must pass the alignment bound")
+		}
+		infos, _ := inspect(c, nil)
+		o := outcome{replies: reps}
+		if v := judgeOutcome(c, infos, &o, nil); v.rules != 0 {
+			t.Errorf("replies %q: %s (%s)", order, v.rule, v.note)
+		}
+	}
+}
