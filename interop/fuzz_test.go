@@ -243,41 +243,12 @@ func bigBatchRepeatedID(input []byte) bool {
 // TODO(oracle false positives): remove each entry once rpcfuzz stops
 // reporting it; the test's log names every finding that still needs one.
 var fuzzOracleFalsePositives = []fuzzFalsePositive{
-	// TODO(oracle false positive): an unknown method with scalar params.
-	// The oracle accepts -32602 for scalar params (a server that looks the
-	// method up before it checks the params) but not -32601 from the same
-	// server when the method does not exist; the spec orders neither
-	// check. geth answers test_echo with params "" -32602, "e" -32601.
-	{rule: "wrong_error_code", re: regexp.MustCompile(`a request with scalar params answered with error -32601; want error -32602 or -32600`),
-		why: "an unknown method with scalar params answered -32601: the spec does not order the method and params checks"},
-	{rule: "invalid_envelope", re: regexp.MustCompile(`a request with scalar params answered with error -32601; want error -32602 or -32600`),
-		why: "the same, in a large batch (the rule named is another element's)"},
 	// TODO(oracle false positive): integer ids beyond float64. 10^21 echoed
 	// as 1e+21 (which docs/fuzzing.md allows: "ids beyond float64 echoed as
 	// floats") is flagged by the mcp profile as fractional_id although the
 	// value has no fraction.
 	{targets: []string{"mcpgo-stdio", "mcpgo-http"}, rule: "mcp_bad_id", re: regexp.MustCompile(`fractional_id`),
 		why: "an integer id beyond float64 echoed in exponent form is called fractional"},
-	// TODO(oracle false positive, being fixed in internal/check/fuzz.go): a
-	// repeated "id" member inside a batch element ([{"id":[],"id":1},
-	// {"id":1}]): the server reads the last one, so two replies carry id 1.
-	// Seen against the reference server too.
-	{rule: "duplicate_reply", re: regexp.MustCompile(`.`), input: inputMatches(`\{[^{}]*"id"\s*:[^{}]*"id"\s*:`),
-		why: "a repeated id member inside a batch element"},
-	// TODO(oracle false positive, being fixed in internal/check/fuzz.go):
-	// duplicate "jsonrpc" members ({"jsonrpc":null,"jsonrpc":"2.0",...})
-	// answered under the last-wins reading (Go's encoding/json), which
-	// docs/fuzzing.md says passes ("duplicate member names read either
-	// way").
-	{re: regexp.MustCompile(`.`), input: inputMatches(`"jsonrpc"\s*:[^{}]*"jsonrpc"\s*:`),
-		why: "duplicate jsonrpc members read last-wins"},
-	// TODO(oracle false positive): one id-null error for a batch whose two
-	// elements could each get one. geth answers [{"jsonrpc":"2.0",
-	// "method":"5","params":null},{}] with one -32600 id null, for {} (the
-	// first element is a notification); the oracle pairs it with the
-	// notification and calls element 1 unanswered.
-	{targets: []string{"geth-http"}, rule: "batch_missing_reply", re: regexp.MustCompile(`^no response for element`),
-		why: "a single id-null reply paired with the notification instead of the invalid element"},
 	// TODO(oracle false positive): -32020 HeaderMismatch. MCP 2026-07-28
 	// makes the server reject a params._meta protocolVersion that differs
 	// from the MCP-Protocol-Version header with -32020 (HTTP 400); the
@@ -317,16 +288,7 @@ var fuzzOracleFalsePositives = []fuzzFalsePositive{
 	{targets: []string{"jrpc2-stdio"}, rule: "wrong_error_code", re: regexp.MustCompile(`^(no reply to |unparseable input answered with error -32600)`),
 		why: "out-of-order replies: an id-null reply after the sync reply, or paired with the wrong message"},
 	{targets: []string{"jrpc2-stdio"}, rule: "reply_to_notification", re: regexp.MustCompile(`^reply_to_notification\|(0\|batch\||-32700\|)`),
-		why: "out-of-order replies: a late reply (a batch's, or a -32700) paired with a notification; in a batch the note is another element's (internal/check names the batch's rule and notes its first deviation)"},
-	// TODO(oracle false positive): the same pairing in a batch. geth
-	// answers [{"jsonrpc":"2.0","id":0,"method":"a","params":true},
-	// {"id":null}] with -32600 id null and -32601 id 0; the oracle gives
-	// the id-null reply to element 0 (scalar params may get -32600 with
-	// id null) and calls the -32601 a second response for id 0. Any
-	// element without a readable id does it ([{"params":0},{"jsonrpc":
-	// "2.0","id":0,"method":"t","params":false},{"id":""}] too).
-	{rule: "duplicate_reply", re: regexp.MustCompile(`^reply element \d+: a second response for id`), input: inputMatches(`^\s*\[`),
-		why: "an id-null reply given to an element with an id, then its own reply called a duplicate"},
+		why: "out-of-order replies: a late reply (a batch's, or a -32700) paired with a notification"},
 	// TODO(oracle false positive): a repeated id answered out of order.
 	// mcp-go serves requests concurrently; with initialize (id 1) and an
 	// invalid request with id 1 in one input, the oracle pairs the
@@ -334,28 +296,6 @@ var fuzzOracleFalsePositives = []fuzzFalsePositive{
 	// the -32601 of the baseline.
 	{targets: []string{"mcpgo-stdio"}, rule: "wrong_error_code", re: regexp.MustCompile(`^an invalid request answered with a result`),
 		why: "a repeated id answered out of order, paired with the wrong message"},
-	// TODO(oracle false positive): lone surrogates. mcp-go decodes the id
-	// "\ud800" as "\ufffd" (Go's replacement) and answers ping with a
-	// result under that id; the oracle accepts only errors for lone
-	// surrogates and then pairs the result with a notification.
-	{targets: []string{"mcpgo-stdio"}, rule: "reply_to_notification", re: regexp.MustCompile(`.`), input: badText,
-		why: "a lone-surrogate id echoed as U+FFFD, then paired with a notification"},
-	// TODO(oracle false positive): ids the oracle calls unreadable. A lone
-	// surrogate in a member name or nesting past 64 in another member (not
-	// the id), or an id in exponent form ({"":"","id":1E2}, echoed as 100),
-	// makes the oracle demand id null, although docs/fuzzing.md allows
-	// "any error response with id null or the id" for the first two and
-	// "an echo equal as float64" for the third.
-	{rule: "wrong_error_code", re: regexp.MustCompile(`the request's id is unreadable, so the reply's id must be null`),
-		why: "an id the oracle calls unreadable, echoed as the tolerances allow"},
-	// TODO(oracle false positive): invalid UTF-8 or lone surrogates. Go's
-	// decoder reads the byte 0xbf in an id as U+FFFD, and the server
-	// echoes the id it read; docs/fuzzing.md accepts "any error response
-	// with id null or the id" there, but the oracle compares the bytes, or
-	// (with {"\uD80d":0,"id":9372036854775807} after another request)
-	// pairs the reply with the other request.
-	{rule: "unknown_id", re: regexp.MustCompile(`.`), input: badText,
-		why: "an id echoed as read from text with invalid UTF-8 or a lone surrogate"},
 	// TODO(oracle false positive): a crash line lost from the stderr
 	// tail. gopls exits (status 2, the accepted "unmarshaling jsonrpc
 	// message" crash of its baseline) printing the message it could not
@@ -364,13 +304,6 @@ var fuzzOracleFalsePositives = []fuzzFalsePositive{
 	// the bare exit status.
 	{targets: []string{"gopls"}, rule: "crash", re: regexp.MustCompile(`^crash\|0\|stderr:exit:exit status 2$`), input: inputMatches(`(\\n){16}`),
 		why: "gopls's error line pushed out of the stderr tail by the line breaks of the message it quotes"},
-	// TODO(oracle false positive): a batch past the oracle's alignment
-	// bound (maxAlign) with a repeated id: its replies are matched by id
-	// and then in order, so two elements with id 0 answered in another
-	// order look like a duplicate, a missing or an invalid reply. geth
-	// answers both correctly.
-	{re: regexp.MustCompile(`^(duplicate_reply|batch_missing_reply|invalid_envelope)\|`), input: bigBatchRepeatedID,
-		why: "a repeated id in a batch past the oracle's alignment bound"},
 }
 
 // fuzzTarget is one rpcfuzz run against one server.

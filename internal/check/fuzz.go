@@ -66,8 +66,10 @@ package check
 // replies to other elements they answer correctly where that frees an
 // element for it (an augmenting path, as in bipartite matching). Only a
 // reply that still has no element is a finding, judged against the element
-// it most likely answers; the work spent is bounded by a budget linear in
-// the batch's size, so huge batches stay fast at the price of a plainer
+// it most likely answers. The work spent is bounded by a budget linear in
+// the batch's size plus the pairs of elements that share an id (each
+// reply may have to try every element of its id before it is left over),
+// the latter capped, so huge batches stay fast at the price of a plainer
 // pairing.
 //
 // What is tolerated (never a finding), because the JSON or JSON-RPC text
@@ -215,14 +217,16 @@ func classifyMessage(kind wire.Kind, p wire.Problem, batchLen int, top bool) Req
 // Limits of the tolerances in the comment atop this file, and of the work
 // spent pairing a batch's replies.
 const (
-	sizeEdge     = 1 << 20 // a frame this long may hit a server's size limit
-	depthEdge    = 64      // nesting deeper than this may hit a parser's depth limit
-	batchCapEdge = 100     // a batch longer than this may be refused as a whole
-	pickTries    = 8       // candidates judged per reply once the batch's budget is spent
-	scanLimit    = 64      // candidates looked at per reply once the budget is spent
-	judgeBudget  = 16      // judgements per element and reply before pairing gets bounded
-	maxPooled    = 1 << 14 // batches up to this many elements keep their scratch space
-	augmentDepth = 256     // replies moved at most to pair one left over
+	sizeEdge      = 1 << 20 // a frame this long may hit a server's size limit
+	depthEdge     = 64      // nesting deeper than this may hit a parser's depth limit
+	batchCapEdge  = 100     // a batch longer than this may be refused as a whole
+	pickTries     = 8       // candidates judged per reply once the batch's budget is spent
+	scanLimit     = 64      // candidates looked at per reply once the budget is spent
+	judgeBudget   = 16      // judgements per element and reply before pairing gets bounded
+	maxPooled     = 1 << 14 // batches up to this many elements keep their scratch space
+	augmentDepth  = 256     // replies moved at most to pair one left over
+	repeatFactor  = 8       // judgements per pair of requests sharing an id (repeatWork)
+	maxRepeatWork = 1 << 18 // the most repeatWork adds to a batch's budget
 )
 
 // JudgeFuzzReply judges reply (gotReply false: none arrived within the
@@ -363,8 +367,12 @@ func (q *request) judgeFrame(r *wire.Message) (Set, string) {
 		return env.Add(InvalidEnvelope), "an array answers a single " + q.class.String() + " message"
 	}
 	s, note := q.judge(r)
-	if s == 0 {
+	switch {
+	case s == 0:
 		note = envelopeNote(env, r)
+	case env != 0 && MostSevere(env).rank() < MostSevere(s).rank():
+		// The finding is named after the envelope rule: say that first.
+		note = envelopeNote(env, r) + "; " + note
 	}
 	return env | s, note
 }
@@ -1535,6 +1543,7 @@ type batchMatch struct {
 	rules  Set
 	note   string
 	notes  int
+	noted  Rule // the most severe rule of the finding note describes
 }
 
 // newBatchMatch indexes sc.reqs for a reply array of replies elements.
@@ -1579,7 +1588,26 @@ func newBatchMatch(sc *batchScratch, replies int) *batchMatch {
 		x.add(category(q), q.m.ID, int32(i))
 	}
 	x.sort()
+	b.budget += repeatWork(x.repeats, b.lists[nullList(0, catInvalid):])
 	return b
+}
+
+// repeatWork is the pairing work a batch's shared ids may take beyond the
+// linear budget: a reply with an id that g requests share may have to try
+// each of them, and move the replies of each, before it is left over, so
+// g requests of one id get about g² judgements (repeats holds the sum of
+// g*(g-1) over the ids; the requests an id-null reply may answer count as
+// one id more, in the null lists). Blaming a reply before every request
+// of its id was tried names a server's correct answer (two elements with
+// id 0 answered in another order) a duplicate or a missing reply. The
+// work is capped at maxRepeatWork so that a huge batch of one id stays
+// fast, at the price of a plainer pairing there.
+func repeatWork(repeats int, nullLists []candidates) int {
+	nulls := 0
+	for k := range nullLists {
+		nulls += len(nullLists[k].idx)
+	}
+	return min(repeatFactor*(repeats+nulls*(nulls-1)), maxRepeatWork)
 }
 
 // category returns the category of q. Its edges from the scan make it
@@ -2090,24 +2118,40 @@ func (b *batchMatch) judgePair(i int, rm *wire.Message, j int32) {
 }
 
 // found records the rules s and reports whether the caller should set the
-// note: only the first finding's is kept, the others are counted.
+// note: the batch's one note describes the first finding with the most
+// severe rule (MostSevere, the rule rpcfuzz names the finding after), so
+// that a batch_missing_reply is not explained by another element's extra
+// reply; the others are counted. Notes are built only when found says so,
+// which keeps a clean judgement free of allocations.
 func (b *batchMatch) found(s Set) bool {
 	if s == 0 {
 		return false
 	}
 	b.rules |= s
 	b.notes++
-	return b.notes == 1
+	if r := MostSevere(s); b.notes == 1 || r.rank() < b.noted.rank() {
+		b.noted = r
+		return true
+	}
+	return false
 }
 
+// noteText returns the note of a batch judged with the reply array's own
+// envelope rules env: the note found kept, or the array's envelope when
+// that names the finding.
 func (b *batchMatch) noteText(env Set, r *wire.Message) string {
-	switch {
-	case b.notes > 1:
-		return b.note + " (and " + strconv.Itoa(b.notes-1) + " more)"
-	case b.notes == 1:
-		return b.note
+	if b.notes == 0 || env != 0 && MostSevere(env).rank() < b.noted.rank() {
+		return envelopeNote(env, r) + more(b.notes)
 	}
-	return envelopeNote(env, r)
+	return b.note + more(b.notes-1)
+}
+
+// more counts, for a note, the n other findings it does not describe.
+func more(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return " (and " + strconv.Itoa(n) + " more)"
 }
 
 // candidates is a list of request indices consumed from the front as
@@ -2146,6 +2190,9 @@ type idIndex struct {
 	elems []int32   // the requests of ents, in order
 	heads []int32   // per group (at its first entry): how many of its first requests are matched
 	ends  []int32   // per group (at its first entry): where it ends
+	// repeats is the sum over the keys of g*(g-1), g the number of
+	// entries under the key: the pairs of requests that share an id.
+	repeats int
 }
 
 type idEntry struct {
@@ -2188,12 +2235,21 @@ func (x *idIndex) sort() {
 		x.heads = append(x.heads, 0)
 		x.ends = append(x.ends, 0)
 	}
+	x.repeats = 0
+	same := 0 // entries before k with k's key
 	for k := 0; k < len(x.ents); {
 		end := k + 1
 		for end < len(x.ents) && x.ents[end].cat == x.ents[k].cat && bytes.Equal(x.key(end), x.key(k)) {
 			end++
 		}
 		x.ends[k] = int32(end)
+		if k > 0 && !bytes.Equal(x.key(k-1), x.key(k)) {
+			same = 0
+		}
+		for g := end - k; g > 0; g-- {
+			x.repeats += 2 * same
+			same++
+		}
 		k = end
 	}
 }

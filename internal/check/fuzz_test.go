@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -315,6 +316,13 @@ var judgeTests = []judgeTestCase{
 	{"result and a string method: silence", `{"jsonrpc":"2.0","result":1,"id":2,"method":"x"}`, noReply, set(Hang)},
 	{"id repeated, first null: silence", `{"jsonrpc":"2.0","method":"x","id":null,"id":[1]}`, noReply, 0},
 	{"id repeated, neither allows silence", `{"jsonrpc":"2.0","method":"x","id":5,"id":[1]}`, noReply, set(WrongErrorCode)},
+	// Inputs once listed as oracle false positives in interop/fuzz_test.go.
+	{"jsonrpc null then 2.0: last-wins result", `{"jsonrpc":null,"jsonrpc":"2.0","id":1,"method":"x"}`, res1, 0},
+	{"jsonrpc empty then 2.0: last-wins notification", `{"jsonrpc":"","jsonrpc":"2.0","method":"u"}`, noReply, 0},
+	{"lone surrogate member name, id echoed", `{"\uD80d":0,"id":9372036854775807}`, errReply("9372036854775807", -32600), 0},
+	{"lone surrogate member name, id echoed as float64", `{"\uD80d":0,"id":9372036854775807}`, errReply("9372036854775808", -32600), 0},
+	{"lone surrogate id answered under U+FFFD", `{"jsonrpc":"2.0","id":"\ud800","method":"ping"}`, result(`"\ufffd"`), 0},
+	{"invalid UTF-8 id, -32601 under U+FFFD", "{\"jsonrpc\":\"2.0\",\"id\":\"\xbf\",\"method\":\"o\"}", errReply("\"\uFFFD\"", -32601), 0},
 	{"null params, no jsonrpc: result", `{"id":3,"method":"x","params":null}`, result("3"), set(WrongErrorCode)},
 	{"null params, no jsonrpc, no id: silence", `{"method":"x","params":null}`, noReply, set(WrongErrorCode)},
 }
@@ -481,6 +489,16 @@ var batchTests = []judgeTestCase{
 		arr(errReply("null", -32700), errReply("null", -32600)), 0},
 	{"a call left unanswered is not blamed on a notification's error", arr(`{"jsonrpc":"2.0","method":""}`, call1),
 		arr(errReply("null", -32600)), set(BatchMissingReply)},
+	// Inputs once listed as oracle false positives in interop/fuzz_test.go.
+	{"repeated id member read last-wins", `[{"id":[],"id":1},{"id":1}]`, arr(errReply("1", -32600), errReply("1", -32600)), 0},
+	{"repeated id member read first-wins", `[{"id":[],"id":1},{"id":1}]`, arr(errReply("1", -32600), errReply("null", -32600)), 0},
+	{"repeated jsonrpc member in a batch", `[{"jsonrpc":null,"jsonrpc":"2.0","id":1,"method":"x"},{"jsonrpc":"2.0","method":"n"}]`, arr(res1), 0},
+	{"geth: one id-null error for the invalid element, not the notification", `[{"jsonrpc":"2.0","method":"5","params":null},{}]`,
+		arr(errReply("null", -32600)), 0},
+	{"lone surrogate id answered under U+FFFD next to a notification", `[{"jsonrpc":"2.0","id":"\ud800","method":"ping"},{"jsonrpc":"2.0","method":"n"}]`,
+		arr(result(`"\ufffd"`)), 0},
+	{"geth: id 0 twice past 46 elements", "[" + strings.Repeat(`{"id":null},`, 60) + `{"id":0},{"jsonrpc":"2.0","method":"l","params":0,"id":0}]`,
+		arr(append([]string{errReply("0", -32601), errReply("0", -32600)}, slices.Repeat([]string{errReply("null", -32600)}, 60)...)...), 0},
 	{"id null: a result for the invalid one", arr(`{"jsonrpc":"2.0","method":"x","id":null}`, `{"jsonrpc":null,"method":"x"}`),
 		arr(result("null"), result("null")), set(WrongErrorCode)},
 }
@@ -612,6 +630,8 @@ func TestEchoesID(t *testing.T) {
 		{`"\ud800x"`, `"\ufffdx"`, true},
 		{`"\ud800x"`, `"\ufffdy"`, false},
 		{"\"\uFFFD\uFFFD\"", "\"\uFFFD\"", false},
+		{`9372036854775807`, `9372036854775808`, true},
+		{"\"\xbf\"", "\"\uFFFD\"", true},
 	}
 	for _, tc := range tests {
 		if got := EchoesID([]byte(tc.req), []byte(tc.reply)); got != tc.want {
@@ -1150,4 +1170,91 @@ func FuzzCorrectServer(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestJudgeNoteNamesRule checks that when a batch (or a reply's envelope)
+// breaks several rules, the note describes the one the finding is named
+// after (MostSevere), not the first deviation found.
+func TestJudgeNoteNamesRule(t *testing.T) {
+	calls12 := arr(call1, `{"jsonrpc":"2.0","id":2,"method":"x"}`)
+	for _, tc := range []struct {
+		name, input, reply string
+		want               Set
+		main               Rule
+		note               string // the note's start
+	}{
+		// Element 0 gets a wrong code first, then id 3 answers nothing,
+		// then element 1 is unanswered: batch_missing_reply names it.
+		{"missing after a wrong code and an extra reply", calls12, arr(errReply("1", -32700), result("3")),
+			set(WrongErrorCode, BatchExtraReply, BatchMissingReply), BatchMissingReply, "no response for element 1 (id 2) (and 2 more)"},
+		{"extra reply after a wrong code", calls12, arr(errReply("1", -32700), result("2"), result("3")),
+			set(WrongErrorCode, BatchExtraReply), BatchExtraReply, "reply element 2: id 3 answers no request of the batch (and 1 more)"},
+		{"duplicate after an extra reply", calls12, arr(result("3"), res1, result("2"), res1),
+			set(BatchExtraReply, DuplicateReply), DuplicateReply, "reply element 3: a second response for id 1 (and 1 more)"},
+		{"one finding keeps its note", calls12, arr(res1, errReply("2", -32700)),
+			set(WrongErrorCode), WrongErrorCode, "element 1 (id 2): "},
+		// A single frame: the envelope's extra member outranks the code.
+		{"envelope before the code", `{"jsonrpc":"2.0","id":1,"method":"x","params":5}`,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32700,"message":"m"},"x":1}`,
+			set(InvalidEnvelope, WrongErrorCode), InvalidEnvelope, "reply envelope: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := []byte(tc.input)
+			rules, note := JudgeFuzzReply(in, ClassifyRequest(in), []byte(tc.reply), true)
+			if rules != tc.want {
+				t.Fatalf("JudgeFuzzReply = %s %q; want %s", rules.names(), note, tc.want.names())
+			}
+			if got := MostSevere(rules); got != tc.main {
+				t.Errorf("MostSevere(%s) = %s; want %s", rules.names(), got, tc.main)
+			}
+			if !strings.HasPrefix(note, tc.note) {
+				t.Errorf("note %q; want it to start with %q", note, tc.note)
+			}
+		})
+	}
+}
+
+// TestJudgeRepeatedIDsShuffled holds correct answers to batches whose
+// elements share a few ids (calls, scalar params, invalid requests, null
+// params, notifications), shuffled, against the oracle: none is a finding.
+// A pairing that blames a reply before it has tried every element of its
+// id (the budget of repeatWork) fails here; the batches are seeded, so a
+// failure repeats.
+func TestJudgeRepeatedIDsShuffled(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 46))
+	for iter := range 600 {
+		n, ids := 2+r.IntN(150), 1+r.IntN(4)
+		var in, out []string
+		for range n {
+			id := strconv.Itoa(r.IntN(ids))
+			if r.IntN(5) == 0 {
+				id = "null"
+			}
+			switch r.IntN(5) {
+			case 0:
+				in, out = append(in, `{"jsonrpc":"2.0","id":`+id+`,"method":"x"}`), append(out, result(id))
+			case 1:
+				in = append(in, `{"jsonrpc":"2.0","id":`+id+`,"method":"l","params":0}`)
+				out = append(out, errReply(id, []int{-32600, -32601, -32602}[r.IntN(3)]))
+			case 2:
+				in = append(in, `{"id":`+id+`}`)
+				if r.IntN(2) == 0 {
+					id = "null"
+				}
+				out = append(out, errReply(id, -32600))
+			case 3:
+				in = append(in, `{"jsonrpc":"2.0","method":"n"}`)
+			case 4:
+				in, out = append(in, `{"jsonrpc":"2.0","id":`+id+`,"method":"x","params":null}`), append(out, result(id))
+			}
+		}
+		if len(out) == 0 {
+			continue
+		}
+		r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+		input, reply := arr(in...), arr(out...)
+		if rules, note := JudgeFuzzReply([]byte(input), Batch, []byte(reply), true); rules != 0 {
+			t.Fatalf("batch %d (%d elements, %d ids): %s %q\ninput %s\nreply %s", iter, n, ids, rules.names(), note, input, reply)
+		}
+	}
 }

@@ -4,7 +4,11 @@
 // refer to them by name.
 package check
 
-import "github.com/rpcload/rpcload/internal/wire"
+import (
+	"math/bits"
+
+	"github.com/rpcload/rpcload/internal/wire"
+)
 
 // Rule identifies one protocol rule.
 type Rule uint8
@@ -161,4 +165,41 @@ func Envelope(m *wire.Message) Set {
 		s = s.Add(InvalidEnvelope)
 	}
 	return s
+}
+
+// rank orders rules by how much a finding that breaks several of them is
+// about each: a crash explains everything after it (missing replies, a
+// poisoned server), a hang explains the replies that did not come, and
+// warnings say the least. Among the others the order of the constants
+// decides, so that an id that answers nothing (unknown_id) names a finding
+// before the codes of its replies do. Lower is more severe.
+func (r Rule) rank() int {
+	switch {
+	case r == Crash:
+		return 0
+	case r == Hang:
+		return 1
+	case r == CanaryFailed:
+		return 2
+	case r == SlowInput:
+		return 1000
+	case r.Warning():
+		return 900 + int(r)
+	}
+	return 10 + int(r)
+}
+
+// MostSevere returns the rule of s a finding is named after (the first by
+// the order above), or NumRules for the empty set. rpcfuzz names findings
+// by the same order, and JudgeFuzzReply's note describes this rule, so
+// that a finding's name and its note agree.
+func MostSevere(s Set) Rule {
+	best := NumRules
+	for x := uint32(s); x != 0; x &= x - 1 {
+		r := Rule(bits.TrailingZeros32(x))
+		if best == NumRules || r.rank() < best.rank() {
+			best = r
+		}
+	}
+	return best
 }

@@ -197,3 +197,25 @@ func FuzzEnvelope(f *testing.F) {
 		}
 	})
 }
+
+func TestMostSevere(t *testing.T) {
+	for _, tc := range []struct {
+		s    Set
+		want Rule
+	}{
+		{0, NumRules},
+		{set(WrongErrorCode), WrongErrorCode},
+		{set(WrongErrorCode, BatchExtraReply, BatchMissingReply), BatchMissingReply},
+		{set(UnknownID, Crash), Crash},
+		{set(UnknownID, Hang), Hang},
+		{set(CanaryFailed, UnknownID), CanaryFailed},
+		{set(Hang, Crash, CanaryFailed), Crash},
+		{set(SlowInput, MCPLegacyCode), MCPLegacyCode},
+		{set(SlowInput, WrongErrorCode), WrongErrorCode},
+		{set(MCPLegacyCode, MCPBadID), MCPBadID},
+	} {
+		if got := MostSevere(tc.s); got != tc.want {
+			t.Errorf("MostSevere(%s) = %s; want %s", tc.s.names(), got, tc.want)
+		}
+	}
+}

@@ -36,7 +36,9 @@ type ChildStream interface {
 	// ExitStatus is "" while the process runs, then how it ended and when,
 	// e.g. "exit status 1 after 12ms" or "killed by signal SIGSEGV after 3.2s".
 	ExitStatus() string
-	// StderrTail returns a copy of the last lines the child wrote to stderr.
+	// StderrTail returns a copy of the last lines the child wrote to
+	// stderr (a run of blank lines counts as one), preceded by the first
+	// crash line (a panic, a fatal error) that later lines pushed out.
 	StderrTail() []string
 	// RSS is the child's resident set size in bytes (Linux only; an error
 	// once the process has exited).
@@ -420,12 +422,23 @@ func (s *childStream) waitExit(d time.Duration) bool {
 
 // tailRing keeps the last lines of a byte stream, each cut to
 // stderrLineMax bytes; its memory is bounded whatever the stream holds.
+//
+// What names a crash can come before the tail: a Go panic line ahead of
+// more goroutine stacks than the ring holds, or a server's one-line exit
+// message that quotes the input it choked on, line breaks and all (gopls
+// prints the message it could not read, and dozens of "\n" in a string
+// push its own line out). So the ring also keeps the first crash line
+// (crashLine) pushed out of it, and keeps a run of blank lines as one:
+// blank lines say nothing, and a flood of them must not push out a line
+// that does.
 type tailRing struct {
-	mu   sync.Mutex // guards everything below
-	ring [][]byte   // complete lines; ring[next] is the oldest once full
-	next int
-	n    int
-	cur  []byte // the line being read, cut to stderrLineMax
+	mu    sync.Mutex // guards everything below
+	ring  [][]byte   // complete lines; ring[next] is the oldest once full
+	next  int
+	n     int
+	cur   []byte // the line being read, cut to stderrLineMax
+	pin   []byte // the first crash line pushed out of ring, or nil
+	blank bool   // the newest line in ring is blank
 }
 
 func newTailRing(n int) *tailRing {
@@ -447,27 +460,59 @@ func (t *tailRing) write(p []byte) {
 		if i < 0 {
 			return
 		}
-		line := bytes.TrimSuffix(t.cur, []byte{'\r'})
-		t.ring[t.next] = append(t.ring[t.next][:0], line...)
-		t.next = (t.next + 1) % len(t.ring)
-		t.n = min(t.n+1, len(t.ring))
+		t.push(bytes.TrimSuffix(t.cur, []byte{'\r'}))
 		t.cur = t.cur[:0]
 		p = p[i+1:]
 	}
 }
 
-// lines returns the kept lines, oldest first, with an unfinished last line.
+// push adds a complete line to the ring.
+func (t *tailRing) push(line []byte) {
+	blank := len(bytes.TrimSpace(line)) == 0
+	if blank && t.blank && t.n > 0 {
+		return
+	}
+	t.blank = blank
+	if old := t.ring[t.next]; t.n == len(t.ring) && t.pin == nil && crashLine(old) {
+		t.pin = bytes.Clone(old)
+	}
+	t.ring[t.next] = append(t.ring[t.next][:0], line...)
+	t.next = (t.next + 1) % len(t.ring)
+	t.n = min(t.n+1, len(t.ring))
+}
+
+// crashLine reports whether a stderr line starts the report of a crash: a
+// Go panic or fatal error, a fatal or error line, a segfault, a Python
+// traceback, an uncaught exception. Such a line starts a report, so only
+// the first one pushed out of the ring is kept.
+func crashLine(line []byte) bool {
+	low := strings.ToLower(string(bytes.TrimSpace(line)))
+	for _, prefix := range [...]string{"panic:", "fatal error:", "fatal:", "error:"} {
+		if strings.HasPrefix(low, prefix) {
+			return true
+		}
+	}
+	return strings.Contains(low, "segmentation fault") || strings.HasPrefix(low, "traceback") ||
+		strings.Contains(low, "uncaught exception") || strings.Contains(low, "unhandled exception")
+}
+
+// lines returns the kept lines, oldest first, with an unfinished last line,
+// preceded by the crash line pushed out of them, if any.
 func (t *tailRing) lines() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make([]string, 0, t.n+1)
+	out := make([]string, 0, t.n+2)
+	if t.pin != nil {
+		out = append(out, string(t.pin))
+	}
+	kept := len(out)
 	for i := range t.n {
 		out = append(out, string(t.ring[(t.next-t.n+i+len(t.ring))%len(t.ring)]))
 	}
 	if len(t.cur) > 0 {
 		out = append(out, string(bytes.TrimSuffix(t.cur, []byte{'\r'})))
-		if len(out) > len(t.ring) {
-			out = out[1:]
+		if len(out)-kept > len(t.ring) {
+			out = append(out[:kept], out[kept+1:]...)
 		}
 	}
 	return out

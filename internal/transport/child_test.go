@@ -547,6 +547,20 @@ func TestTailRing(t *testing.T) {
 		{"crlf", 3, []string{"a\r\nb\r\n"}, []string{"a", "b"}},
 		{"blank lines kept", 3, []string{"a\n\nb\n"}, []string{"a", "", "b"}},
 		{"long line cut", 3, []string{long[:300], long[300:] + "\nnext\n"}, []string{long[:stderrLineMax], "next"}},
+		{"split writes, CRLF", 2, []string{"a", "b\r\nc\r", "\n"}, []string{"ab", "c"}},
+		// What names a crash is kept when later lines push it out.
+		{"panic pushed out by stacks", 3, []string{"log\npanic: boom\n\ngoroutine 1 [running]:\nmain.f()\n\tf.go:3\nexit status 2\n"},
+			[]string{"panic: boom", "main.f()", "\tf.go:3", "exit status 2"}},
+		{"first crash line kept, not a later one", 2, []string{"fatal error: x\npanic: y\na\nb\nc\n"}, []string{"fatal error: x", "b", "c"}},
+		{"crash line still in the tail is not repeated", 3, []string{"a\npanic: y\nb\nc\n"}, []string{"panic: y", "b", "c"}},
+		{"plain lines are not kept", 2, []string{"starting\nlistening\na\nb\n"}, []string{"a", "b"}},
+		// gopls exits quoting the message it could not read.
+		{"blank lines kept as one", 3, []string{"gopls: unmarshaling jsonrpc message: {\"method\":\"" + strings.Repeat("\n", 40) + "\"}\n"},
+			[]string{"gopls: unmarshaling jsonrpc message: {\"method\":\"", "", "\"}"}},
+		{"blank line first", 2, []string{"\n\n\na\n"}, []string{"", "a"}},
+		{"whitespace lines are blank", 3, []string{"a\n \n\t\n\nb\n"}, []string{"a", " ", "b"}},
+		{"Python traceback", 2, []string{"Traceback (most recent call last):\n  File \"s.py\"\nKeyError: 1\n"},
+			[]string{"Traceback (most recent call last):", "  File \"s.py\"", "KeyError: 1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newTailRing(tc.n)
