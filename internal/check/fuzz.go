@@ -100,7 +100,7 @@ package check
 //	                                                |                                                |  the method"; "" names none (geth, jrpc2 refuse it)
 //	members besides jsonrpc/id/method/params        | error -32600 with id null or the id            | §4 lists the members; strict servers refuse
 //	a response object sent to the server (also one  | silence                                        | peers of MCP and LSP receive responses; §4:
-//	 with a method member that is no string)        |                                                |  such a method names none (geth drops these)
+//	 with a method member, with result or error)    |                                                |  lists no member that decides (geth, mcp-go drop these)
 //	"params": null in an otherwise valid request    | the answer to the request without params       | common servers read null as absent
 //	a batch of more than 100 elements, over 1 MiB,  | one error object with id null (any code)       | servers cap batches (protocols.md §4); a
 //	 or with an element of the rows on limits,      |  instead of the array                          |  parser or a typed decoder refusing an
@@ -632,10 +632,11 @@ func (q *request) scanEdges(params []byte) edge {
 	if m.Problems&(wire.ProblemExtraMember|wire.ProblemMixedMembers) != 0 {
 		e |= edgeExtra
 	}
-	if m.Kind == wire.KindResult || m.Kind == wire.KindError ||
-		m.Problems&(wire.ProblemMixedMembers|wire.ProblemBadMethod) == wire.ProblemMixedMembers|wire.ProblemBadMethod {
-		// (With a method that is no string and a result or error, the
-		// message can only be a response with a member too many.)
+	if m.Kind == wire.KindResult || m.Kind == wire.KindError || m.Problems.Has(wire.ProblemMixedMembers) {
+		// A message with a method and a result or error is a request or a
+		// response with members too many, and the spec does not say which:
+		// a peer that also receives responses (MCP, LSP) may take it for
+		// one and drop it (mcp-go does), or refuse it with -32600.
 		e |= edgeResponseLike
 	}
 	if m.IDKind == wire.IDNull || q.looseNumericID() {

@@ -313,7 +313,11 @@ var judgeTests = []judgeTestCase{
 	// drops it as a response), so silence is allowed, as is -32600.
 	{"error and a numeric method: silence", `{"jsonrpc":"2.0","error":[2,40],"id":2,"method":1}`, noReply, 0},
 	{"error and a numeric method: -32600", `{"jsonrpc":"2.0","error":[2,40],"id":2,"method":1}`, errReply("2", -32600), 0},
-	{"result and a string method: silence", `{"jsonrpc":"2.0","result":1,"id":2,"method":"x"}`, noReply, set(Hang)},
+	// With a string method as well the message is still both at once, and
+	// the spec does not say which role wins (mcp-go drops it as a response).
+	{"result and a string method: silence", `{"jsonrpc":"2.0","result":1,"id":2,"method":"x"}`, noReply, 0},
+	{"result and a string method: -32600", `{"jsonrpc":"2.0","result":1,"id":2,"method":"x"}`, errReply("2", -32600), 0},
+	{"result and a string method: a reply with another id", `{"jsonrpc":"2.0","result":1,"id":2,"method":"x"}`, errReply("3", -32600), set(UnknownID)},
 	{"id repeated, first null: silence", `{"jsonrpc":"2.0","method":"x","id":null,"id":[1]}`, noReply, 0},
 	{"id repeated, neither allows silence", `{"jsonrpc":"2.0","method":"x","id":5,"id":[1]}`, noReply, set(WrongErrorCode)},
 	// Inputs once listed as oracle false positives in interop/fuzz_test.go.
