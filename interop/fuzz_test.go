@@ -49,6 +49,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -381,6 +382,12 @@ func (ft fuzzTarget) run(t *testing.T) {
 		"--slow-min", "1h", // slow_input off (see the top of this file)
 		"--minimize-time", fuzzMinimizeTime.String(), "--minimize-budget", strconv.Itoa(cmpOr(ft.minimizeBudget, 300)),
 		"--max-findings", "1000")
+	if ft.url != "" && !slices.Contains(ft.args, "--workers") {
+		// Four workers, rpcfuzz's default for a URL before it became 8: the
+		// runs go two at a time on two cores, and the baselines were
+		// gathered so. (A child process keeps its default of one.)
+		args = append(args, "--workers", "4")
+	}
 	if seed != "random" {
 		args = append(args, "--seed", seed)
 	}

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/rpcload/rpcload/internal/fuzz"
+	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/native"
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/transport"
 )
@@ -53,7 +58,10 @@ func (f *findingFlags) options(fs *pflag.FlagSet) (fuzz.ReplayOptions, error) {
 	if o.Header, err = f.tf.header(); err != nil {
 		return o, err
 	}
-	o.Profile, o.Timeout, o.Insecure, o.Child = profile.Name(f.tf.profile), f.tf.timeout, f.tf.insecure, f.tf.child()
+	if o.TLS, err = f.tf.tls(); err != nil {
+		return o, err
+	}
+	o.Profile, o.Timeout, o.Child = profile.Name(f.tf.profile), f.tf.timeout, f.tf.child()
 	return o, nil
 }
 
@@ -243,12 +251,14 @@ func exportCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	return exitOK, nil
 }
 
-const importUsage = `usage: rpcfuzz import-go GO_CORPUS_DIR --out DIR [--target URL | -- COMMAND]
+const importUsage = `usage: rpcfuzz import-go GO_CORPUS_DIR --out DIR [--target URL | -- COMMAND] [fuzz test options]
 
 Turns each file of a Go fuzz corpus directory (testdata/fuzz/FuzzXxx, or Go's cache)
-into a finding directory under DIR, to replay black-box with rpcfuzz replay. Only
-literal inputs (those export-go writes, and those the rpcfuzz harness saved) carry
-their messages; a file that is a choice stream over the seeds is skipped.
+into a finding directory under DIR, to replay black-box with rpcfuzz replay. A literal
+input (those export-go writes, and the literal form rpcfuzz prints) is its messages;
+any other file is a choice stream, expanded as the rpcfuzz.Fuzz test that saved it
+expanded it: give that test's options (--profile, --method, --params, --seeds,
+--max-frame, --stream) for its messages to be the ones it sent.
 
 flags:
 %s`
@@ -260,6 +270,8 @@ func importCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	out := fs.StringP("out", "o", "", "directory for the findings (required)")
 	var f findingFlags
 	f.register(fs)
+	var nf nativeFlags
+	nf.register(fs)
 	fs.Usage = func() { fmt.Fprintf(stderr, importUsage, fs.FlagUsages()) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -300,7 +312,11 @@ func importCmd(args []string, stdout, stderr io.Writer) (int, error) {
 			info.TimeoutMS = o.Timeout.Milliseconds()
 		}
 	}
-	done, err := fuzz.ImportGo(dir, *out, info)
+	nopts, err := nf.options(f.tf.profile)
+	if err != nil {
+		return exitUsage, err
+	}
+	done, err := fuzz.ImportGo(dir, *out, info, nopts)
 	n := 0
 	for _, im := range done {
 		if im.Skipped != "" {
@@ -314,7 +330,67 @@ func importCmd(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, err
 	}
 	if n == 0 {
-		return exitUsage, fmt.Errorf("import-go: no literal input in %s", dir)
+		return exitUsage, fmt.Errorf("import-go: no input in %s", dir)
 	}
 	return exitOK, nil
+}
+
+// nativeFlags are the options of the rpcfuzz.Fuzz test whose corpus
+// import-go reads: a choice stream expands to the messages that test sent
+// only under the same ones.
+type nativeFlags struct {
+	methods  []string
+	params   string
+	seeds    string
+	maxFrame string
+	stream   bool
+}
+
+func (n *nativeFlags) register(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&n.methods, "method", nil, "Options.Methods of the fuzz test: a method name (repeatable, in the test's order)")
+	fs.StringVar(&n.params, "params", "", "Options.Params of the fuzz test: a JSON file of an object mapping each method to its params JSON Schema")
+	fs.StringVar(&n.seeds, "seeds", "", "Options.Seeds of the fuzz test: a file of messages, one JSON text a line, in the test's order")
+	fs.StringVar(&n.maxFrame, "max-frame", "", "Options.MaxFrame of the fuzz test (e.g. 64KiB; default the harness's, 64 KiB)")
+	fs.BoolVar(&n.stream, "stream", false, "the fuzz test's target was a stream (rpcfuzz.Stream): the framing ops broke newline framing")
+}
+
+// options reads the files the flags name; every error names its flag.
+func (n *nativeFlags) options(prof string) (native.Options, error) {
+	o := native.Options{Profile: prof, Methods: n.methods, Framing: mutate.FramingNone}
+	if n.stream {
+		o.Framing = mutate.FramingNewline
+	}
+	if n.maxFrame != "" {
+		size, err := parseSize(n.maxFrame)
+		if err != nil {
+			return o, usagef("--max-frame: %v", err)
+		}
+		o.MaxFrame = size
+	}
+	if n.params != "" {
+		data, err := os.ReadFile(n.params)
+		if err != nil {
+			return o, usagef("--params: %v", err)
+		}
+		if err := json.Unmarshal(data, &o.Params); err != nil {
+			return o, usagef("--params %s: not a JSON object of schemas: %v", n.params, err)
+		}
+	}
+	if n.seeds != "" {
+		data, err := os.ReadFile(n.seeds)
+		if err != nil {
+			return o, usagef("--seeds: %v", err)
+		}
+		for i, line := range bytes.Split(data, []byte("\n")) {
+			line = bytes.TrimSpace(line)
+			if len(line) == 0 {
+				continue
+			}
+			if !json.Valid(line) {
+				return o, usagef("--seeds %s: line %d is not a JSON text", n.seeds, i+1)
+			}
+			o.Seeds = append(o.Seeds, line)
+		}
+	}
+	return o, nil
 }

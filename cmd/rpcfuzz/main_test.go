@@ -67,6 +67,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "tcp://a:1", "--out", dir, "--max-frame", "10"}, "--max-frame must be at least 64 bytes"},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--seed", "-4"}, `--seed: "-4" is not a non-negative integer`},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--workers", "0"}, "--workers must be between 1 and 1024"},
+		{[]string{"run", "tcp://a:1", "--out", dir, "--max-reply", "lots"}, `--max-reply: "lots" is not a positive size`},
+		{[]string{"run", "tcp://a:1", "--out", dir, "--max-reply", "32GiB"}, `--max-reply: "32GiB" is too large`},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--slow-factor", "0.5"}, "--slow-factor must be at least 1"},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--canary-every", "-1"}, "--canary-every must not be negative"},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--duration", "0s"}, "--duration 0 needs --execs"},

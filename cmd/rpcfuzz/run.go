@@ -30,6 +30,9 @@ type targetFlags struct {
 	grace         time.Duration
 	headers       []string
 	insecure      bool
+	caCert        string
+	clientCert    string
+	clientKey     string
 	profile       string
 	timeout       time.Duration
 }
@@ -41,7 +44,10 @@ func (t *targetFlags) register(fs *pflag.FlagSet, timeoutDefault time.Duration) 
 	fs.StringVar(&t.stderr, "stderr", "", "child process: append its stderr to this file (the last lines are kept in crash findings either way)")
 	fs.DurationVar(&t.grace, "grace", 2*time.Second, "child process shutdown: wait this long after closing stdin, then SIGTERM, wait again, then SIGKILL")
 	fs.StringArrayVarP(&t.headers, "header", "H", nil, "extra HTTP header 'Name: value' (repeatable; http(s) and ws(s) targets)")
-	fs.BoolVar(&t.insecure, "insecure", false, "https/wss: do not verify the server's certificate")
+	fs.BoolVar(&t.insecure, "insecure", false, "https, wss: do not verify the server's certificate (summary.json says so)")
+	fs.StringVar(&t.caCert, "ca-cert", "", "https, wss: trust only the certificate authorities in this PEM file (instead of the system's)")
+	fs.StringVar(&t.clientCert, "client-cert", "", "https, wss: present this PEM client certificate (with its key, or --client-key)")
+	fs.StringVar(&t.clientKey, "client-key", "", "https, wss: the PEM private key of --client-cert")
 	fs.StringArrayVar(&t.secretHeaders, "secret-header", nil, "the value of header `NAME` is a secret: it is scrubbed from every finding, summary and message (repeatable; Authorization, Proxy-Authorization, Cookie and names holding key, token, secret, auth, session ... are secret anyway)")
 }
 
@@ -83,6 +89,13 @@ func (t *targetFlags) target(fs *pflag.FlagSet, positional []string, url string)
 		for _, name := range []string{"framing", "stderr", "grace"} {
 			if fs.Changed(name) {
 				return tg, usagef("--%s applies to a child process given after --, not to %s", name, tg.URL)
+			}
+		}
+	}
+	if tg.Scheme != transport.HTTPS && tg.Scheme != transport.WSS {
+		for _, name := range []string{"insecure", "ca-cert", "client-cert", "client-key"} {
+			if fs.Changed(name) {
+				return tg, usagef("--%s applies to https:// and wss:// targets only, not %s", name, tg.URL)
 			}
 		}
 	}
@@ -133,6 +146,15 @@ func (t *targetFlags) header() (http.Header, error) {
 	return h, nil
 }
 
+// tls reads the files --ca-cert, --client-cert and --client-key name.
+func (t *targetFlags) tls() (transport.TLS, error) {
+	c, err := transport.LoadTLS(t.insecure, t.caCert, t.clientCert, t.clientKey)
+	if err != nil {
+		return c, usagef("%v", err)
+	}
+	return c, nil
+}
+
 func (t *targetFlags) child() transport.ChildOptions {
 	return transport.ChildOptions{StderrPath: t.stderr, Grace: t.grace}
 }
@@ -151,6 +173,7 @@ type runFlags struct {
 	baseline       string
 	maxRestarts    int
 	maxFrame       string
+	maxReply       string
 	maxFindings    int
 	stopAfter      int
 	minimizeBudget int
@@ -163,7 +186,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.duration, "duration", time.Minute, "stop after this long (unless --execs is given alone)")
 	fs.Uint64Var(&f.execs, "execs", 0, "stop after this many inputs")
 	fs.StringVar(&f.seed, "seed", "", "seed of every random choice (default: drawn at random and printed); repeat a run with it")
-	fs.IntVar(&f.workers, "workers", 0, "connections fuzzed in parallel (default 4; 1 for a child process)")
+	fs.IntVar(&f.workers, "workers", 0, "connections fuzzed in parallel (default 8; 1 for a child process); --seed repeats a run's inputs only with 1")
 	f.tf.register(fs, fuzz.DefaultTimeout)
 	fs.Float64Var(&f.slowFactor, "slow-factor", fuzz.DefaultSlowFactor, "an input answered more than this times the median latency of inputs its size is slow_input (a warning)")
 	fs.DurationVar(&f.slowFloor, "slow-min", fuzz.DefaultSlowFloor, "... and only when slower than this")
@@ -171,6 +194,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.baseline, "baseline", "", "accepted findings: a summary.json of an earlier run, or a file of finding ids, one per line; they do not fail the run")
 	fs.IntVar(&f.maxRestarts, "max-restarts", fuzz.DefaultMaxRestarts, "child process: stop when it died at more than N inputs in a row")
 	fs.StringVar(&f.maxFrame, "max-frame", "1MiB", "largest input frame generated (e.g. 1MiB, 64KiB, 100000)")
+	fs.StringVar(&f.maxReply, "max-reply", "16MiB", "largest reply frame or HTTP body read; a longer one is skipped and judged frame_too_large (at least --max-frame)")
 	fs.IntVar(&f.maxFindings, "max-findings", fuzz.DefaultMaxFindings, "distinct findings written; further ones are only counted")
 	fs.IntVar(&f.stopAfter, "stop-after", 0, "stop once this many failures are found (0: run to the end)")
 	fs.IntVar(&f.minimizeBudget, "minimize-budget", fuzz.DefaultMinimizeBudget, "reproduction attempts minimizing one finding may take")
@@ -269,8 +293,12 @@ func (f *runFlags) config(fs *pflag.FlagSet) (fuzz.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
+	tc, err := f.tf.tls()
+	if err != nil {
+		return cfg, err
+	}
 	cfg = fuzz.Config{
-		Target: t, Profile: profile.Name(f.tf.profile), Header: hdr, Insecure: f.tf.insecure, Child: f.tf.child(),
+		Target: t, Profile: profile.Name(f.tf.profile), Header: hdr, TLS: tc, Child: f.tf.child(),
 		Workers: f.workers, Execs: f.execs, Timeout: f.tf.timeout, SlowFactor: f.slowFactor, SlowFloor: f.slowFloor,
 		CanaryEvery: f.canaryEvery, MaxRestarts: f.maxRestarts, MaxFindings: f.maxFindings, StopAfter: f.stopAfter,
 		MinimizeBudget: f.minimizeBudget, MinimizeTime: f.minimizeTime, OutDir: f.out,
@@ -314,6 +342,9 @@ func (f *runFlags) config(fs *pflag.FlagSet) (fuzz.Config, error) {
 	}
 	if cfg.MaxFrame < 64 {
 		return cfg, usagef("--max-frame must be at least 64 bytes (got %d)", cfg.MaxFrame)
+	}
+	if cfg.MaxReply, err = parseSize(f.maxReply); err != nil {
+		return cfg, usagef("--max-reply: %v", err)
 	}
 	if cfg.Seed, err = parseSeed(f.seed); err != nil {
 		return cfg, usagef("--seed: %v", err)

@@ -370,7 +370,7 @@ func (q *request) judgeFrame(r *wire.Message) (Set, string) {
 	switch {
 	case s == 0:
 		note = envelopeNote(env, r)
-	case env != 0 && MostSevere(env).rank() < MostSevere(s).rank():
+	case env != 0 && MostSevere(env).Rank() < MostSevere(s).Rank():
 		// The finding is named after the envelope rule: say that first.
 		note = envelopeNote(env, r) + "; " + note
 	}
@@ -2130,7 +2130,7 @@ func (b *batchMatch) found(s Set) bool {
 	}
 	b.rules |= s
 	b.notes++
-	if r := MostSevere(s); b.notes == 1 || r.rank() < b.noted.rank() {
+	if r := MostSevere(s); b.notes == 1 || r.Rank() < b.noted.Rank() {
 		b.noted = r
 		return true
 	}
@@ -2141,7 +2141,7 @@ func (b *batchMatch) found(s Set) bool {
 // envelope rules env: the note found kept, or the array's envelope when
 // that names the finding.
 func (b *batchMatch) noteText(env Set, r *wire.Message) string {
-	if b.notes == 0 || env != 0 && MostSevere(env).rank() < b.noted.rank() {
+	if b.notes == 0 || env != 0 && MostSevere(env).Rank() < b.noted.Rank() {
 		return envelopeNote(env, r) + more(b.notes)
 	}
 	return b.note + more(b.notes-1)

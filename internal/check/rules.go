@@ -167,13 +167,13 @@ func Envelope(m *wire.Message) Set {
 	return s
 }
 
-// rank orders rules by how much a finding that breaks several of them is
+// Rank orders rules by how much a finding that breaks several of them is
 // about each: a crash explains everything after it (missing replies, a
 // poisoned server), a hang explains the replies that did not come, and
 // warnings say the least. Among the others the order of the constants
 // decides, so that an id that answers nothing (unknown_id) names a finding
 // before the codes of its replies do. Lower is more severe.
-func (r Rule) rank() int {
+func (r Rule) Rank() int {
 	switch {
 	case r == Crash:
 		return 0
@@ -197,7 +197,7 @@ func MostSevere(s Set) Rule {
 	best := NumRules
 	for x := uint32(s); x != 0; x &= x - 1 {
 		r := Rule(bits.TrailingZeros32(x))
-		if best == NumRules || r.rank() < best.rank() {
+		if best == NumRules || r.Rank() < best.Rank() {
 			best = r
 		}
 	}

@@ -75,17 +75,29 @@ func canaryCandidates(seeds []mutate.Case) []mutate.Case {
 	return out[:min(len(out), maxCanaryTries)]
 }
 
+// canarySelectTimeouts bounds the selection of the canary to this many
+// --timeout: a server that answers no seed call correctly made it try
+// every candidate for a whole timeout each (3.3 s of a 500 ms run against
+// a server that never answers).
+const canarySelectTimeouts = 2
+
 // selectCanary finds the canary on the first connection, before any fuzz
-// input. Without one, canaries are off (a warning says so).
-func (r *run) selectCanary(ctx context.Context, w *worker, seeds []mutate.Case) {
+// input, within canarySelectTimeouts timeouts. Without one, canaries are
+// off (a warning says so).
+func (r *run) selectCanary(parent context.Context, w *worker, seeds []mutate.Case) {
 	if r.cfg.CanaryEvery < 0 {
 		return
 	}
+	ctx, cancel := context.WithTimeout(parent, canarySelectTimeouts*r.cfg.Timeout)
+	defer cancel()
 	for _, c := range canaryCandidates(seeds) {
 		res := w.exec(ctx, c, false)
 		r.checks.Add(1)
-		if ctx.Err() != nil {
+		if parent.Err() != nil {
 			return
+		}
+		if ctx.Err() != nil {
+			break
 		}
 		if kind, code, ok := cleanAnswer(&res); ok {
 			p := newCanary(c, kind, code)
@@ -214,7 +226,7 @@ func (r *run) checkCanary(w *worker) {
 	if r.canary == nil {
 		return
 	}
-	ctx := r.parent
+	ctx := r.boundCtx()
 	for _, fresh := range []bool{false, true} {
 		if fresh && r.cfg.Target.Scheme == transport.Stdio {
 			return
@@ -278,7 +290,7 @@ func (r *run) canaryReproducer(w *worker, key string, ev *evidence) func(ctx con
 // reported with the last input, unminimized, and the run stops: nothing it
 // answers can be trusted any more.
 func (r *run) canaryFailed(w *worker, res *canaryResult) {
-	ctx := r.parent
+	ctx := r.boundCtx()
 	v := r.canary.verdict(res)
 	key := dedupKey(v)
 	id := findingID(v.rule, key)

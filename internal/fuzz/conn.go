@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -46,6 +47,7 @@ type outcome struct {
 	scans        []replyScan   // of replies, when the stream's reader made them (see replyScans)
 	frameScan    [][]replyScan // of frameReplies, made when first needed (see frameScans)
 	httpStatus   []int         // HTTP: the status of each frame's response (0: none)
+	header       http.Header   // HTTP: the header fields the requests were sent with
 	perFrame     bool          // HTTP: replies are attributed to frames already
 	sent         int           // frames written (HTTP stops at the first failure)
 	latency      time.Duration
@@ -140,7 +142,7 @@ func (d *dialer) dial(ctx context.Context) (conn, error) {
 		}
 		return c, nil
 	}
-	st, err := transport.DialStream(ctx, t, transport.StreamOptions{MaxFrame: d.cfg.MaxReply, Header: d.cfg.Header, Insecure: d.cfg.Insecure, Child: d.cfg.Child})
+	st, err := transport.DialStream(ctx, t, transport.StreamOptions{MaxFrame: d.cfg.MaxReply, Header: d.cfg.Header, TLS: d.cfg.TLS, Child: d.cfg.Child})
 	if err != nil {
 		return nil, err
 	}
@@ -202,6 +204,9 @@ type streamConn struct {
 	owedLoose        int // see waitFor.missingNeeded
 	lastIDs, prevIDs [][]byte
 	syncReal         time.Time // when the last sync reply came, by the wall clock
+	// stalled is set by the reader when an answer to a server's request
+	// could not be written (see answerServer).
+	stalled atomic.Bool
 }
 
 // maxStaleIDs bounds the ids of an exchange remembered for the next one.
@@ -276,17 +281,34 @@ func idSeq(id, prefix []byte) uint64 {
 	return n
 }
 
+// answerServer answers a request of the server's from the reader
+// goroutine. The write waits a quarter of the timeout at most, and once one
+// did not go out in that time the connection answers no more and is
+// replaced after the current exchange: a server that floods requests and
+// never reads stalled the reader (and so every reply) a whole timeout per
+// request.
 func (s *streamConn) answerServer(m *wire.Message) {
+	if s.stalled.Load() {
+		return
+	}
 	s.answer = s.d.prof.AnswerServerRequest(s.answer[:0], m)
 	if len(s.answer) == 0 {
 		return
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if s.st.Send(s.answer) == nil {
-		s.st.Flush(time.Now().Add(s.d.cfg.Timeout))
+	err := s.st.Send(s.answer)
+	if err == nil {
+		err = s.st.Flush(time.Now().Add(answerWait(s.d.cfg.Timeout)))
+	}
+	if err != nil {
+		s.stalled.Store(true)
 	}
 }
+
+// answerWait is how long an answer to a server's request may take to be
+// written.
+func answerWait(timeout time.Duration) time.Duration { return max(timeout/4, time.Millisecond) }
 
 // handshake runs the profile's steps (after detecting the MCP era on the
 // first connection), each request waiting up to the timeout.
@@ -412,7 +434,7 @@ func (s *streamConn) write(msg []byte) error {
 }
 
 func (s *streamConn) usable() bool {
-	if s.dead {
+	if s.dead || s.stalled.Load() {
 		return false
 	}
 	select {
@@ -673,7 +695,10 @@ func (s *streamConn) settleEnd(o *outcome, start time.Time) {
 	if s.child == nil || o.end == endNone || o.end == endTimeout || o.end == endInterrupted {
 		return
 	}
-	t := time.NewTimer(time.Second)
+	// Waiting for the exit status (and the stderr of a crash) is bounded
+	// by the timeout too: a child that closed its stdout and lives on took
+	// a second at every input.
+	t := time.NewTimer(min(time.Second, s.d.cfg.Timeout))
 	defer t.Stop()
 	select {
 	case <-s.child.Exited():

@@ -22,6 +22,15 @@ const (
 	redialWait       = 50 * time.Millisecond // first wait before dialling again after a failed dial
 	confirmTries     = 2                     // re-runs that must reproduce a finding at least once before it is one
 	unconfirmedLimit = 3                     // candidates of one dedup key that may fail to reproduce before the key is ignored
+	// windDownTimeouts × --timeout is how long past --duration the finding
+	// in progress may take to be confirmed, minimized and followed by its
+	// canary, dials included. What is cut short is written as far as it
+	// got (a minimization marked incomplete); a confirmation cut short is
+	// counted as unconfirmed. A child's shutdown (2 × --grace at most)
+	// comes after. Without this bound a finding made at the end of a
+	// 500 ms run against a child that never answers took its whole
+	// minimization, every check a restart and a timeout.
+	windDownTimeouts = 4
 )
 
 // run is the state of one fuzzing run shared by its workers.
@@ -38,7 +47,12 @@ type run struct {
 	found  *findingSet
 	pr     *profileRules
 	parent context.Context // the caller's: interrupts end everything
-	start  time.Time
+	// bound is parent with the run's hard end: --duration, then
+	// windDownTimeouts × --timeout for the finding in progress (confirming,
+	// minimizing, its canary) and the dials it needs. Everything after the
+	// main loop runs under it.
+	bound context.Context
+	start time.Time
 
 	execs    atomic.Uint64
 	checks   atomic.Uint64 // exchanges spent confirming, minimizing and on canaries
@@ -74,6 +88,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.TLS.Insecure && (cfg.Target.Scheme == transport.HTTPS || cfg.Target.Scheme == transport.WSS) {
+		r.warn("TLS certificate verification was off (--insecure)")
+	}
 	d := r.d
 	first := r.newWorker(0)
 	c, err := d.dial(ctx)
@@ -91,9 +108,14 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	r.start = cfg.Now()
 	loopCtx, stop := context.WithCancel(ctx)
+	r.bound = ctx
 	if cfg.Duration > 0 {
 		stop() // replaced by the one with the deadline
-		loopCtx, stop = context.WithTimeout(ctx, cfg.Duration)
+		end := time.Now().Add(cfg.Duration)
+		loopCtx, stop = context.WithDeadline(ctx, end)
+		var cancel context.CancelFunc
+		r.bound, cancel = context.WithDeadline(ctx, end.Add(windDownTimeouts*cfg.Timeout))
+		defer cancel()
 	}
 	r.stop = stop
 	defer stop()
@@ -113,6 +135,15 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	close(statusStop)
 	<-statusDone
 	return r.finish()
+}
+
+// boundCtx is the run's hard end (bound), or the caller's context before
+// the main loop starts.
+func (r *run) boundCtx() context.Context {
+	if r.bound == nil {
+		return r.parent
+	}
+	return r.bound
 }
 
 // fatal stops the run for good: the target cannot be fuzzed any more.
@@ -232,23 +263,24 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 	var o outcome
 	if w.c == nil || !w.c.usable() {
 		w.closeConn()
-		// Dial under the caller's context only: the run's deadline must not
-		// cut a dial short and pass for a dead server.
-		nc, err := w.r.d.dial(w.r.parent)
-		for wait := redialWait; err != nil && wait <= 4*redialWait && w.r.parent.Err() == nil; wait *= 2 {
+		// Dial under the run's hard end only: the main loop's deadline
+		// must not cut a dial short and pass for a dead server.
+		bound := w.r.boundCtx()
+		nc, err := w.r.d.dial(bound)
+		for wait := redialWait; err != nil && wait <= 4*redialWait && bound.Err() == nil; wait *= 2 {
 			// A refused connection may be a full accept queue, not a dead
 			// server: try again a little later before calling it one.
 			t := time.NewTimer(wait)
 			select {
 			case <-t.C:
-			case <-w.r.parent.Done():
+			case <-bound.Done():
 			}
 			t.Stop()
-			nc, err = w.r.d.dial(w.r.parent)
+			nc, err = w.r.d.dial(bound)
 		}
 		if err != nil {
 			o.end, o.note = endUnreachable, err.Error()
-			if w.r.parent.Err() != nil {
+			if bound.Err() != nil {
 				o.end = endInterrupted
 			}
 		}

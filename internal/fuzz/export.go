@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/rpcload/rpcload/internal/fuzzcase"
+	"github.com/rpcload/rpcload/internal/native"
 	"github.com/rpcload/rpcload/internal/stats"
 )
 
@@ -100,11 +101,18 @@ type Imported struct {
 
 // ImportGo turns each file of a Go fuzz corpus directory into a finding
 // directory under outDir that rpcfuzz replay can send to a server (with no
-// rule: replay reports any failure). Only literal cases (fuzzcase.Encode)
-// carry their frames; other files are choice streams over the seed corpus,
-// which only the native harness can expand: they are skipped. target, when
-// not nil, is recorded as the findings' target.
-func ImportGo(goCorpusDir, outDir string, target *TargetInfo) ([]Imported, error) {
+// rule: replay reports any failure). Each file is expanded as the native
+// harness expands it (native.Expander.ExpandFile): a literal case is its
+// messages, a choice stream the messages it stands for under opts, which
+// must be the Options of the fuzz test that saved it (its methods, params,
+// seeds, MaxFrame, and whether its target was a stream) for the messages
+// to be the ones it sent. A file that is no Go corpus file is skipped.
+// target, when not nil, is recorded as the findings' target.
+func ImportGo(goCorpusDir, outDir string, target *TargetInfo, opts native.Options) ([]Imported, error) {
+	exp, err := native.New(opts)
+	if err != nil {
+		return nil, fmt.Errorf("import-go: %w", err)
+	}
 	entries, err := os.ReadDir(goCorpusDir)
 	if err != nil {
 		return nil, fmt.Errorf("import-go: %w", err)
@@ -122,19 +130,31 @@ func ImportGo(goCorpusDir, outDir string, target *TargetInfo) ([]Imported, error
 		if err != nil {
 			return out, fmt.Errorf("import-go: %w", err)
 		}
-		data, err := fuzzcase.UnmarshalGoCorpus(raw)
+		in, err := exp.ExpandFile(raw)
 		if err != nil {
 			out = append(out, Imported{File: path, Skipped: err.Error()})
 			continue
 		}
-		c, ok := fuzzcase.Decode(data)
-		if !ok {
-			out = append(out, Imported{File: path, Skipped: "a choice stream over the seed corpus, not a literal case: run it with go test"})
+		c := in.Case
+		if len(c.Frames) == 0 && c.Wire == nil {
+			out = append(out, Imported{File: path, Skipped: "it expands to no message"})
 			continue
 		}
-		h := sha256.Sum256(data)
-		id := "imported-" + hex.EncodeToString(h[:5])
-		f := &Finding{ID: id, Note: "imported from the Go corpus file " + path, InputBytes: caseSize(c), MinimizedBytes: caseSize(c), Ops: []string{}}
+		// The id follows the messages, not the file: a choice stream and
+		// the literal case of the same messages are one finding.
+		h := sha256.New()
+		for _, f := range c.Frames {
+			h.Write(f)
+			h.Write([]byte{0})
+		}
+		h.Write(c.Wire)
+		id := "imported-" + hex.EncodeToString(h.Sum(nil)[:5])
+		note := "imported from the Go corpus file " + path
+		if !in.Literal {
+			note += " (a choice stream: seed " + in.Seed + ")"
+		}
+		ops := in.OpNames()
+		f := &Finding{ID: id, Note: note, InputBytes: caseSize(c), MinimizedBytes: caseSize(c), Ops: ops}
 		if target != nil {
 			f.Target = *target
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpcload/rpcload/internal/fuzzcase"
 	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/native"
 	"github.com/rpcload/rpcload/internal/transport"
 )
 
@@ -212,11 +213,23 @@ func TestExportImportGo(t *testing.T) {
 	if f2, _, err := ReadFinding(fdir); err != nil || f2.GoTest != done[0].GoTest {
 		t.Errorf("finding.json go_test %q (%v)", f2.GoTest, err)
 	}
-	// A choice stream (not a literal case) is skipped on import.
-	if err := os.WriteFile(filepath.Join(corpus, "stream"), fuzzcase.MarshalGoCorpus([]byte("abc")), 0o644); err != nil {
+	// A choice stream imports as the messages the native harness expands
+	// it to under the same options; a file that is no corpus file is
+	// skipped.
+	opts := native.Options{Methods: []string{"add"}, Framing: mutate.FramingNewline}
+	stream := []byte("\x03choices of a fuzz test")
+	if err := os.WriteFile(filepath.Join(corpus, "stream"), fuzzcase.MarshalGoCorpus(stream), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	imported, err := ImportGo(corpus, filepath.Join(dir, "imported"), nil)
+	if err := os.WriteFile(filepath.Join(corpus, "junk"), []byte("not a corpus file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exp, err := native.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][][]byte{"crash-0123456789": c.Frames, "stream": exp.Expand(stream).Case.Frames}
+	imported, err := ImportGo(corpus, filepath.Join(dir, "imported"), nil, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,12 +244,12 @@ func TestExportImportGo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f3.Rule != "" || len(c3.Frames) != 2 || !bytes.Equal(c3.Frames[0], []byte(call1)) {
-			t.Errorf("imported %+v %q", f3, c3.Frames)
+		if w := want[filepath.Base(im.File)]; f3.Rule != "" || !slices.EqualFunc(c3.Frames, w, bytes.Equal) || len(w) == 0 {
+			t.Errorf("%s imported as %+v %q, want %q", im.File, f3, c3.Frames, w)
 		}
 	}
-	if dirs != 1 || skipped != 1 {
-		t.Errorf("imported %d, skipped %d; want 1 and 1", dirs, skipped)
+	if dirs != 2 || skipped != 1 {
+		t.Errorf("imported %d, skipped %d; want 2 and 1", dirs, skipped)
 	}
 	if _, err := ExportGo(filepath.Join(dir, "run"), filepath.Join(dir, "notfuzz")); err == nil || !strings.Contains(err.Error(), "FuzzXxx") {
 		t.Errorf("export to a directory not named Fuzz...: %v", err)
@@ -301,5 +314,33 @@ func TestCorpusBounds(t *testing.T) {
 	}
 	if !slices.Equal(got, []string{"4444", "333", "22"}) {
 		t.Errorf("recent %q", got)
+	}
+}
+
+// TestConfigDefaults: the defaults fill leaves for fields the caller did
+// not set, and the one it raises (a reply must hold the echo of the
+// largest input).
+func TestConfigDefaults(t *testing.T) {
+	tcp, _ := transport.ParseTarget("tcp://127.0.0.1:1")
+	child, err := transport.CommandTarget([]string{"true"}, transport.Newline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		in       Config
+		workers  int
+		maxReply int
+	}{
+		{"network target", Config{Target: tcp}, DefaultWorkers, DefaultMaxReply},
+		{"child process", Config{Target: child}, 1, DefaultMaxReply},
+		{"given", Config{Target: tcp, Workers: 3, MaxFrame: 512, MaxReply: 1 << 10}, 3, 1 << 10},
+		{"max reply below max frame", Config{Target: tcp, MaxFrame: 4 << 20, MaxReply: 1 << 20}, DefaultWorkers, 4 << 20},
+	} {
+		c := tc.in
+		c.Execs, c.OutDir = 1, t.TempDir()
+		if err := c.fill(); err != nil || c.Workers != tc.workers || c.MaxReply != tc.maxReply {
+			t.Errorf("%s: workers %d, max reply %d (%v); want %d, %d", tc.name, c.Workers, c.MaxReply, err, tc.workers, tc.maxReply)
+		}
 	}
 }

@@ -359,7 +359,7 @@ func (r *run) report(w *worker, cand candidate) {
 	if !r.found.claim(cand.id, cand.key, r.cfg.MaxFindings) {
 		return
 	}
-	ctx := r.parent
+	ctx := r.boundCtx()
 	found := r.cfg.Now()
 	mini := cand.in
 	var mr MinimizeReport

@@ -25,6 +25,7 @@ type httpConn struct {
 	c      *transport.H1Conn
 	served int // responses read on c: a keep-alive connection closed before its first is no idle timeout
 	buf    []byte
+	header http.Header // what c sends with each request, for the profile's exchange rules
 
 	// The exchange's context ending expires the connection, so that a POST
 	// waiting for a slow server returns at once. It is watched once per
@@ -45,18 +46,19 @@ func (h *httpConn) options() transport.H1Options {
 	if h.d.prof.Name() == profile.MCP && hdr.Get("Accept") == "" {
 		hdr.Set("Accept", "application/json, text/event-stream")
 	}
-	return transport.H1Options{URL: h.d.cfg.Target.URL, Header: hdr, MaxBody: h.d.cfg.MaxReply, Insecure: h.d.cfg.Insecure}
+	return transport.H1Options{URL: h.d.cfg.Target.URL, Header: hdr, MaxBody: h.d.cfg.MaxReply, TLS: h.d.cfg.TLS}
 }
 
 func (h *httpConn) redial(ctx context.Context) error {
 	h.drop()
 	dctx, cancel := context.WithTimeout(ctx, max(h.d.cfg.Timeout, time.Second))
 	defer cancel()
-	c, err := transport.DialH1(dctx, h.options())
+	opts := h.options()
+	c, err := transport.DialH1(dctx, opts)
 	if err != nil {
 		return err
 	}
-	h.c, h.served = c, 0
+	h.c, h.served, h.header = c, 0, opts.Header
 	h.setLive(c)
 	return nil
 }
@@ -116,7 +118,7 @@ func (h *httpConn) close() {
 }
 
 func (h *httpConn) exchange(ctx context.Context, c mutate.Case, _ waitFor, timeout time.Duration) outcome {
-	o := outcome{perFrame: true, frameReplies: make([][][]byte, len(c.Frames)), httpStatus: make([]int, len(c.Frames))}
+	o := outcome{perFrame: true, frameReplies: make([][][]byte, len(c.Frames)), httpStatus: make([]int, len(c.Frames)), header: h.header}
 	start := h.d.cfg.Now() // the configured clock: see streamConn.exchange
 	for i, f := range c.Frames {
 		o.endFrame = i

@@ -561,36 +561,13 @@ type tuple struct {
 
 const noReply = 255
 
-// rulePriority orders the rules a finding is named after: a crash explains
-// everything after it, a hang explains missing replies.
-func rulePriority(r check.Rule) int {
-	switch r {
-	case check.Crash:
-		return 0
-	case check.Hang:
-		return 1
-	case check.CanaryFailed:
-		return 2
-	case check.SlowInput:
-		return 1000
-	}
-	if r.Warning() {
-		return 900 + int(r)
-	}
-	return 10 + int(r)
-}
+// rulePriority orders the rules a finding is named after (check's order,
+// which JudgeFuzzReply's notes follow too): a crash explains everything
+// after it, a hang explains missing replies.
+func rulePriority(r check.Rule) int { return r.Rank() }
 
 // mainRule returns the rule of s that names a finding.
-func mainRule(s check.Set) check.Rule {
-	best, bestP := check.Rule(0), -1
-	for x := uint32(s); x != 0; x &= x - 1 {
-		r := check.Rule(bits.TrailingZeros32(x))
-		if p := rulePriority(r); bestP < 0 || p < bestP {
-			best, bestP = r, p
-		}
-	}
-	return best
-}
+func mainRule(s check.Set) check.Rule { return check.MostSevere(s) }
 
 // judgement collects what the oracles say about each piece of an exchange.
 type judgement struct {
@@ -732,6 +709,9 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 			rep, sc = o.replies[reps[0]], &scans[reps[0]]
 			v := p.judge(i, reps[0])
 			rules, note = v.rules, v.note
+			if xr, xnote := j.pr.exchangeRules(c.Frames, nil, 0, rep); xr != 0 {
+				rules, note = rules|xr, joinNotes(note, xnote)
+			}
 		} else if infos[i].needs && !(o.lifecycle && o.end != endNone && o.end != endTimeout) {
 			// (An input that ended the session, as LSP's exit does, is owed
 			// nothing after that.)
@@ -1287,7 +1267,10 @@ func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 			}
 		}
 		if o.httpStatus[i] >= 400 && !looksLikeJSON(body) {
-			j.add(0, "", nil, nil, status) // refused at the HTTP level; nothing for the JSON-RPC oracles
+			// Refused at the HTTP level: nothing for the JSON-RPC oracles;
+			// the profile's may want a given status.
+			rules, note := j.pr.exchangeRules(c.Frames, o.header, o.httpStatus[i], nil)
+			j.add(rules, note, nil, nil, status)
 			continue
 		}
 		rules, note := j.memo.judge(c.Frames[i], infos[i].class, body, body != nil)
@@ -1298,6 +1281,9 @@ func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 			// the server, say, may get an empty body.)
 			rules = rules.Add(check.NoResultOrError)
 			note = "an empty HTTP response to a request with an id"
+		}
+		if xr, xnote := j.pr.exchangeRules(c.Frames, o.header, o.httpStatus[i], body); xr != 0 {
+			rules, note = rules|xr, joinNotes(note, xnote)
 		}
 		var scans []replyScan
 		var sc *replyScan

@@ -128,8 +128,12 @@ func (s *shrinker) treePasses(i int) {
 		}
 		return s.try(withFrame(s.best, i, b))
 	}
-	s.dropKids(root, tryTree)
+	// Nesting first: it takes a ladder to the depth that still fails in
+	// about log² checks, where dropping its rungs one by one takes one
+	// check per rung.
 	s.halveNesting(root, tryTree)
+	s.arrayify(root, tryTree)
+	s.dropKids(root, tryTree)
 	s.shortenStrings(root, tryTree)
 	s.simplifyNumbers(root, tryTree)
 }
@@ -146,6 +150,81 @@ func containers(root *node) []*node {
 	return out
 }
 
+// ladderStarts returns the root and every container that is an element or
+// member value of a container with more than one: the tops of ladders of
+// one-element containers, in preorder. A pass that works on whole ladders
+// tries each of these once instead of once per rung, which on a ladder of
+// a hundred one-member objects was most of a 200-check budget.
+func ladderStarts(root *node) []*node {
+	starts := []*node{root}
+	walkTree(root, func(n *node, _ int) bool {
+		if len(n.kids) > 1 {
+			for _, k := range n.kids {
+				if len(k.kids) > 0 {
+					starts = append(starts, k)
+				}
+			}
+		}
+		return true
+	})
+	return starts
+}
+
+// rungs returns the containers below the top of a ladder: those whose only
+// element or member value is a non-empty container and whose parent has
+// only them. Dropping such a rung's one kid is what halveNesting already
+// tried for the whole ladder, so dropKids skips them.
+func rungs(root *node) map[*node]bool {
+	out := map[*node]bool{}
+	walkTree(root, func(n *node, _ int) bool {
+		if len(n.kids) == 1 {
+			if k := n.kids[0]; len(k.kids) == 1 && len(k.kids[0].kids) > 0 {
+				out[k] = true
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// arrayify tries, for each ladder start from the root down, every object
+// below it (itself included) as the array of its member values, in one
+// check: a nesting bug rarely needs member names, and `{"a":` costs five
+// bytes a level where `[` costs one. A start under one that was turned is
+// skipped.
+func (s *shrinker) arrayify(root *node, tryTree func() bool) {
+	type saved struct {
+		n    *node
+		keys [][]byte
+	}
+	done := map[*node]bool{}
+	for _, x := range ladderStarts(root) {
+		if s.cut || done[x] {
+			continue
+		}
+		var objs []saved
+		walkTree(x, func(n *node, _ int) bool {
+			if n.kind == kindObject {
+				objs = append(objs, saved{n, n.keys})
+			}
+			return true
+		})
+		if len(objs) == 0 {
+			continue
+		}
+		for _, o := range objs {
+			o.n.kind, o.n.keys = kindArray, nil
+		}
+		if tryTree() {
+			walkTree(x, func(n *node, _ int) bool { done[n] = true; return true })
+			continue
+		}
+		for _, o := range objs {
+			o.n.kind, o.n.keys = kindObject, o.keys
+		}
+	}
+}
+
 // dropKids shrinks every container from the root down: first it tries
 // all its elements (member values) as 0 in one step, which turns a
 // thousand-element batch into the smallest one that still fails with one
@@ -153,7 +232,11 @@ func containers(root *node) []*node {
 // chunks of halving size.
 func (s *shrinker) dropKids(root *node, tryTree func() bool) {
 	zero := &node{kind: kindNumber, raw: []byte("0")}
+	skip := rungs(root)
 	for _, n := range containers(root) {
+		if skip[n] {
+			continue
+		}
 		if len(n.kids) >= 2 && !s.cut {
 			all := slices.Clone(n.kids)
 			simple := true
@@ -226,22 +309,10 @@ func heights(root *node) map[*node]int {
 // halveNesting replaces a deeply nested container by its descendant half as
 // far down the deepest path, then a quarter, ... one level: a ladder of
 // 100,000 brackets shrinks to the depth that still fails in about log²
-// steps. Only the top of each ladder is a starting point: the root, members
-// of objects and elements of arrays with more than one.
+// steps. Only the top of each ladder is a starting point (ladderStarts).
 func (s *shrinker) halveNesting(root *node, tryTree func() bool) {
 	h := heights(root)
-	starts := []*node{root}
-	walkTree(root, func(n *node, _ int) bool {
-		if len(n.kids) > 1 || n.kind == kindObject {
-			for _, k := range n.kids {
-				if h[k] >= 2 {
-					starts = append(starts, k)
-				}
-			}
-		}
-		return true
-	})
-	for _, x := range starts {
+	for _, x := range ladderStarts(root) {
 		for k := h[x] / 2; k >= 1 && !s.cut; {
 			d := x
 			for range k {

@@ -143,3 +143,40 @@ func TestMinimizeBudget(t *testing.T) {
 		t.Errorf("cancelled: %+v, %d bytes", res, len(got.Frames[0]))
 	}
 }
+
+// TestMinimizeLadder: a ladder of one-member objects, as the mutator
+// builds it, shrinks to nesting as bare brackets within a small budget;
+// before ladders were tried whole, every rung was a starting point of
+// halveNesting and dropKids and 200 checks left 391 bytes of `{"a":`.
+func TestMinimizeLadder(t *testing.T) {
+	ladder := func(open, close string, n int) string {
+		return strings.Repeat(open, n) + "{}" + strings.Repeat(close, n)
+	}
+	deep := func(c mutate.Case) bool { return len(c.Frames) > 0 && depthOf(c.Frames[0]) > 64 }
+	for _, tc := range []struct {
+		name   string
+		in     string
+		fails  func(mutate.Case) bool
+		budget int
+		within int // the most bytes the result may have
+	}{
+		{"objects in params", `{"jsonrpc":"2.0","jsonrpc":2,"id":null,"method":"echo","params":` + ladder(`{"a":`, "}", 128) + `}`, deep, 60, 2 * 65},
+		{"objects at the top", ladder(`{"abc":`, "}", 300), deep, 60, 2 * 65},
+		{"arrays beside members", `{"id":1,"x":[1,2],"params":` + ladder("[", "]", 200) + `}`, deep, 60, 2 * 65},
+		{"member names needed", `{"id":1,"params":` + ladder(`{"k":`, "}", 100) + `}`, func(c mutate.Case) bool {
+			return deep(c) && bytes.Count(c.Frames[0], []byte(`"k"`)) > 60
+		}, 200, 65*5 + 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checks := 0
+			check := func(_ context.Context, c mutate.Case) bool { checks++; return tc.fails(c) }
+			got, res := minimize(context.Background(), frames(tc.in), check, tc.budget, time.Time{})
+			if !tc.fails(got) {
+				t.Fatalf("the result %q does not fail", got.Frames)
+			}
+			if n := caseSize(got); n > tc.within {
+				t.Errorf("%d -> %d bytes in %d checks (%+v), want at most %d: %.200q", len(tc.in), n, checks, res, tc.within, got.Frames[0])
+			}
+		})
+	}
+}

@@ -1,6 +1,8 @@
 package fuzz
 
 import (
+	"net/http"
+
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/wire"
@@ -15,6 +17,10 @@ type profileRules struct {
 	cancelOmits bool            // MCP: a request cancelled later in the input may go unanswered
 	lifecycle   map[string]bool // methods that start or end a session (initialize, shutdown, exit)
 	check       func(m *wire.Message) check.Set
+	// exchange judges a single-message input's request against what
+	// answered it (profile.CheckExchange: MCP's header and protocol
+	// version rules); nil when the profile has no such rules.
+	exchange func(x *profile.Exchange) (check.Set, string)
 }
 
 func newProfileRules(d *dialer) *profileRules {
@@ -37,7 +43,34 @@ func newProfileRules(d *dialer) *profileRules {
 	if p.Name() != profile.JSONRPC && p.Name() != profile.Eth {
 		pr.check = func(m *wire.Message) check.Set { return p.Check(m, profile.Era(d.era.Load())) }
 	}
+	if _, ok := p.(profile.ExchangeChecker); ok {
+		pr.exchange = func(x *profile.Exchange) (check.Set, string) {
+			x.Era = profile.Era(d.era.Load())
+			return profile.CheckExchange(p, x)
+		}
+	}
 	return pr
+}
+
+// exchangeRules judges a single-message input (frame) against its answer
+// with the profile's exchange rules: header holds what the request was
+// sent with over HTTP (nil on a stream), status the HTTP status (0 on a
+// stream), reply the answer (nil: none, or an HTTP body that is no JSON).
+// Inputs of several messages are left to the other rules: which answer
+// goes with which request is the pairing's guess, and a rule on the pair
+// must not rest on a guess.
+func (pr *profileRules) exchangeRules(frames [][]byte, header http.Header, status int, reply []byte) (check.Set, string) {
+	if pr == nil || pr.exchange == nil || len(frames) != 1 {
+		return 0, ""
+	}
+	var req, rep wire.Message
+	wire.Scan(frames[0], &req)
+	x := profile.Exchange{Request: &req, Header: header, Status: status}
+	if reply != nil {
+		wire.Scan(reply, &rep)
+		x.Reply = &rep
+	}
+	return pr.exchange(&x)
 }
 
 // isLifecycle reports whether method (a raw JSON string, quotes included)

@@ -20,13 +20,13 @@ import (
 // ReplayOptions configure Replay and MinimizeFinding. Zero fields take the
 // finding's own values.
 type ReplayOptions struct {
-	Target   *transport.Target // where to send the input (nil: the finding's target)
-	Profile  profile.Name
-	Timeout  time.Duration
-	Times    int // replays (default 3)
-	Header   http.Header
-	Insecure bool
-	Child    transport.ChildOptions
+	Target  *transport.Target // where to send the input (nil: the finding's target)
+	Profile profile.Name
+	Timeout time.Duration
+	Times   int // replays (default 3)
+	Header  http.Header
+	TLS     transport.TLS // https, wss: verification and client certificate
+	Child   transport.ChildOptions
 	// SlowFactor and SlowFloor judge slow_input as a run does.
 	SlowFactor float64
 	SlowFloor  time.Duration
@@ -62,7 +62,7 @@ var ErrNoTarget = errors.New("the finding names no target: give one")
 
 // replayConfig is the run configuration a finding is replayed with.
 func replayConfig(f *Finding, dir string, o ReplayOptions) (Config, error) {
-	cfg := Config{Execs: 1, OutDir: dir, Header: o.Header, Insecure: o.Insecure, Child: o.Child, Workers: 1,
+	cfg := Config{Execs: 1, OutDir: dir, Header: o.Header, TLS: o.TLS, Child: o.Child, Workers: 1,
 		SlowFactor: o.SlowFactor, SlowFloor: o.SlowFloor}
 	fr := transport.Newline
 	if f.Target.Framing == transport.ContentLength.String() {

@@ -34,6 +34,9 @@ type Summary struct {
 	CorpusSize     int    `json:"corpus_size"`
 	Restarts       int64  `json:"restarts"`         // child processes started again after one ended
 	Canary         string `json:"canary,omitempty"` // the known-good request, "" when off
+	// Insecure says the server's certificate was not verified (--insecure):
+	// what was fuzzed may not have been the server meant.
+	Insecure bool `json:"insecure"`
 	// Findings are the distinct failures and warnings written under the
 	// output directory, in the order found.
 	Findings       []Finding      `json:"findings"`
@@ -75,7 +78,7 @@ func (r *run) finish() (*Summary, error) {
 		Workers: r.cfg.Workers, StartedAt: r.start.UTC().Format(time.RFC3339Nano), DurationS: dur.Seconds(),
 		Execs: r.execCount(), Checks: r.checks.Load(), DistinctTuples: r.tuples.len(), CorpusSize: r.corpus.len(),
 		Restarts: r.restarts(), Findings: fs, FindingsByRule: map[string]int{}, Baselined: bs,
-		Interrupted: r.parent.Err() != nil,
+		Interrupted: r.parent.Err() != nil, Insecure: r.cfg.TLS.Insecure,
 	}
 	if s.Findings == nil {
 		s.Findings = []Finding{}

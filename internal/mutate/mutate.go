@@ -124,6 +124,25 @@ type opDef struct {
 	eligible func(*Env) bool
 }
 
+// startWeights are the starting weights of ops that do not start at
+// baseWeight; rewards scale an op's weight, and cap it, in proportion to
+// its start. The framing ops start at a quarter: an input whose framing is
+// broken owes nothing and leaves only envelopes to judge, and at the
+// common weight content_length_lie or ndjson_newline touched about one
+// input in five of the native harness (four rounds of one to three ops).
+var startWeights = map[string]int{
+	"content_length_lie": baseWeight / 4,
+	"ndjson_newline":     baseWeight / 4,
+}
+
+// startWeight returns the starting weight of op d.
+func (d *opDef) startWeight() int {
+	if w, ok := startWeights[d.name]; ok {
+		return w
+	}
+	return baseWeight
+}
+
 func always(*Env) bool { return true }
 
 // Ops returns the op table, in a fixed order: the indices Mutate reports

@@ -31,6 +31,7 @@ type Mutator struct {
 
 	mu       sync.Mutex
 	weight   []int // 0: the op can never apply under env
+	start    []int // each op's starting weight (0 where weight is)
 	total    int
 	applied  []uint64
 	rewarded []uint64
@@ -58,12 +59,14 @@ func New(env *Env) *Mutator {
 		m.env = *env
 	}
 	m.weight = make([]int, len(m.defs))
+	m.start = make([]int, len(m.defs))
 	m.applied = make([]uint64, len(m.defs))
 	m.rewarded = make([]uint64, len(m.defs))
-	for i, d := range m.defs {
-		if d.eligible(&m.env) {
-			m.weight[i] = baseWeight
-			m.total += baseWeight
+	for i := range m.defs {
+		if d := &m.defs[i]; d.eligible(&m.env) {
+			m.start[i] = d.startWeight()
+			m.weight[i] = m.start[i]
+			m.total += m.weight[i]
 		}
 	}
 	return m
@@ -164,15 +167,20 @@ func caseSize(c Case) int {
 
 // Reward raises the weight of the ops of a chain whose output produced
 // something new (a new reply tuple, new coverage) by half, up to
-// maxWeightRatio times the smallest weight. An op named twice is rewarded
-// once.
+// maxWeightRatio times the smallest weight, each weight taken relative to
+// the op's start (so an op that starts rare stays rarer than the others by
+// the same factor). An op named twice is rewarded once.
 func (m *Mutator) Reward(applied []int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	// smallest is the least weight relative to its start, in units of
+	// baseWeight.
 	smallest := 0
-	for _, w := range m.weight {
-		if w > 0 && (smallest == 0 || w < smallest) {
-			smallest = w
+	for i, w := range m.weight {
+		if w > 0 {
+			if rel := w * baseWeight / m.start[i]; smallest == 0 || rel < smallest {
+				smallest = max(rel, 1)
+			}
 		}
 	}
 	for k, i := range applied {
@@ -180,7 +188,7 @@ func (m *Mutator) Reward(applied []int) {
 			continue
 		}
 		m.rewarded[i]++
-		w := min(m.weight[i]+m.weight[i]/2, maxWeightRatio*smallest)
+		w := min(m.weight[i]+m.weight[i]/2, max(1, maxWeightRatio*smallest*m.start[i]/baseWeight))
 		m.total += w - m.weight[i]
 		m.weight[i] = w
 	}

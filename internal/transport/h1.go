@@ -24,17 +24,10 @@ var ErrConnClosed = errors.New("transport: connection closed by the server")
 
 // H1Options configure an H1Conn.
 type H1Options struct {
-	URL      string
-	Header   http.Header // extra request headers
-	MaxBody  int         // largest reply body read; longer bodies are an error
-	TLS      TLS         // https: verification and client certificate
-	Insecure bool        // https: skip verification; the same as TLS.Insecure (kept for callers not yet on TLS)
-}
-
-func (o H1Options) tls() TLS {
-	t := o.TLS
-	t.Insecure = t.Insecure || o.Insecure
-	return t
+	URL     string
+	Header  http.Header // extra request headers
+	MaxBody int         // largest reply body read; longer bodies are an error
+	TLS     TLS         // https: verification and client certificate
 }
 
 // H1Conn is one HTTP/1.1 keep-alive connection, used by one goroutine at a
@@ -67,7 +60,7 @@ func DialH1(ctx context.Context, o H1Options) (*H1Conn, error) {
 		return nil, err
 	}
 	if u.Scheme == "https" {
-		tc := tls.Client(c, o.tls().Config(u.Hostname(), "http/1.1"))
+		tc := tls.Client(c, o.TLS.Config(u.Hostname(), "http/1.1"))
 		if err := tc.HandshakeContext(ctx); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("transport: TLS handshake with %s: %w", addr, err)

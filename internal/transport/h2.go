@@ -29,7 +29,7 @@ func NewH2(o H1Options) *H2Client {
 		DialContext:        (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
 		Protocols:          &p,
 		DisableCompression: true,
-		TLSClientConfig:    o.tls().Config(""), // net/http sets the server name and ALPN per connection
+		TLSClientConfig:    o.TLS.Config(""), // net/http sets the server name and ALPN per connection
 		IdleConnTimeout:    90 * time.Second,
 	}
 	h := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}, "User-Agent": {"rpcload"}}

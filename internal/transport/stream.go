@@ -64,7 +64,6 @@ type StreamOptions struct {
 	MaxFrame int
 	Header   map[string][]string // WebSocket handshake headers
 	TLS      TLS                 // wss: verification and client certificate
-	Insecure bool                // wss: skip verification; the same as TLS.Insecure (kept for callers not yet on TLS)
 	Child    ChildOptions        // stdio: how the child process runs
 }
 

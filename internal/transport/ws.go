@@ -91,9 +91,7 @@ func dialWS(ctx context.Context, t Target, o StreamOptions, dial func(ctx contex
 			}
 			// Certificates are checked against the URL's host even when a
 			// Host header overrides the name sent, as with https targets.
-			opts := o.TLS
-			opts.Insecure = opts.Insecure || o.Insecure
-			tc := tls.Client(c, opts.Config(u.Hostname(), "http/1.1"))
+			tc := tls.Client(c, o.TLS.Config(u.Hostname(), "http/1.1"))
 			if err := tc.HandshakeContext(hctx); err != nil {
 				c.Close()
 				return nil, fmt.Errorf("TLS handshake with %s: %w", addr, err)

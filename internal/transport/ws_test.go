@@ -524,7 +524,7 @@ func TestWSS(t *testing.T) {
 	if _, err := DialStream(context.Background(), Target{Scheme: WSS, URL: url}, StreamOptions{MaxFrame: 64}); err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Errorf("dial without Insecure: %v; want a certificate error", err)
 	}
-	s := dialTestWS(t, url, StreamOptions{MaxFrame: 64, Insecure: true})
+	s := dialTestWS(t, url, StreamOptions{MaxFrame: 64, TLS: TLS{Insecure: true}})
 	s.Send([]byte(`{"id":1}`))
 	s.Send([]byte(`{"id":2}`))
 	if err := s.Flush(soon()); err != nil {
