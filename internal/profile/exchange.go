@@ -69,8 +69,9 @@ const (
 //     YYYY-MM-DD), which no server can support, must get error -32022
 //     (UnsupportedProtocolVersionError; 400 over HTTP). When both apply,
 //     either code passes: the spec orders no checks. For the same reason
-//     -32602 and -32600 pass for an unsupported version alone (another
-//     fault in the params may be found first).
+//     any error passes for an unsupported version alone (another fault,
+//     an unknown method, other params, may be found first): only a result
+//     is sure to be wrong.
 //   - Any -32022 error must carry data.requested (a string) and
 //     data.supported (an array).
 //
@@ -119,11 +120,12 @@ func (p *mcp) CheckExchange(x *Exchange) (check.Set, string) {
 		return 0, ""
 	case r.Kind == wire.KindError && r.HasCode && (mismatch && r.Code == codeHeaderMismatch || unsupported && r.Code == codeUnsupportedProtocolVersion):
 		return 0, ""
-	case !mismatch && r.Kind == wire.KindError && r.HasCode && (r.Code == wire.CodeInvalidParams || r.Code == wire.CodeInvalidRequest):
+	case !mismatch && r.Kind == wire.KindError && r.HasCode:
 		// The version sits in params, and the spec orders no checks: a
-		// server that finds another fault in them first (the reference
-		// server checks clientCapabilities before the version) answers
-		// -32602 or -32600 truthfully.
+		// server that finds another fault first (the reference server
+		// checks clientCapabilities before the version; mcp-go looks up
+		// the method, and "" names none) answers another error truthfully.
+		// Only serving the request is sure to be wrong.
 		return 0, ""
 	case r.Kind == wire.KindError && r.HasCode:
 		return wrong, "answered with error " + strconv.FormatInt(r.Code, 10) + "; want " + want
