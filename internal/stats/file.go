@@ -44,17 +44,11 @@ var pending struct {
 // result, report and finding file goes through here.
 func WriteFileAtomic(path string, data []byte) error {
 	data = fileRedactor().Bytes(data)
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := createTracked(path)
 	if err != nil {
 		return fmt.Errorf("stats: writing %s: %w", path, err)
 	}
 	tmp := f.Name()
-	if !track(tmp) {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("stats: writing %s: %w", path, ErrAborted)
-	}
 	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()
@@ -69,8 +63,10 @@ func WriteFileAtomic(path string, data []byte) error {
 		err = commit(tmp, path)
 	}
 	if err != nil {
-		untrack(tmp)
+		// Removed before it is untracked: a temporary file never exists
+		// untracked, so AbortWrites always finds it.
 		os.Remove(tmp)
+		untrack(tmp)
 		return fmt.Errorf("stats: writing %s: %w", path, err)
 	}
 	return nil
@@ -79,17 +75,24 @@ func WriteFileAtomic(path string, data []byte) error {
 // ErrAborted is the error of a write attempted after AbortWrites.
 var ErrAborted = errors.New("the process is exiting; file writes were aborted")
 
-func track(tmp string) bool {
+// createTracked creates path's temporary file and tracks it under one hold
+// of the lock, so that AbortWrites (which the process calls right before
+// it exits) cannot come between the two and leave the file behind.
+func createTracked(path string) (*os.File, error) {
 	pending.mu.Lock()
 	defer pending.mu.Unlock()
 	if pending.aborted {
-		return false
+		return nil, ErrAborted
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, err
 	}
 	if pending.temps == nil {
 		pending.temps = map[string]struct{}{}
 	}
-	pending.temps[tmp] = struct{}{}
-	return true
+	pending.temps[f.Name()] = struct{}{}
+	return f, nil
 }
 
 func untrack(tmp string) {

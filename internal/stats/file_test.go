@@ -231,13 +231,15 @@ func TestAbortWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A write caught between its temporary file and its rename.
-	inProgress := filepath.Join(dir, ".late.json.tmp-1")
-	if err := os.WriteFile(inProgress, []byte("{\"half"), 0o644); err != nil {
+	f, err := createTracked(filepath.Join(dir, "late.json"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !track(inProgress) {
-		t.Fatal("track refused before the abort")
+	inProgress := f.Name()
+	if _, err := f.WriteString("{\"half"); err != nil {
+		t.Fatal(err)
 	}
+	f.Close()
 	removed := AbortWrites()
 	if len(removed) != 1 || removed[0] != inProgress {
 		t.Errorf("AbortWrites removed %q, want [%s]", removed, inProgress)
@@ -245,7 +247,7 @@ func TestAbortWrites(t *testing.T) {
 	if err := commit(inProgress, filepath.Join(dir, "late.json")); !errors.Is(err, ErrAborted) {
 		t.Errorf("commit after abort: %v, want ErrAborted", err)
 	}
-	err := WriteFileAtomic(filepath.Join(dir, "after.json"), []byte("{}"))
+	err = WriteFileAtomic(filepath.Join(dir, "after.json"), []byte("{}"))
 	if !errors.Is(err, ErrAborted) {
 		t.Errorf("write after abort: %v, want ErrAborted", err)
 	}
