@@ -16,11 +16,23 @@ import (
 // platform tells it) count the reference server too, which runs in the
 // test's process. On a shared machine cpu-µs/exec is the steadier number:
 // other processes lower execs/s far more than they raise it.
-func BenchmarkBlackBox(b *testing.B) {
+func BenchmarkBlackBox(b *testing.B) { benchBlackBox(b, benchWorkers) }
+
+// BenchmarkBlackBoxSerial is BenchmarkBlackBox with one worker: the
+// inputs are the same in every run (one seed, a fixed clock), where
+// benchWorkers workers sharing a corpus draw a different mix each time, a
+// mix whose cost per input varies by half. Its cpu-µs/exec and allocs/op
+// are the numbers to compare two versions of the engine by; its execs/s is
+// mostly the reference server's slow methods, waited for one at a time.
+func BenchmarkBlackBoxSerial(b *testing.B) { benchBlackBox(b, 1) }
+
+// benchBlackBox runs the whole loop with the given workers, b.N inputs,
+// over TCP and HTTP.
+func benchBlackBox(b *testing.B, workers int) {
 	for _, over := range []string{"tcp", "http"} {
 		b.Run(over, func(b *testing.B) {
 			b.ReportAllocs()
-			cfg := Config{Target: refServer(b, over), Workers: benchWorkers, Execs: uint64(b.N), Seed: 1, OutDir: b.TempDir(),
+			cfg := Config{Target: refServer(b, over), Workers: workers, Execs: uint64(b.N), Seed: 1, OutDir: b.TempDir(),
 				Timeout: 2 * time.Second, Now: fixedClock}
 			cpu0, cpuOK := processCPU()
 			b.ResetTimer()
@@ -34,35 +46,6 @@ func BenchmarkBlackBox(b *testing.B) {
 			}
 			// TestReferenceServerClean asserts that the server breaks nothing;
 			// here a finding only tells the time went to minimizing.
-			for _, f := range s.Findings {
-				b.Logf("finding %s: %s", f.ID, f.Note)
-			}
-		})
-	}
-}
-
-// BenchmarkBlackBoxSerial is BenchmarkBlackBox with one worker: the
-// inputs are the same in every run (one seed, a fixed clock), where
-// benchWorkers workers sharing a corpus draw a different mix each time, a
-// mix whose cost per input varies by half. Its cpu-µs/exec and allocs/op
-// are the numbers to compare two versions of the engine by; its execs/s is
-// mostly the reference server's slow methods, waited for one at a time.
-func BenchmarkBlackBoxSerial(b *testing.B) {
-	for _, over := range []string{"tcp", "http"} {
-		b.Run(over, func(b *testing.B) {
-			b.ReportAllocs()
-			cfg := Config{Target: refServer(b, over), Workers: 1, Execs: uint64(b.N), Seed: 1, OutDir: b.TempDir(),
-				Timeout: 2 * time.Second, Now: fixedClock}
-			cpu0, cpuOK := processCPU()
-			b.ResetTimer()
-			s, err := Run(context.Background(), cfg)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportMetric(float64(s.Execs)/b.Elapsed().Seconds(), "execs/s")
-			if cpu1, _ := processCPU(); cpuOK && s.Execs > 0 {
-				b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(s.Execs), "cpu-µs/exec")
-			}
 			for _, f := range s.Findings {
 				b.Logf("finding %s: %s", f.ID, f.Note)
 			}

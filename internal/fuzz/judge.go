@@ -1378,38 +1378,45 @@ func messageClass(msg, data []byte) uint32 {
 				continue
 			}
 		}
-		b := classBuf[:0]
-		quote := byte(0)
-		for _, c := range text {
-			switch {
-			case quote != 0:
-				if c == quote {
-					quote = 0
-				}
-				continue
-			case c == '\'' || c == '"' || c == '`':
-				quote = c
-				b = append(b, '?')
-				continue
-			case c >= '0' && c <= '9':
-				if len(b) > 0 && b[len(b)-1] == 'N' {
-					continue
-				}
-				c = 'N'
-			case c >= 'A' && c <= 'Z':
-				c += 'a' - 'A'
-			}
-			b = append(b, c)
-			if len(b) == 48 {
-				break
-			}
-		}
+		b := appendMessageClass(classBuf[:0], text)
 		for _, c := range b {
 			h = (h ^ uint32(c)) * prime32
 		}
 		h *= prime32 // the 0 byte after each part: h^0 is h
 	}
 	return h
+}
+
+// appendMessageClass appends the class of an error text to dst: quoted
+// text as '?', each run of digits as 'N', lower case, at most 48 bytes.
+func appendMessageClass(dst, text []byte) []byte {
+	b, start := dst, len(dst)
+	quote := byte(0)
+	for _, c := range text {
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+			continue
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+			b = append(b, '?')
+			continue
+		case c >= '0' && c <= '9':
+			if len(b) > start && b[len(b)-1] == 'N' {
+				continue
+			}
+			c = 'N'
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+		if len(b)-start == 48 {
+			break
+		}
+	}
+	return b
 }
 
 // plainText reports whether the contents of a JSON string are printable

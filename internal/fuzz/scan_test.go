@@ -74,7 +74,8 @@ func TestClassifyMatchesCheck(t *testing.T) {
 }
 
 // messageClassFNV is messageClass as first written, with hash/fnv and a
-// fresh buffer per part: the allocation-free one must hash alike.
+// fresh buffer per part (and the unquoting always done): the
+// allocation-free one must hash alike.
 func messageClassFNV(msg, data []byte) uint32 {
 	h := fnv.New32a()
 	for _, part := range [][]byte{msg, data} {
@@ -85,32 +86,7 @@ func messageClassFNV(msg, data []byte) uint32 {
 		if !ok {
 			continue
 		}
-		var b []byte
-		quote := byte(0)
-		for _, c := range text {
-			switch {
-			case quote != 0:
-				if c == quote {
-					quote = 0
-				}
-				continue
-			case c == '\'' || c == '"' || c == '`':
-				quote = c
-				b = append(b, '?')
-				continue
-			case c >= '0' && c <= '9':
-				if len(b) > 0 && b[len(b)-1] == 'N' {
-					continue
-				}
-				c = 'N'
-			case c >= 'A' && c <= 'Z':
-				c += 'a' - 'A'
-			}
-			b = append(b, c)
-			if len(b) == 48 {
-				break
-			}
-		}
+		b := appendMessageClass(nil, text)
 		h.Write(b)
 		h.Write([]byte{0})
 	}
