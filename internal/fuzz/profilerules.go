@@ -108,9 +108,8 @@ func (pr *profileRules) cancels(frames [][]byte) [][]byte {
 // eachMemberRaw calls fn with the raw name and value of each member of the
 // object obj (valid JSON, as wire.Scan checked its frame).
 func eachMemberRaw(obj []byte, fn func(name, value []byte)) {
-	eachMember(obj, skipSpace(obj, 0), func(name []byte, v int) int {
-		end := skipValue(obj, v)
-		fn(name, obj[v:end])
-		return end
-	})
+	it, _ := wire.ObjectMembers(obj)
+	for name, value, ok := it.Next(); ok; name, value, ok = it.Next() {
+		fn(name, value)
+	}
 }

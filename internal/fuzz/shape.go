@@ -32,7 +32,7 @@ func replyShape(reply []byte) string {
 		return "not_json"
 	}
 	var b strings.Builder
-	shapeAt(&b, reply, skipSpace(reply, 0), 0)
+	shapeOf(&b, wire.TrimSpace(reply), 0)
 	s := b.String()
 	if len(s) > maxShape {
 		s = s[:maxShape] + "…"
@@ -40,53 +40,46 @@ func replyShape(reply []byte) string {
 	return s
 }
 
-// shapeAt writes the shape of the valid JSON value at d[i] and returns the
-// offset after it.
-func shapeAt(b *strings.Builder, d []byte, i, depth int) int {
-	switch c := d[i]; {
+// shapeOf writes the shape of v, one valid JSON value.
+func shapeOf(b *strings.Builder, v []byte, depth int) {
+	switch c := v[0]; {
 	case c == '{':
 		if depth > 1 {
 			b.WriteString("obj")
-			return skipValue(d, i)
+			return
 		}
 		var members []string
-		end := eachMember(d, i, func(name []byte, v int) int {
+		it, _ := wire.ObjectMembers(v)
+		for name, val, ok := it.Next(); ok; name, val, ok = it.Next() {
 			var m strings.Builder
 			m.WriteString(shapeName(name))
 			m.WriteByte(':')
-			var next int
-			if depth == 0 && string(name) == `"error"` && d[v] == '{' {
-				next = writeMemberNames(&m, d, v)
+			if depth == 0 && string(name) == `"error"` && val[0] == '{' {
+				writeMemberNames(&m, val)
 			} else {
-				next = shapeAt(&m, d, v, 2)
+				shapeOf(&m, val, 2)
 			}
 			members = append(members, m.String())
-			return next
-		})
+		}
 		slices.Sort(members)
 		b.WriteByte('{')
 		b.WriteString(strings.Join(slices.Compact(members), ","))
 		b.WriteByte('}')
-		return end
 	case c == '[':
 		if depth > 0 {
 			b.WriteString("arr")
-			return skipValue(d, i)
+			return
 		}
 		var elems []string
-		j := skipSpace(d, i+1)
-		for n := 0; j < len(d) && d[j] != ']'; n++ {
-			if n == maxShapeElements {
+		it, _ := wire.ArrayElements(v)
+		for e, ok := it.Next(); ok; e, ok = it.Next() {
+			if len(elems) == maxShapeElements {
 				elems = append(elems, "…")
-				j = skipValue(d, i) - 1
 				break
 			}
-			var e strings.Builder
-			j = skipSpace(d, shapeAt(&e, d, j, 1))
-			elems = append(elems, e.String())
-			if j < len(d) && d[j] == ',' {
-				j = skipSpace(d, j+1)
-			}
+			var eb strings.Builder
+			shapeOf(&eb, e, 1)
+			elems = append(elems, eb.String())
 		}
 		slices.Sort(elems)
 		elems = slices.Compact(elems)
@@ -96,7 +89,6 @@ func shapeAt(b *strings.Builder, d []byte, i, depth int) int {
 		b.WriteByte('[')
 		b.WriteString(strings.Join(elems, ","))
 		b.WriteByte(']')
-		return j + 1
 	case c == '"':
 		b.WriteString("str")
 	case c == 't' || c == 'f':
@@ -106,70 +98,19 @@ func shapeAt(b *strings.Builder, d []byte, i, depth int) int {
 	default:
 		b.WriteString("num")
 	}
-	return skipValue(d, i)
 }
 
-// eachMember calls fn for each member of the valid object at d[i] with the
-// raw name and the offset of the value; fn returns the offset after the
-// value. eachMember returns the offset after the object.
-func eachMember(d []byte, i int, fn func(name []byte, v int) int) int {
-	j := skipSpace(d, i+1)
-	for j < len(d) && d[j] == '"' {
-		end, _ := stringEnd(d, j)
-		name := d[j:end]
-		v := skipSpace(d, skipSpace(d, end)+1) // past the colon
-		j = skipSpace(d, fn(name, v))
-		if j < len(d) && d[j] == ',' {
-			j = skipSpace(d, j+1)
-		}
-	}
-	return j + 1
-}
-
-// writeMemberNames writes an object's sorted member names, e.g. {code,message}.
-func writeMemberNames(b *strings.Builder, d []byte, i int) int {
+// writeMemberNames writes obj's sorted member names, e.g. {code,message}.
+func writeMemberNames(b *strings.Builder, obj []byte) {
 	var names []string
-	end := eachMember(d, i, func(name []byte, v int) int {
+	it, _ := wire.ObjectMembers(obj)
+	for name, _, ok := it.Next(); ok; name, _, ok = it.Next() {
 		names = append(names, shapeName(name))
-		return skipValue(d, v)
-	})
+	}
 	slices.Sort(names)
 	b.WriteByte('{')
 	b.WriteString(strings.Join(names, ","))
 	b.WriteByte('}')
-	return end
-}
-
-// skipValue returns the offset after the valid JSON value at d[i].
-func skipValue(d []byte, i int) int {
-	depth := 0
-	for ; i < len(d); i++ {
-		switch d[i] {
-		case '"':
-			end, _ := stringEnd(d, i)
-			i = end - 1
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		default:
-			if depth == 0 {
-				for i < len(d) && !isDelimiter(d[i]) {
-					i++
-				}
-				return i
-			}
-			continue
-		}
-		if depth == 0 {
-			return i + 1
-		}
-	}
-	return i
-}
-
-func isDelimiter(c byte) bool {
-	return c == ',' || c == ']' || c == '}' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ':'
 }
 
 // shapeName is a member name as written, without its quotes, cut short and

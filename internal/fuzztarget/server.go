@@ -56,7 +56,7 @@ func (s *Server) answer(frame []byte) (reply []byte, hang bool) {
 	if err != nil {
 		return errorReply(nil, wire.CodeParseError, msgParseError, err.Error()), false
 	}
-	raw := frame[skipWS(frame, 0):]
+	raw := frame[wire.SkipSpace(frame, 0):]
 	if top != kindArray {
 		return s.request(raw)
 	}

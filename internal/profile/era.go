@@ -120,7 +120,7 @@ func modernCode(code int64) bool {
 func DetectFromDiscover(m *wire.Message) (era Era, ok bool) {
 	switch m.Kind {
 	case wire.KindResult:
-		r := trimSpace(m.Result)
+		r := wire.TrimSpace(m.Result)
 		if len(r) == 0 || r[0] != '{' {
 			return EraLegacy, true
 		}
@@ -133,7 +133,7 @@ func DetectFromDiscover(m *wire.Message) (era Era, ok bool) {
 			return EraLegacy, true
 		}
 		if m.Code == codeUnsupportedProtocolVersion {
-			if listed, found := listsVersion(trimSpace(m.ErrData), "supported", VersionModern); found && !listed {
+			if listed, found := listsVersion(wire.TrimSpace(m.ErrData), "supported", VersionModern); found && !listed {
 				return EraLegacy, true
 			}
 		}
@@ -155,7 +155,7 @@ func listsVersion(obj []byte, name, version string) (listed, found bool) {
 			return listed, true
 		}
 		off = next
-		if stringIs(trimSpace(elem), version) {
+		if stringIs(wire.TrimSpace(elem), version) {
 			listed = true
 		}
 	}

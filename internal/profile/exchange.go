@@ -90,8 +90,8 @@ func (p *mcp) CheckExchange(x *Exchange) (check.Set, string) {
 	if req == nil || req.Kind != wire.KindRequest || req.Problems.Has(wire.ProblemInvalidJSON) {
 		return 0, ""
 	}
-	meta, _ := member(trimSpace(req.Params), "_meta")
-	version, ok := member(trimSpace(meta), metaProtocolVersion)
+	meta, _ := member(wire.TrimSpace(req.Params), "_meta")
+	version, ok := member(wire.TrimSpace(meta), metaProtocolVersion)
 	if !ok || len(version) == 0 || version[0] != '"' {
 		return 0, "" // no version to check against: -32602 is the params rules' business
 	}
@@ -151,7 +151,7 @@ func headerMismatch(h http.Header, req *wire.Message, version []byte) bool {
 	if field == "" {
 		return false
 	}
-	v, ok := member(trimSpace(req.Params), field)
+	v, ok := member(wire.TrimSpace(req.Params), field)
 	if !ok || len(v) == 0 || v[0] != '"' {
 		return false // no value to name: the header is not required
 	}
@@ -199,7 +199,7 @@ func revisionDate(v []byte) bool {
 // versionErrorData reports whether data, the raw data member of a -32022
 // error, has a string "requested" and an array "supported".
 func versionErrorData(data []byte) bool {
-	d := trimSpace(data)
+	d := wire.TrimSpace(data)
 	req, ok1 := member(d, "requested")
 	sup, ok2 := member(d, "supported")
 	return ok1 && ok2 && len(req) > 0 && req[0] == '"' && len(sup) > 0 && sup[0] == '['

@@ -3,6 +3,7 @@ package profile
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/rpcload/rpcload/internal/check"
@@ -108,79 +109,7 @@ func checkMerged(t *testing.T, in, out []byte) {
 	}
 }
 
-// FuzzMembers checks the object reader against encoding/json: on a valid
-// object it yields the same members in the same order; on anything it never
-// panics nor loops.
-func FuzzMembers(f *testing.F) {
-	for _, s := range paramSeeds {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		it, ok := objectMembers(b)
-		var keys []string
-		var vals [][]byte
-		for n := 0; ok; n++ {
-			k, v, off, more := it.next()
-			if !more {
-				break
-			}
-			if n > len(b) || off < 0 || off+len(v) > len(b) || !bytes.Equal(b[off:off+len(v)], v) {
-				t.Fatalf("member %d of %q: bad offset %d", n, b, off)
-			}
-			d, _ := wire.Unquote(nil, k)
-			keys, vals = append(keys, string(d)), append(vals, v)
-		}
-		if !ok || !json.Valid(b) {
-			return
-		}
-		if it.err {
-			t.Fatalf("valid object %q read as malformed", b)
-		}
-		dec := json.NewDecoder(bytes.NewReader(b))
-		if _, err := dec.Token(); err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; dec.More(); i++ {
-			tok, err := dec.Token()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				t.Fatal(err)
-			}
-			if i >= len(keys) || tok.(string) != keys[i] || !bytes.Equal(raw, vals[i]) {
-				t.Fatalf("object %q member %d: encoding/json %q=%s, reader %q", b, i, tok, raw, keys)
-			}
-		}
-	})
-}
-
-func TestReaders(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int
-	}{
-		{`"a\"b"x`, 6}, {`{"a":[1,"]"]}x`, 13}, {`123,`, 3}, {`true}`, 4}, {`"abc`, -1}, {`[1,2`, -1}, {``, -1}, {`,`, -1},
-	} {
-		if got := skipValue([]byte(tc.in), 0); got != tc.want {
-			t.Errorf("skipValue(%q) = %d; want %d", tc.in, got, tc.want)
-		}
-	}
-	for _, s := range []string{`{"a":1`, `{"a" 1}`, `{"a":}`, `{1:2}`, `{"a`} {
-		it, _ := objectMembers([]byte(s))
-		for {
-			if _, _, _, ok := it.next(); !ok {
-				break
-			}
-		}
-		if !it.err {
-			t.Errorf("%q not reported malformed", s)
-		}
-	}
-	if _, ok := objectMembers([]byte(` {}`)); ok {
-		t.Error("objectMembers takes leading space")
-	}
+func TestStringIs(t *testing.T) {
 	if !stringIs([]byte(`"\u0061bc"`), "abc") || stringIs([]byte(`"abc`), "abc") || stringIs([]byte(`abc`), "abc") {
 		t.Error("stringIs")
 	}
@@ -235,4 +164,27 @@ func FuzzServerMessage(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadersTruncated runs the readers over every prefix of valid objects.
+// Their callers only pass JSON wire.Scan accepted, so a prefix never reaches
+// them; this pins that one would still stay in bounds, and that a string cut
+// short is never taken for a string.
+func TestReadersTruncated(t *testing.T) {
+	for _, obj := range []string{
+		`{"protocolVersion":"2025-03-26","supportedVersions":["2025-11-25",{"x":"]"}],"_meta":{"a\"b":[1,{}]}}`,
+		` { "requested" : "1" , "supported" : [ "2" ] } `,
+	} {
+		for n := range len(obj) {
+			p := []byte(obj[:n])
+			for _, name := range []string{"protocolVersion", "supportedVersions", "_meta", "requested", "supported"} {
+				if v, ok := stringMember(p, name); ok && !strings.Contains(obj, `"`+v+`"`) {
+					t.Errorf("stringMember(%q, %q) = %q from a cut string", p, name, v)
+				}
+				member(p, name)
+				listsVersion(p, name, VersionModern)
+			}
+			versionErrorData(p)
+		}
+	}
 }

@@ -80,7 +80,7 @@ func acceptLSPInitialize(m *wire.Message, era Era) (Era, error) {
 	if err := replyError("initialize", m); err != nil {
 		return era, err
 	}
-	caps, ok := member(trimSpace(m.Result), "capabilities")
+	caps, ok := member(wire.TrimSpace(m.Result), "capabilities")
 	if !ok || caps[0] != '{' {
 		return era, errors.New("profile: the initialize result has no capabilities object")
 	}
@@ -140,7 +140,7 @@ func (p *lsp) AnswerServerRequest(dst []byte, m *wire.Message) []byte {
 	name, _ := wire.Unquote(buf[:0], m.Method)
 	switch method := string(name); method {
 	case "workspace/configuration":
-		items, ok := member(trimSpace(m.Params), "items")
+		items, ok := member(wire.TrimSpace(m.Params), "items")
 		if !ok || items[0] != '[' {
 			return wire.AppendError(dst, m.ID, wire.CodeInvalidParams, configNoItem, nil)
 		}

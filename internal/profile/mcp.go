@@ -95,7 +95,7 @@ func acceptInitialize(m *wire.Message, era Era) (Era, error) {
 	if err := replyError("initialize", m); err != nil {
 		return era, err
 	}
-	v, ok := stringMember(trimSpace(m.Result), "protocolVersion")
+	v, ok := stringMember(wire.TrimSpace(m.Result), "protocolVersion")
 	if !ok {
 		return era, errors.New("profile: the initialize result has no protocolVersion string")
 	}

@@ -176,15 +176,11 @@ func modernCodeRule(code int64) (check.Rule, bool) {
 // resultTypeOK reports whether every resultType member of result (a
 // repeated member is judged at each occurrence) is an accepted string.
 func (p *mcp) resultTypeOK(result []byte) bool {
-	it, ok := objectMembers(result)
+	it, ok := wire.ObjectMembers(result)
 	if !ok {
 		return true
 	}
-	for {
-		k, v, _, ok := it.next()
-		if !ok {
-			return true
-		}
+	for k, v, ok := it.Next(); ok; k, v, ok = it.Next() {
 		if !stringIs(k, "resultType") {
 			continue
 		}
@@ -199,4 +195,5 @@ func (p *mcp) resultTypeOK(result []byte) bool {
 			return false
 		}
 	}
+	return true
 }

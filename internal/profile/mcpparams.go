@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"strings"
+
+	"github.com/rpcload/rpcload/internal/wire"
 )
 
 var (
@@ -25,7 +27,7 @@ func (p *mcp) Params(era Era, _ string, params []byte) ([]byte, error) {
 	if !era.Modern() && !era.Legacy() {
 		return nil, errEraUnresolved
 	}
-	t := trimSpace(params)
+	t := wire.TrimSpace(params)
 	if len(t) == 0 {
 		if era.Legacy() {
 			return params, nil
@@ -44,13 +46,9 @@ func (p *mcp) Params(era Era, _ string, params []byte) ([]byte, error) {
 	if era.Legacy() {
 		return params, nil
 	}
-	it, _ := objectMembers(t)
+	it, _ := wire.ObjectMembers(t)
 	metaOff, empty := -1, true
-	for {
-		k, v, off, ok := it.next()
-		if !ok {
-			break
-		}
+	for k, v, ok := it.Next(); ok; k, v, ok = it.Next() {
 		empty = false
 		if !stringIs(k, "_meta") {
 			continue
@@ -61,7 +59,7 @@ func (p *mcp) Params(era Era, _ string, params []byte) ([]byte, error) {
 		if v[0] != '{' {
 			return nil, errMetaNotObject
 		}
-		metaOff = off
+		metaOff = it.End() - len(v)
 	}
 	if metaOff < 0 {
 		out := append([]byte(`{"_meta":{`), p.missingMeta(nil)...)
@@ -78,7 +76,7 @@ func (p *mcp) Params(era Era, _ string, params []byte) ([]byte, error) {
 	}
 	out := append([]byte(nil), t[:metaOff+1]...)
 	out = append(out, missing...)
-	if i := skipSpace(meta, 1); meta[i] != '}' {
+	if i := wire.SkipSpace(meta, 1); meta[i] != '}' {
 		out = append(out, ',')
 	}
 	return append(out, t[metaOff+1:]...), nil
@@ -88,12 +86,8 @@ func (p *mcp) Params(era Era, _ string, params []byte) ([]byte, error) {
 // object at the start of meta lacks; all of them when meta is nil.
 func (p *mcp) missingMeta(meta []byte) []byte {
 	var have [len(metaKeys)]bool
-	if it, ok := objectMembers(meta); ok {
-		for {
-			k, _, _, ok := it.next()
-			if !ok {
-				break
-			}
+	if it, ok := wire.ObjectMembers(meta); ok {
+		for k, _, ok := it.Next(); ok; k, _, ok = it.Next() {
 			for i, name := range metaKeys {
 				have[i] = have[i] || stringIs(k, name)
 			}
@@ -128,7 +122,7 @@ const (
 // initialize. Mcp-Method and Mcp-Name values that are not plain printable
 // ASCII are sent in the =?base64?...?= form of SEP-2243.
 func (p *mcp) Headers(era Era, method string, params []byte) []Header {
-	t := trimSpace(params)
+	t := wire.TrimSpace(params)
 	if !validJSON(t) {
 		t = nil // the readers below then find nothing
 	}

@@ -178,18 +178,16 @@ const (
 // objectOf decodes raw as a JSON object; ok is false for anything else.
 func objectOf(raw []byte) (map[string]json.RawMessage, bool) {
 	var m map[string]json.RawMessage
-	if len(bytes.TrimSpace(raw)) == 0 || raw[firstNonSpace(raw)] != '{' || json.Unmarshal(raw, &m) != nil {
+	if len(bytes.TrimSpace(raw)) == 0 || raw[wire.SkipSpace(raw, 0)] != '{' || json.Unmarshal(raw, &m) != nil {
 		return nil, false
 	}
 	return m, true
 }
 
-func firstNonSpace(b []byte) int { return skipWS(b, 0) }
-
 // stringOf decodes raw as a JSON string.
 func stringOf(raw []byte) (string, bool) {
 	var v string
-	if len(raw) == 0 || raw[firstNonSpace(raw)] != '"' || json.Unmarshal(raw, &v) != nil {
+	if len(raw) == 0 || raw[wire.SkipSpace(raw, 0)] != '"' || json.Unmarshal(raw, &v) != nil {
 		return "", false
 	}
 	return v, true

@@ -141,19 +141,27 @@ func (p *proc) bind(i int, method string, params []byte, names []string, v *[2][
 		}
 		return true
 	}
-	it, ok := open(params)
-	if !ok {
+	// One of the two walks runs, picked by the first byte; both are wire's.
+	obj, isObj := wire.ObjectMembers(params)
+	arr, isArr := wire.ArrayElements(params)
+	if !isObj && !isArr {
 		return p.badParams(i, "params must be an array or an object", "")
 	}
 	for n := 0; ; n++ {
-		key, val, ok := it.next()
+		var key, val []byte
+		var ok bool
+		if isObj {
+			key, val, ok = obj.Next()
+		} else {
+			val, ok = arr.Next()
+		}
 		if !ok {
 			break
 		}
 		if len(names) == 0 {
 			return p.badParams(i, method, " takes no params")
 		}
-		if !it.obj {
+		if !isObj {
 			if n >= len(names) {
 				return p.badParams(i, "too many params for ", method)
 			}

@@ -253,8 +253,7 @@ func (c *streamConn) breakFraming(code int64, msg string, data []byte, wsCode in
 
 // blankTrim strips JSON whitespace so that blank lines can be skipped.
 func blankTrim(b []byte) []byte {
-	i := skipWS(b, 0)
-	return b[i:]
+	return b[wire.SkipSpace(b, 0):]
 }
 
 // handle answers one frame: immediately into c.local when possible, else via

@@ -183,6 +183,60 @@ func (it *Members) Next() (name, value []byte, ok bool) {
 // member list rather than on its closing brace.
 func (it *Members) Malformed() bool { return it.bad }
 
+// End returns the offset in obj just past the value the last Next
+// returned, so the value starts at End()-len(value): for callers that
+// splice text into obj around a member. It is len(obj) once the walk ended.
+func (it *Members) End() int { return it.i }
+
+// Elements walks the elements of a JSON array without decoding or
+// validating them (wire.NextElement validates each one):
+//
+//	it, ok := wire.ArrayElements(arr)
+//	for elem, ok := it.Next(); ok; elem, ok = it.Next() { … }
+//
+// The zero Elements yields nothing.
+type Elements struct {
+	d   []byte
+	i   int
+	bad bool
+}
+
+// ArrayElements starts walking arr, an array with optional surrounding
+// whitespace. ok is false when arr does not start with '['.
+func ArrayElements(arr []byte) (it Elements, ok bool) {
+	i := SkipSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return Elements{}, false
+	}
+	return Elements{d: arr, i: i + 1}, true
+}
+
+// Next returns the raw next element. ok is false at the end of the array
+// and on text that is not an element; Malformed then tells the two apart.
+func (it *Elements) Next() (elem []byte, ok bool) {
+	d := it.d
+	i := SkipSpace(d, it.i)
+	if i < len(d) && d[i] == ',' {
+		i = SkipSpace(d, i+1)
+	}
+	if i >= len(d) || d[i] == ']' {
+		it.bad = it.bad || i >= len(d)
+		it.i = len(d)
+		return nil, false
+	}
+	e := SkipValue(d, i)
+	if e <= i {
+		it.bad, it.i = true, len(d)
+		return nil, false
+	}
+	it.i = e
+	return d[i:e], true
+}
+
+// Malformed reports whether the walk ended on text that is not an array's
+// element list rather than on its closing bracket.
+func (it *Elements) Malformed() bool { return it.bad }
+
 // Member returns the raw value of the first member of obj whose raw name
 // (quotes included) is name, such as `"id"`.
 func Member(obj []byte, name string) (value []byte, ok bool) {

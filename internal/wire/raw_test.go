@@ -89,6 +89,56 @@ func TestMembers(t *testing.T) {
 	}
 }
 
+func TestMembersEnd(t *testing.T) {
+	obj := []byte(`{"a": [1, 2] ,"b":"x"}`)
+	it, _ := ObjectMembers(obj)
+	for _, v, ok := it.Next(); ok; _, v, ok = it.Next() {
+		if start := it.End() - len(v); string(obj[start:it.End()]) != string(v) {
+			t.Errorf("End() = %d for value %q: obj there is %q", it.End(), v, obj[start:it.End()])
+		}
+	}
+	if it.End() != len(obj) {
+		t.Errorf("End() after the walk = %d, want %d", it.End(), len(obj))
+	}
+}
+
+func TestElements(t *testing.T) {
+	tests := []struct {
+		in        string
+		elems     []string
+		malformed bool
+	}{
+		{`[]`, nil, false},
+		{` [ 1 , "a]" ,{"b":[2]}, [] ] `, []string{`1`, `"a]"`, `{"b":[2]}`, `[]`}, false},
+		{`[1,`, []string{`1`}, true},
+		{`[1`, []string{`1`}, true},
+		{`[,]`, nil, false},
+		{`[:]`, nil, true},
+	}
+	for _, tt := range tests {
+		it, ok := ArrayElements([]byte(tt.in))
+		if !ok {
+			t.Fatalf("ArrayElements(%q) not an array", tt.in)
+		}
+		var elems []string
+		for e, ok := it.Next(); ok; e, ok = it.Next() {
+			elems = append(elems, string(e))
+		}
+		if !equalStrings(elems, tt.elems) || it.Malformed() != tt.malformed {
+			t.Errorf("Elements(%q) = %q malformed %v, want %q %v", tt.in, elems, it.Malformed(), tt.elems, tt.malformed)
+		}
+	}
+	for _, notArray := range []string{``, `{}`, ` "["`} {
+		if _, ok := ArrayElements([]byte(notArray)); ok {
+			t.Errorf("ArrayElements(%q) accepted a non-array", notArray)
+		}
+	}
+	var zero Elements
+	if _, ok := zero.Next(); ok {
+		t.Error("the zero Elements yielded an element")
+	}
+}
+
 func TestMember(t *testing.T) {
 	obj := []byte(`{"jsonrpc":"2.0","id":7,"id":8}`)
 	if v, ok := Member(obj, `"id"`); !ok || string(v) != "7" {
@@ -115,8 +165,9 @@ func equalStrings(a, b []string) bool {
 }
 
 // FuzzRaw checks the raw primitives against encoding/json: on valid JSON
-// SkipValue ends exactly where the value does and Members sees every member
-// json.Decoder sees, in order; on any bytes everything stays in bounds.
+// SkipValue ends exactly where the value does, and Members and Elements see
+// every member and element encoding/json sees, with the same raw values, in
+// order; on any bytes everything stays in bounds.
 func FuzzRaw(f *testing.F) {
 	for _, s := range []string{`{"a":1,"b":[true,null,"x\"y"],"c":{"d":-1e5}}`, `[1,"2",{}]`, `"\\"`, `{"a"`, `{"a":1,"a":2}`, ` 12 `} {
 		f.Add([]byte(s))
@@ -134,8 +185,29 @@ func FuzzRaw(f *testing.F) {
 				}
 			}
 		}
+		var elems [][]byte
+		els, isArray := ArrayElements(d)
+		if isArray {
+			for e, ok := els.Next(); ok; e, ok = els.Next() {
+				if len(e) == 0 || len(elems) > len(d) {
+					t.Fatalf("Elements(%q) gave element %q after %d", d, e, len(elems))
+				}
+				elems = append(elems, e)
+			}
+		}
 		if !json.Valid(d) {
 			return
+		}
+		if isArray {
+			var want []json.RawMessage
+			if err := json.Unmarshal(d, &want); err != nil || len(want) != len(elems) {
+				t.Fatalf("Elements(%q) saw %d elements, encoding/json %d (%v)", d, len(elems), len(want), err)
+			}
+			for k := range want {
+				if !bytes.Equal(want[k], elems[k]) {
+					t.Fatalf("Elements(%q) element %d = %s, encoding/json %s", d, k, elems[k], want[k])
+				}
+			}
 		}
 		start := SkipSpace(d, 0)
 		if end := SkipValue(d, start); len(TrimSpace(d[end:])) != 0 {
@@ -145,9 +217,12 @@ func FuzzRaw(f *testing.F) {
 		if !ok {
 			return
 		}
-		var names [][]byte
-		for n, _, ok := it.Next(); ok; n, _, ok = it.Next() {
-			names = append(names, n)
+		var names, values [][]byte
+		for n, v, ok := it.Next(); ok; n, v, ok = it.Next() {
+			if !bytes.Equal(d[it.End()-len(v):it.End()], v) {
+				t.Fatalf("Members(%q): End %d does not follow value %q", d, it.End(), v)
+			}
+			names, values = append(names, n), append(values, v)
 		}
 		if it.Malformed() {
 			t.Fatalf("Members(%q) called a valid object malformed", d)
@@ -164,9 +239,12 @@ func FuzzRaw(f *testing.F) {
 			if err := json.Unmarshal(names[k], &want); err != nil || want != tok.(string) {
 				t.Fatalf("Members(%q) name %d = %s, encoding/json read %q", d, k, names[k], tok)
 			}
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
 				t.Fatal(err)
+			}
+			if !bytes.Equal(raw, values[k]) {
+				t.Fatalf("Members(%q) value %d = %s, encoding/json %s", d, k, values[k], raw)
 			}
 			k++
 		}
