@@ -34,17 +34,6 @@ import (
 // beyond the other array's end likewise, and values of different types at
 // the place they differ. The error says which input is not JSON.
 func Diff(a, b []byte, ignore []Path) ([]string, error) {
-	return diff(a, b, ignore, 0)
-}
-
-// Equal reports whether a and b are the same JSON value outside the ignored
-// places; it stops at the first difference.
-func Equal(a, b []byte, ignore []Path) (bool, error) {
-	paths, err := diff(a, b, ignore, 1)
-	return len(paths) == 0, err
-}
-
-func diff(a, b []byte, ignore []Path, limit int) ([]string, error) {
 	va, err := decode(a)
 	if err != nil {
 		return nil, fmt.Errorf("first value: %w", err)
@@ -53,7 +42,7 @@ func diff(a, b []byte, ignore []Path, limit int) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("second value: %w", err)
 	}
-	w := walker{ignore: ignore, limit: limit}
+	w := walker{ignore: ignore}
 	w.walk(va, vb)
 	return w.out, nil
 }
@@ -77,12 +66,9 @@ func decode(data []byte) (any, error) {
 
 type walker struct {
 	ignore []Path
-	limit  int // stop after this many paths; 0: no limit
 	segs   []segment
 	out    []string
 }
-
-func (w *walker) done() bool { return w.limit > 0 && len(w.out) >= w.limit }
 
 func (w *walker) ignored() bool {
 	for _, p := range w.ignore {
@@ -95,13 +81,13 @@ func (w *walker) ignored() bool {
 
 // differ records the current place as a difference unless it is ignored.
 func (w *walker) differ() {
-	if !w.done() && !w.ignored() {
+	if !w.ignored() {
 		w.out = append(w.out, formatPath(w.segs))
 	}
 }
 
 func (w *walker) walk(a, b any) {
-	if w.done() || w.ignored() {
+	if w.ignored() {
 		return
 	}
 	switch x := a.(type) {

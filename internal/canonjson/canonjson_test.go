@@ -81,10 +81,6 @@ func TestDiff(t *testing.T) {
 			if err != nil || !slices.Equal(back, got) {
 				t.Errorf("Diff reversed = %q, %v; want the same paths %q", back, err, got)
 			}
-			eq, err := Equal([]byte(tt.a), []byte(tt.b), ignore)
-			if err != nil || eq != (len(tt.want) == 0) {
-				t.Errorf("Equal = %v, %v; want %v", eq, err, len(tt.want) == 0)
-			}
 		})
 	}
 }
@@ -232,9 +228,6 @@ func FuzzDiff(f *testing.F) {
 		back, err := Diff(b, a, nil)
 		if err != nil || !slices.Equal(d, back) {
 			t.Fatalf("Diff(a, b) = %q but Diff(b, a) = %q (%v)", d, back, err)
-		}
-		if eq, err := Equal(a, b, nil); err != nil || eq != (len(d) == 0) {
-			t.Fatalf("Equal = %v (%v) but Diff = %q", eq, err, d)
 		}
 		// Every reported path reads back, and ignoring them all leaves no
 		// difference.

@@ -49,7 +49,7 @@ var cases = []struct {
 		return FromOpenRPC(read(t, "openrpc.json"), "", rand.New(rand.NewPCG(seed, 1)))
 	}},
 	{"tools.golden.yaml", func(t *testing.T, seed uint64) ([]byte, error) {
-		return FromMCPTools(read(t, "tools.json"), "http://127.0.0.1:3001/mcp", "auto", rand.New(rand.NewPCG(seed, 1)))
+		return FromMCP(MCPLists{Tools: read(t, "tools.json")}, "http://127.0.0.1:3001/mcp", "auto", rand.New(rand.NewPCG(seed, 1)))
 	}},
 }
 

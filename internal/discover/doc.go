@@ -1,6 +1,6 @@
 // Package discover writes scenario files from discovery documents: an
-// OpenRPC document (FromOpenRPC) or the tools/list result of an MCP server
-// (FromMCPTools). The output is YAML a person would write and review: a
+// OpenRPC document (FromOpenRPC) or the list results of an MCP server
+// (FromMCP). The output is YAML a person would write and review: a
 // comment saying where it came from, keys in the scenario format's order,
 // 2-space indent, short values in flow style, one call per method or tool
 // with a comment from its description.

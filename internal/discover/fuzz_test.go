@@ -32,7 +32,7 @@ func FuzzDiscover(f *testing.F) {
 		}()
 		for _, fn := range []func() ([]byte, error){
 			func() ([]byte, error) { return FromOpenRPC(doc, "", rand.New(rand.NewPCG(1, 2))) },
-			func() ([]byte, error) { return FromMCPTools(doc, "", "", rand.New(rand.NewPCG(1, 2))) },
+			func() ([]byte, error) { return FromMCP(MCPLists{Tools: doc}, "", "", rand.New(rand.NewPCG(1, 2))) },
 		} {
 			out, err := fn()
 			if err != nil {

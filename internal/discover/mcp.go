@@ -8,18 +8,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// FromMCPTools writes a scenario (YAML) that calls every tool of an MCP
-// server: toolsList is the JSON result of tools/list ({"tools": [{name,
-// description, inputSchema}, ...]}, the pages joined). Each tool becomes a
-// call named after it, of method tools/call with params {name: TOOL,
-// arguments: ...}, the arguments generated from its inputSchema as
-// FromOpenRPC does for params; its description, on one line, is the comment
-// above the call. The profile is {name: mcp}, with mcp_era: profileEra when
-// that is not "". target may be "" (given on the command line then).
-func FromMCPTools(toolsList []byte, target string, profileEra string, r *rand.Rand) ([]byte, error) {
-	return FromMCP(MCPLists{Tools: toolsList}, target, profileEra, r)
-}
-
 // MCPLists are the results of an MCP server's list requests (each with its
 // pages joined); nil for one the server does not offer.
 type MCPLists struct {
@@ -28,11 +16,17 @@ type MCPLists struct {
 	Resources []byte // resources/list: {"resources": [{uri, name, description}]}
 }
 
-// FromMCP is FromMCPTools with, besides the tools, one prompts/get per
-// prompt (its required arguments filled with generated strings; prompt
-// arguments are strings) and one resources/read per resource, named
-// "prompt:NAME" and "resource:NAME". Tools are required; the other lists
-// are optional.
+// FromMCP writes a scenario (YAML) that calls every tool, prompt and
+// resource of an MCP server. lists.Tools is required; each tool becomes a
+// call named after it, of method tools/call with params {name: TOOL,
+// arguments: ...}, the arguments generated from its inputSchema as
+// FromOpenRPC does for params; its description, on one line, is the comment
+// above the call. Each prompt becomes one prompts/get (its required
+// arguments filled with generated strings; prompt arguments are strings)
+// and each resource one resources/read, named "prompt:NAME" and
+// "resource:NAME"; those lists are optional. The profile is {name: mcp},
+// with mcp_era: profileEra when that is not "". target may be "" (given on
+// the command line then).
 func FromMCP(lists MCPLists, target string, profileEra string, r *rand.Rand) ([]byte, error) {
 	if r == nil {
 		return nil, errors.New("discover: nil random source")

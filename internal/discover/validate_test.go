@@ -224,7 +224,7 @@ func TestMCPValuesValidate(t *testing.T) {
 		schemas[name] = compileSchema(t, toJSON(get(tool, "inputSchema")))
 	}
 	for seed := range uint64(30) {
-		out, err := FromMCPTools(src, "", "", rand.New(rand.NewPCG(seed, 9)))
+		out, err := FromMCP(MCPLists{Tools: src}, "", "", rand.New(rand.NewPCG(seed, 9)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -65,7 +65,7 @@ func newRequestPathCalls(name profile.Name, era string, calls ...Call) *requestP
 	if err := r.prepareCalls(); err != nil {
 		panic(err)
 	}
-	p := &requestPath{r: r, tb: pending.New(1024), wrec: r.agg.NewRecorder(), g: r.newParamGen(), buf: make([]byte, 0, 256), ids: make([]uint64, 0, 16), reply: make([]byte, 0, 256)}
+	p := &requestPath{r: r, tb: pending.NewAt(1024, 1), wrec: r.agg.NewRecorder(), g: r.newParamGen(), buf: make([]byte, 0, 256), ids: make([]uint64, 0, 16), reply: make([]byte, 0, 256)}
 	p.j = judge{r: r, rec: r.agg.NewRecorder(), sent: &p.cc}
 	return p
 }

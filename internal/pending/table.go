@@ -60,7 +60,7 @@ type slot struct {
 
 type list struct{ head, tail int32 }
 
-// Table is the registry of one connection. The zero value is not usable; call New.
+// Table is the registry of one connection. The zero value is not usable; call NewAt.
 type Table struct {
 	mu       sync.Mutex // guards every field below
 	capacity int
@@ -72,13 +72,11 @@ type Table struct {
 	timedOut bitmap // ids that timed out and have had no reply since
 }
 
-// New returns a table that holds at most capacity entries. Memory grows with
-// use (doubling) up to that bound and is then reused.
-func New(capacity int) *Table { return NewAt(capacity, 1) }
-
-// NewAt is New with ids handed out from first on: tables that share one
-// session with the server (MCP's Streamable HTTP, where ids must be unique
-// among the requests in flight in the session) get disjoint ranges.
+// NewAt returns a table that holds at most capacity entries and hands out
+// ids from first on. Memory grows with use (doubling) up to that bound and
+// is then reused. Tables that share one session with the server (MCP's
+// Streamable HTTP, where ids must be unique among the requests in flight in
+// the session) get disjoint ranges.
 func NewAt(capacity int, first uint64) *Table {
 	if capacity < 1 {
 		capacity = 1

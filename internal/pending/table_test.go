@@ -37,7 +37,7 @@ func TestResolveVerdicts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tb := New(4)
+			tb := NewAt(4, 1)
 			var buf []Entry
 			for i, s := range tc.steps {
 				switch s.op {
@@ -65,7 +65,7 @@ func TestResolveVerdicts(t *testing.T) {
 }
 
 func TestCapacityBound(t *testing.T) {
-	tb := New(3)
+	tb := NewAt(3, 1)
 	for i := 0; i < 3; i++ {
 		if _, err := tb.Add(Entry{}); err != nil {
 			t.Fatal(err)
@@ -84,7 +84,7 @@ func TestCapacityBound(t *testing.T) {
 }
 
 func TestSweepClassesIndependent(t *testing.T) {
-	tb := New(8)
+	tb := NewAt(8, 1)
 	tb.Add(Entry{Class: 0, Deadline: 100}) // id 1
 	tb.Add(Entry{Class: 1, Deadline: 10})  // id 2, shorter timeout class added later
 	got := tb.Sweep(50, nil)
@@ -97,7 +97,7 @@ func TestSweepClassesIndependent(t *testing.T) {
 // verdict with a plain map-based model of the same rules.
 func TestModel(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	tb := New(64)
+	tb := NewAt(64, 1)
 	type state int
 	const (
 		pending state = iota + 1
@@ -184,7 +184,7 @@ func TestIndexBackwardShift(t *testing.T) {
 }
 
 func TestAddResolveAllocs(t *testing.T) {
-	tb := New(1024)
+	tb := NewAt(1024, 1)
 	id := make([]byte, 0, 24)
 	allocs := testing.AllocsPerRun(1000, func() {
 		n, _ := tb.Add(Entry{Deadline: 1})
@@ -197,7 +197,7 @@ func TestAddResolveAllocs(t *testing.T) {
 }
 
 func BenchmarkAddResolve(b *testing.B) {
-	tb := New(4096)
+	tb := NewAt(4096, 1)
 	id := make([]byte, 0, 24)
 	// Keep 1000 in flight so lookups probe a populated table.
 	for i := 0; i < 1000; i++ {
@@ -220,7 +220,7 @@ func BenchmarkInflightMemory(b *testing.B) {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		tb := New(inflight)
+		tb := NewAt(inflight, 1)
 		for i := 0; i < inflight; i++ {
 			tb.Add(Entry{})
 		}
@@ -233,7 +233,7 @@ func BenchmarkInflightMemory(b *testing.B) {
 }
 
 func TestAddBatch(t *testing.T) {
-	tb := New(5)
+	tb := NewAt(5, 1)
 	tb.Add(Entry{})
 	first, err := tb.AddBatch(Entry{Method: 2}, 3)
 	if err != nil || first != 2 {
@@ -277,7 +277,7 @@ func TestNewAtHandsOutIdsFromFirst(t *testing.T) {
 // TestOldestSent: the oldest pending entry across timeout classes, by send
 // time; none once all are resolved.
 func TestOldestSent(t *testing.T) {
-	tb := New(8)
+	tb := NewAt(8, 1)
 	if _, ok := tb.OldestSent(); ok {
 		t.Fatal("an empty table has an oldest entry")
 	}
@@ -322,7 +322,7 @@ func TestStage(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tb := New(tc.capacity)
+			tb := NewAt(tc.capacity, 1)
 			for range tc.before {
 				tb.Add(Entry{})
 			}
@@ -367,7 +367,7 @@ func TestStage(t *testing.T) {
 
 // TestStageTimesOut: committed entries time out by their class's deadline.
 func TestStageTimesOut(t *testing.T) {
-	tb := New(8)
+	tb := NewAt(8, 1)
 	var st Stage
 	tb.Open(&st, 2)
 	st.Entry().Class = 0
@@ -393,10 +393,10 @@ func TestGrow(t *testing.T) {
 		{300, 1000, 300, 1024},
 	}
 	for _, tc := range tests {
-		tb := New(tc.capacity)
+		tb := NewAt(tc.capacity, 1)
 		tb.Grow(tc.reserve)
 		if len(tb.slots) != tc.wantSlots || cap(tb.slots) != tc.wantSlots || cap(tb.free) != tc.wantSlots || len(tb.index.keys) != tc.wantBuckets {
-			t.Errorf("New(%d).Grow(%d): %d slots (cap %d), free cap %d, %d buckets; want %d slots, %d buckets",
+			t.Errorf("NewAt(%d, 1).Grow(%d): %d slots (cap %d), free cap %d, %d buckets; want %d slots, %d buckets",
 				tc.capacity, tc.reserve, len(tb.slots), cap(tb.slots), cap(tb.free), len(tb.index.keys), tc.wantSlots, tc.wantBuckets)
 		}
 		for i := range tc.wantSlots + 1 {
@@ -418,7 +418,7 @@ func TestSlotSize(t *testing.T) {
 // BenchmarkStageResolve registers 64 entries at a time through a Stage (a
 // stream writer's write) and resolves them; ns/op is per entry.
 func BenchmarkStageResolve(b *testing.B) {
-	tb := New(4096)
+	tb := NewAt(4096, 1)
 	for i := 0; i < 1000; i++ { // 1000 in flight, as in BenchmarkAddResolve
 		tb.Add(Entry{})
 	}

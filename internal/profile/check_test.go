@@ -40,7 +40,7 @@ func TestMCPCheckCodes(t *testing.T) {
 		{-32023, reserved},
 		{-32050, reserved},
 		{-32099, reserved},
-		{-32100, 0}, // JSON-RPC's reserved block, outside MCP's: CodeName buckets it
+		{-32100, 0}, // JSON-RPC's reserved block, outside MCP's: no MCP rule
 		{-32019, legacy},
 		{-32001, legacy},
 		{-32000, legacy},

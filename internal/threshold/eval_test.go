@@ -167,7 +167,8 @@ func TestEvalZero(t *testing.T) {
 // with a meaning and a unit; aliases are named in their figure's meaning.
 func TestFigures(t *testing.T) {
 	seen := map[string]bool{}
-	for _, f := range Figures() {
+	for _, d := range figureDefs {
+		f := d.Figure
 		if seen[f.Name] {
 			t.Errorf("%s listed twice", f.Name)
 		}
@@ -215,7 +216,8 @@ func TestDocsListEveryFigure(t *testing.T) {
 			rows[strings.Trim(cells[1], " `")] = strings.TrimSpace(cells[2]) + "|" + strings.TrimSpace(cells[3])
 		}
 	}
-	for _, f := range Figures() {
+	for _, d := range figureDefs {
+		f := d.Figure
 		perMethod := map[bool]string{true: "yes", false: "no"}[f.PerMethod]
 		if got, want := rows[f.Name], f.Unit+"|"+perMethod; got != want {
 			t.Errorf("docs row for %s: %q, want %q", f.Name, got, want)

@@ -189,16 +189,6 @@ func add(d figureDef) {
 	figureIndex[d.Name] = len(figureDefs) - 1
 }
 
-// Figures lists every figure a threshold can name, in the order the docs
-// show them. Aliases (p999 for p99.9) are mentioned in the meanings.
-func Figures() []Figure {
-	out := make([]Figure, len(figureDefs))
-	for i, d := range figureDefs {
-		out[i] = d.Figure
-	}
-	return out
-}
-
 // violationCount counts broken rules: one rule if named (a warning too, since
 // the user asked for it), else every rule but the warnings, as the exit code
 // does. Names the running rpcload does not know still count: a result file

@@ -237,20 +237,6 @@ func TestAppendRequestAllocs(t *testing.T) {
 	}
 }
 
-func TestCodeName(t *testing.T) {
-	for code, want := range map[int64]string{
-		-32700: "parse_error", -32600: "invalid_request", -32601: "method_not_found",
-		-32602: "invalid_params", -32603: "internal_error", -32099: "server_error",
-		-32000: "server_error", -32050: "server_error", -32100: "reserved", -32768: "reserved",
-		-32604: "reserved", -32769: "application", -31999: "application", 0: "application",
-		1: "application", -1 << 63: "application",
-	} {
-		if got := CodeName(code); got != want {
-			t.Errorf("CodeName(%d) = %q, want %q", code, got, want)
-		}
-	}
-}
-
 var snake = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 
 func TestStrings(t *testing.T) {
