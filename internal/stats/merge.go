@@ -50,25 +50,9 @@ func Merge(parts []*Result, paths []string) (*Result, error) {
 	if len(paths) != len(parts) {
 		return nil, fmt.Errorf("stats: merge got %d results but %d names for them", len(parts), len(paths))
 	}
-	starts := make([]time.Time, len(parts))
-	for i, p := range parts {
-		if p == nil {
-			return nil, fmt.Errorf("stats: %s: no result", paths[i])
-		}
-		if p.Schema != Schema {
-			return nil, fmt.Errorf("stats: %s has schema %q; this rpcload merges %q", paths[i], p.Schema, Schema)
-		}
-		t, err := time.Parse(time.RFC3339Nano, p.StartedAt)
-		if err != nil {
-			return nil, fmt.Errorf("stats: %s: started_at %q is not an RFC 3339 time", paths[i], p.StartedAt)
-		}
-		starts[i] = t
-		if bad(p.DurationS) || bad(p.DrainS) {
-			return nil, fmt.Errorf("stats: %s: duration_s %g and drain_s %g must be between 0 and %g", paths[i], p.DurationS, p.DrainS, float64(maxFigure))
-		}
-		if bad(p.Rate.Target) {
-			return nil, fmt.Errorf("stats: %s: rate.target %g must be between 0 and %g", paths[i], p.Rate.Target, float64(maxFigure))
-		}
+	starts, err := partStarts(parts, paths)
+	if err != nil {
+		return nil, err
 	}
 	leaves, warnings, err := mergedParts(parts, paths)
 	if err != nil {
@@ -122,20 +106,8 @@ func Merge(parts []*Result, paths []string) (*Result, error) {
 		if err := total.add(p.Latency, path, "latency"); err != nil {
 			return nil, err
 		}
-		for _, name := range SortedKeys(p.Methods) {
-			pm := p.Methods[name]
-			m, ok := out.Methods[name]
-			if !ok {
-				m = MethodResult{Violations: map[string]uint64{}, ErrorCodes: map[string]uint64{}}
-				perMethod[name] = newLatencyHists()
-			}
-			addRequests(&m.Requests, pm.Requests)
-			addCounts(m.Violations, pm.Violations)
-			addCounts(m.ErrorCodes, pm.ErrorCodes)
-			out.Methods[name] = m
-			if err := perMethod[name].add(pm.Latency, path, fmt.Sprintf("methods[%q].latency", name)); err != nil {
-				return nil, err
-			}
+		if err := mergeMethods(out, perMethod, p, path); err != nil {
+			return nil, err
 		}
 		mergeProfile(out, p, &warnings)
 		mergeIDReuse(out, p)
@@ -164,6 +136,63 @@ func Merge(parts []*Result, paths []string) (*Result, error) {
 		warnings = append(warnings, fmt.Sprintf(NotConcurrentWarning+" (one started %.3fs after another had stopped): the merged rate is over the whole span and understates each part's", latestStart-earliestEnd))
 	}
 
+	mergeSamples(out, parts, warnings)
+	if out.Series, err = mergeSeries(parts, paths, offsets); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// partStarts checks that every part can be merged at all and returns when
+// each started.
+func partStarts(parts []*Result, paths []string) ([]time.Time, error) {
+	starts := make([]time.Time, len(parts))
+	for i, p := range parts {
+		if p == nil {
+			return nil, fmt.Errorf("stats: %s: no result", paths[i])
+		}
+		if p.Schema != Schema {
+			return nil, fmt.Errorf("stats: %s has schema %q; this rpcload merges %q", paths[i], p.Schema, Schema)
+		}
+		t, err := time.Parse(time.RFC3339Nano, p.StartedAt)
+		if err != nil {
+			return nil, fmt.Errorf("stats: %s: started_at %q is not an RFC 3339 time", paths[i], p.StartedAt)
+		}
+		starts[i] = t
+		if bad(p.DurationS) || bad(p.DrainS) {
+			return nil, fmt.Errorf("stats: %s: duration_s %g and drain_s %g must be between 0 and %g", paths[i], p.DurationS, p.DrainS, float64(maxFigure))
+		}
+		if bad(p.Rate.Target) {
+			return nil, fmt.Errorf("stats: %s: rate.target %g must be between 0 and %g", paths[i], p.Rate.Target, float64(maxFigure))
+		}
+	}
+	return starts, nil
+}
+
+// mergeMethods adds part p's per-method counts to out and its per-method
+// histograms to perMethod, starting both for a method seen first.
+func mergeMethods(out *Result, perMethod map[string]*latencyHists, p *Result, path string) error {
+	for _, name := range SortedKeys(p.Methods) {
+		pm := p.Methods[name]
+		m, ok := out.Methods[name]
+		if !ok {
+			m = MethodResult{Violations: map[string]uint64{}, ErrorCodes: map[string]uint64{}}
+			perMethod[name] = newLatencyHists()
+		}
+		addRequests(&m.Requests, pm.Requests)
+		addCounts(m.Violations, pm.Violations)
+		addCounts(m.ErrorCodes, pm.ErrorCodes)
+		out.Methods[name] = m
+		if err := perMethod[name].add(pm.Latency, path, fmt.Sprintf("methods[%q].latency", name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeSamples unites the parts' samples, error messages and warnings (the
+// merge's own warnings last), bounded as one run bounds them.
+func mergeSamples(out *Result, parts []*Result, warnings []string) {
 	out.ViolationSamples = mergeViolationSamples(parts)
 	out.ErrorMessages = mergeErrorMessages(parts)
 	out.TransportErrorSamples = unite(mergedTransportErrorSamples, func(yield func(string)) {
@@ -183,10 +212,6 @@ func Merge(parts []*Result, paths []string) (*Result, error) {
 			yield(w)
 		}
 	})
-	if out.Series, err = mergeSeries(parts, paths, offsets); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // maxFigure bounds the durations (seconds) and rates (per second) a part

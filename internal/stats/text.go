@@ -15,6 +15,22 @@ import (
 func WriteText(w io.Writer, r *Result) error {
 	ew := &errWriter{w: w}
 	p := func(format string, a ...any) { fmt.Fprintf(ew, format, a...) }
+	writeTextHeader(p, r)
+	writeTextCounts(p, r)
+	writeTextDiagnostics(p, r)
+	writeTextLatency(ew, p, r)
+	if s := r.Soak; s != nil {
+		writeTextSoak(p, s)
+	}
+	writeTextTail(p, r)
+	return ew.err
+}
+
+// printf is the formatted print of the report's writer.
+type printf func(format string, a ...any)
+
+// writeTextHeader writes the run's target, mode, rate and profile.
+func writeTextHeader(p printf, r *Result) {
 	p("target      %s\n", r.Target)
 	mode := "closed loop"
 	if r.Rate.Target > 0 {
@@ -34,6 +50,10 @@ func WriteText(w io.Writer, r *Result) error {
 		}
 		p(", %d connections ready, %d server requests answered, %d cancellations sent\n", pr.Handshakes, pr.ServerRequestsAnswered, pr.CancelsSent)
 	}
+}
+
+// writeTextCounts writes the request counts, error codes and violations.
+func writeTextCounts(p printf, r *Result) {
 	q := r.Requests
 	p("\nrequests    sent %d", q.Sent)
 	if q.Notifications > 0 {
@@ -68,6 +88,11 @@ func WriteText(w io.Writer, r *Result) error {
 			}
 		}
 	}
+}
+
+// writeTextDiagnostics writes the id-reuse probe, transport errors, lost
+// connections and the child process.
+func writeTextDiagnostics(p printf, r *Result) {
 	if u := r.IDReuse; u != nil {
 		p("\nid reuse probe (not counted in the load)\n  sent %d with the id of a request in flight (%d not sent: none in flight)\n", u.Probes, u.NoIDInFlight)
 		p("  the id got two replies %d, one reply %d, none %d\n", u.BothAnswered, u.OneReply, u.NoReply)
@@ -99,6 +124,10 @@ func WriteText(w io.Writer, r *Result) error {
 			p("  stderr written to %s\n", ch.StderrPath)
 		}
 	}
+}
+
+// writeTextLatency writes the latency table and the per-method line.
+func writeTextLatency(ew io.Writer, p printf, r *Result) {
 	p("\nlatency     (corrected: reply - intended send time; service: reply - actual write)\n")
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "\tcount\tp50\tp90\tp99\tp99.9\tmax\t\n")
@@ -124,24 +153,30 @@ func WriteText(w io.Writer, r *Result) error {
 			p("  %-24s answered %d, p50 %s, p99 %s\n", name, m.Requests.Answered, FormatMicros(m.Latency.Corrected.P50us), FormatMicros(m.Latency.Corrected.P99us))
 		}
 	}
-	if s := r.Soak; s != nil {
-		p("\nsoak        %d points of %gs (%d left out as warm-up)\n", s.Points, s.IntervalS, s.WarmupPoints)
-		growth := func(name string, g *Growth, unit func(float64) string) {
-			if g == nil {
-				return
-			}
-			p("  %-22s %s per hour (R² %.2f), fitted %s → %s\n", name, unit(g.PerHour), g.R2, unit(g.First), unit(g.Last))
+}
+
+// writeTextSoak writes the soak fits and verdict.
+func writeTextSoak(p printf, s *SoakReport) {
+	p("\nsoak        %d points of %gs (%d left out as warm-up)\n", s.Points, s.IntervalS, s.WarmupPoints)
+	growth := func(name string, g *Growth, unit func(float64) string) {
+		if g == nil {
+			return
 		}
-		count := func(v float64) string { return fmt.Sprintf("%.1f", v) }
-		growth("child RSS", s.ChildRSS, func(v float64) string { return fmt.Sprintf("%.1fMiB", v/(1<<20)) })
-		growth("in flight", s.InFlight, count)
-		growth("oldest pending", s.OldestPending, func(v float64) string { return FormatMicros(int64(v)) })
-		growth("timed out, unanswered", s.TimedOutUnanswered, count)
-		p("  verdict: %s\n", s.Verdict)
-		if s.HlogPath != "" || s.SeriesPath != "" {
-			p("  written as it ran: %s\n", strings.Trim(s.HlogPath+" "+s.SeriesPath, " "))
-		}
+		p("  %-22s %s per hour (R² %.2f), fitted %s → %s\n", name, unit(g.PerHour), g.R2, unit(g.First), unit(g.Last))
 	}
+	count := func(v float64) string { return fmt.Sprintf("%.1f", v) }
+	growth("child RSS", s.ChildRSS, func(v float64) string { return fmt.Sprintf("%.1fMiB", v/(1<<20)) })
+	growth("in flight", s.InFlight, count)
+	growth("oldest pending", s.OldestPending, func(v float64) string { return FormatMicros(int64(v)) })
+	growth("timed out, unanswered", s.TimedOutUnanswered, count)
+	p("  verdict: %s\n", s.Verdict)
+	if s.HlogPath != "" || s.SeriesPath != "" {
+		p("  written as it ran: %s\n", strings.Trim(s.HlogPath+" "+s.SeriesPath, " "))
+	}
+}
+
+// writeTextTail writes the shard, the merged parts and the warnings.
+func writeTextTail(p printf, r *Result) {
 	if sh := r.Shard; sh != nil {
 		p("\nshard       %d of %d: this result holds 1/%d of the load; merge the shards' results with rpcload merge\n", sh.Index, sh.Count, sh.Count)
 	}
@@ -154,7 +189,6 @@ func WriteText(w io.Writer, r *Result) error {
 	for _, w := range r.Warnings {
 		p("\nWARNING: %s\n", w)
 	}
-	return ew.err
 }
 
 // FormatMicros formats microseconds with a unit that keeps three to four significant

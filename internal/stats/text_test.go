@@ -3,6 +3,9 @@ package stats
 import (
 	"bytes"
 	"errors"
+	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -78,6 +81,40 @@ func TestWriteText(t *testing.T) {
 	}
 	if strings.Contains(out, "(interrupted)") || strings.Contains(out, "violations  none") {
 		t.Errorf("report says interrupted or no violations\n%s", out)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// TestWriteTextGolden pins the whole report of a result with every section
+// filled, byte for byte.
+func TestWriteTextGolden(t *testing.T) {
+	r := sampleResult(t)
+	r.Profile = &ProfileReport{Name: "mcp", Era: "modern", Version: "2026-07-28", Handshakes: 4, ServerRequestsAnswered: 2, CancelsSent: 1}
+	r.IDReuse = &IDReuseReport{Probes: 5, NoIDInFlight: 1, BothAnswered: 1, OneReply: 2, NoReply: 1, ErrorCodes: map[string]int64{"-32600": 2}}
+	r.Connections = Connections{Opened: 3, Lost: 1}
+	r.Child = &ChildReport{Command: "./server --stdio", Restarts: 1, Exits: []string{"exit status 2 at 3.1s"}, StderrPath: "stderr.log", StderrTail: []string{"panic: boom"}}
+	r.Soak = &SoakReport{IntervalS: 10, Points: 60, WarmupPoints: 6, Verdict: "no growth",
+		ChildRSS: &Growth{PerHour: 1 << 20, R2: 0.5, First: 10 << 20, Last: 11 << 20}, InFlight: &Growth{PerHour: 0.5, R2: 0.1, First: 3, Last: 3.5},
+		OldestPending: &Growth{PerHour: 100, R2: 0.2, First: 1000, Last: 1100}, TimedOutUnanswered: &Growth{}, HlogPath: "run.hlog", SeriesPath: "run.series"}
+	r.Shard = &ShardInfo{Index: 2, Count: 3}
+	r.MergedFrom = []MergedPart{{Path: "a.json", Target: "tcp://127.0.0.1:1", StartedAt: "2026-01-02T03:04:05Z"}}
+	var b bytes.Buffer
+	if err := WriteText(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "report.golden.txt")
+	if *update {
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b.Bytes(), want) {
+		t.Errorf("WriteText differs from %s (go test -update rewrites it):\n%s", path, b.Bytes())
 	}
 }
 
