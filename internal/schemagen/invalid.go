@@ -233,6 +233,8 @@ func (g *gen) stringCandidates(w *object, addC func(string, func() (any, bool)),
 	}
 }
 
+// collectionCandidates adds the candidates that break an object's or an
+// array's keywords, object keywords first (the order draws depend on).
 func (g *gen) collectionCandidates(w *object, depth int, at string, valid func() (any, bool),
 	addC func(string, func() (any, bool)), cands *[]candidate) {
 	baseObj := func() *object {
@@ -246,7 +248,7 @@ func (g *gen) collectionCandidates(w *object, depth int, at string, valid func()
 		return a, ok
 	}
 	// breaking a member's own schema
-	nested := func(kw, key string, s any, put func(v any) (any, bool)) {
+	var nested nestedFunc = func(kw, key string, s any, put func(v any) (any, bool)) {
 		*cands = append(*cands, candidate{kw, func() (any, breakage, bool) {
 			v, b, err := g.invalid(s, depth+1, at+"/"+escapePointer(key))
 			if err != nil {
@@ -256,6 +258,17 @@ func (g *gen) collectionCandidates(w *object, depth int, at string, valid func()
 			return out, b, ok
 		}})
 	}
+	g.objectCandidates(w, baseObj, nested, addC)
+	g.arrayCandidates(w, depth, baseArr, nested, addC)
+}
+
+// nestedFunc adds a candidate that breaks the schema s of member or element
+// key and puts the broken value in place with put.
+type nestedFunc func(kw, key string, s any, put func(v any) (any, bool))
+
+// objectCandidates adds the candidates that break an object's keywords;
+// baseObj returns a fresh valid object (nil when the value is no object).
+func (g *gen) objectCandidates(w *object, baseObj func() *object, nested nestedFunc, addC func(string, func() (any, bool))) {
 	if req, ok := arr(w, "required"); ok && len(req) > 0 {
 		addC("required", func() (any, bool) {
 			o := baseObj()
@@ -307,6 +320,11 @@ func (g *gen) collectionCandidates(w *object, depth int, at string, valid func()
 			return o, o != nil
 		})
 	}
+}
+
+// arrayCandidates adds the candidates that break an array's keywords;
+// baseArr returns a fresh valid array (false when the value is no array).
+func (g *gen) arrayCandidates(w *object, depth int, baseArr func() ([]any, bool), nested nestedFunc, addC func(string, func() (any, bool))) {
 	prefix, rest := itemSchemas(w)
 	for i, s := range prefix {
 		nested("prefixItems", strconv.Itoa(i), s, func(v any) (any, bool) {
