@@ -18,7 +18,19 @@ const analysisFile = "bench/analysis.md"
 // markdown renders the whole report.
 func (s *suite) markdown() string {
 	var b strings.Builder
-	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	s.writeIntro(&b)
+	s.writeMachine(&b)
+	s.writeGoals(&b)
+	s.writeSections(&b)
+	s.writeProfiles(&b)
+	s.writeMicroAndNotes(&b)
+	return b.String()
+}
+
+// writeIntro writes the title, the run's mode and load, and how to
+// reproduce it.
+func (s *suite) writeIntro(b *strings.Builder) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	mode := fmt.Sprintf("full, %d round%s", s.opt.rounds, plural(s.opt.rounds))
 	if s.opt.quick {
 		mode = fmt.Sprintf("--quick, %d round%s of short runs: a smoke test, not a measurement", s.opt.rounds, plural(s.opt.rounds))
@@ -52,7 +64,11 @@ func (s *suite) markdown() string {
 		"%s, runs the tools in alternation (A B C, A B C, ...) "+
 		"so drift falls on all of them alike, and prints and writes the medians, the ratios and a verdict per goal. "+
 		"Everything listens on 127.0.0.1; every process it starts is stopped by its id when it ends, on an error or on Ctrl-C.\n\n", pinning)
+}
 
+// writeMachine writes the machine, the versions and the pinning.
+func (s *suite) writeMachine(b *strings.Builder) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p("## Machine and versions\n\n")
 	rows := [][]string{
 		{"CPU", s.machine.cpuModel}, {"cores", fmt.Sprint(s.machine.cpus)}, {"memory", s.machine.memory},
@@ -77,7 +93,11 @@ func (s *suite) markdown() string {
 	rows = append(rows, []string{"pinning", pin})
 	b.WriteString(table{Head: []string{"", ""}, Rows: rows}.markdown())
 	b.WriteString("\n")
+}
 
+// writeGoals writes the verdict per goal and the hand-written analysis.
+func (s *suite) writeGoals(b *strings.Builder) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p("## Goals\n\n")
 	b.WriteString(s.goalsTable().markdown())
 	b.WriteString("\nA ratio is the median over rounds of the per-round ratio. FAIL means the goal was missed in this run; ")
@@ -85,7 +105,11 @@ func (s *suite) markdown() string {
 	if a, err := os.ReadFile(filepath.Join(s.root, analysisFile)); err == nil {
 		p("## Analysis\n\n%s\n\n", strings.TrimSpace(string(a)))
 	}
+}
 
+// writeSections writes each comparison that ran.
+func (s *suite) writeSections(b *strings.Builder) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	for n := 1; n <= 6; n++ {
 		sec := s.sections[n]
 		if sec == nil || !sec.ran {
@@ -111,28 +135,38 @@ func (s *suite) markdown() string {
 			p("Commands (`rpcload` and `bench` are the binaries built from this tree; $WORK is a scratch directory):\n\n```sh\n%s\n```\n\n", strings.Join(sec.Commands, "\n"))
 		}
 	}
+}
 
-	if len(s.profiles) > 0 {
-		p("## Profiles\n\n")
-		p("Taken under the loads of the throughput goals (with --profile auto, only where one failed). rpcload's side runs its engine in process " +
-			"(the code `rpcload run` runs) under pprof against the real server; the server's side runs the reference " +
-			"server's package in process (the code `rpcload serve` runs) under pprof, loaded by the real rpcload binary. " +
-			"Allocations per request are exact (runtime.MemStats over the run); the tables are sampled. " +
-			"The profile files are in bench/.out/profiles.\n\n")
-		for _, pr := range s.profiles {
-			p("### %s: %s\n\n", pr.Load, pr.Side)
-			p("`%s`\n\n", pr.Command)
-			if pr.Err != "" {
-				p("Failed: %s\n\n", pr.Err)
-				continue
-			}
-			p("%s req/s under the profiler; %.2f allocations and %s bytes allocated per request.\n\n",
-				fmtNum(pr.Report.ReqPerS), pr.Report.AllocsPerReq, fmtNum(pr.Report.BytesPerReq))
-			p("CPU, by own time:\n\n```\n%s\n```\n\nCPU, by cumulative time:\n\n```\n%s\n```\n\n", pr.CPUTop, pr.CPUCum)
-			p("Allocated bytes:\n\n```\n%s\n```\n\nAllocated objects:\n\n```\n%s\n```\n\n", pr.SpaceTop, pr.ObjectsTop)
-		}
+// writeProfiles writes the profiles taken under the throughput loads.
+func (s *suite) writeProfiles(b *strings.Builder) {
+	if len(s.profiles) == 0 {
+		return
 	}
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	p("## Profiles\n\n")
+	p("Taken under the loads of the throughput goals (with --profile auto, only where one failed). rpcload's side runs its engine in process " +
+		"(the code `rpcload run` runs) under pprof against the real server; the server's side runs the reference " +
+		"server's package in process (the code `rpcload serve` runs) under pprof, loaded by the real rpcload binary. " +
+		"Allocations per request are exact (runtime.MemStats over the run); the tables are sampled. " +
+		"The profile files are in bench/.out/profiles.\n\n")
+	for _, pr := range s.profiles {
+		p("### %s: %s\n\n", pr.Load, pr.Side)
+		p("`%s`\n\n", pr.Command)
+		if pr.Err != "" {
+			p("Failed: %s\n\n", pr.Err)
+			continue
+		}
+		p("%s req/s under the profiler; %.2f allocations and %s bytes allocated per request.\n\n",
+			fmtNum(pr.Report.ReqPerS), pr.Report.AllocsPerReq, fmtNum(pr.Report.BytesPerReq))
+		p("CPU, by own time:\n\n```\n%s\n```\n\nCPU, by cumulative time:\n\n```\n%s\n```\n\n", pr.CPUTop, pr.CPUCum)
+		p("Allocated bytes:\n\n```\n%s\n```\n\nAllocated objects:\n\n```\n%s\n```\n\n", pr.SpaceTop, pr.ObjectsTop)
+	}
+}
 
+// writeMicroAndNotes writes the Go micro-benchmarks and the notes about the
+// whole run.
+func (s *suite) writeMicroAndNotes(b *strings.Builder) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	if s.microCmd != "" {
 		p("## Go micro-benchmarks of the hot path\n\n`%s`\n\n", s.microCmd)
 		if s.microErr != "" {
@@ -149,7 +183,6 @@ func (s *suite) markdown() string {
 		}
 		b.WriteString("\n")
 	}
-	return b.String()
 }
 
 // rpcloadVersion names the tree rpcload was built from.
