@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// FuzzCLReader checks two things for any input, limit and read chunking.
+// FuzzCLReader checks two things for any input, limit and read chunking,
+// for the reply reader and the request reader alike.
 //
 // Arbitrary bytes: Next never panics, always ends (with io.EOF or an error),
 // never returns a frame longer than max, and its buffer never outgrows max.
@@ -29,6 +30,7 @@ func FuzzCLReader(f *testing.F) {
 		// Arbitrary bytes: clDrain checks frame and buffer sizes and that
 		// Next ends.
 		clDrain(t, NewCLReader(&chunkReader{data: data, sizes: chunks}, max), max)
+		clDrain(t, NewRequestCLReader(&chunkReader{data: data, sizes: chunks}, max), max)
 
 		// Round trip.
 		var bodies [][]byte
@@ -49,6 +51,10 @@ func FuzzCLReader(f *testing.F) {
 		got := clDrain(t, NewCLReader(&chunkReader{data: bytes.Clone(stream), sizes: chunks}, max), max)
 		if !slices.Equal(got, want) {
 			t.Errorf("stream %q, max %d, chunks %v:\n got %q\nwant %q", stream, max, chunks, got, want)
+		}
+		got = clDrain(t, NewRequestCLReader(&chunkReader{data: bytes.Clone(stream), sizes: chunks}, max), max)
+		if !slices.Equal(got, want) {
+			t.Errorf("request reader, stream %q, max %d, chunks %v:\n got %q\nwant %q", stream, max, chunks, got, want)
 		}
 	})
 }

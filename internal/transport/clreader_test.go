@@ -230,3 +230,72 @@ func BenchmarkCLReader(b *testing.B) {
 		})
 	}
 }
+
+// TestRequestCLReader: a server's reader refuses what a reply reader gets
+// past, each way with the reason a server answers with.
+func TestRequestCLReader(t *testing.T) {
+	const max = 8
+	for _, tc := range []struct {
+		name, in string
+		want     []string // frames, then the end: a reason, tooLarge or cleanEOF
+	}{
+		{"plain", cl("{}") + cl("ab"), []string{"{}", "ab", cleanEOF}},
+		{"headers, any case, bare LF", "content-type: x\ncontent-LENGTH:2  \n\n{}", []string{"{}", cleanEOF}},
+		{"blank line first", "\r\n" + cl("{}"), []string{"no Content-Length header"}},
+		{"no length", "Content-Type: x\r\n\r\n{}", []string{"no Content-Length header"}},
+		{"JSON line", "{\"a\":1}\n", []string{"malformed header line"}},
+		{"space before colon", "Content-Length : 2\r\n\r\n{}", []string{"malformed header line"}},
+		{"plus sign", "Content-Length: +2\r\n\r\n{}", []string{"Content-Length is not a decimal number"}},
+		{"empty value", "Content-Length:\r\n\r\n{}", []string{"Content-Length is not a decimal number"}},
+		{"two lengths", "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}", []string{"two different Content-Length headers"}},
+		{"header block too long", "X: " + strings.Repeat("a", 9000) + "\r\n", []string{"header block over 8192 bytes"}},
+		{"ends in a header", "Content-Length: 2\r\n", []string{"stream ended inside a header"}},
+		{"ends in a body", "Content-Length: 5\r\n\r\n{}", []string{"stream ended inside a frame"}},
+		{"length beyond int64 is too large", "Content-Length: 99999999999999999999999\r\n\r\n", []string{tooLarge}},
+		{"too large", cl(strings.Repeat("x", max+1)), []string{tooLarge}},
+	} {
+		for _, rd := range readers {
+			t.Run(tc.name+"/"+rd.name, func(t *testing.T) {
+				c := NewRequestCLReader(rd.wrap(strings.NewReader(tc.in)), max)
+				var got []string
+				for range 100 {
+					f, err := c.Next()
+					var he *HeaderError
+					switch {
+					case err == nil:
+						got = append(got, string(f))
+						continue
+					case errors.Is(err, ErrFrameTooLarge):
+						got = append(got, tooLarge)
+					case err == io.EOF:
+						got = append(got, cleanEOF)
+					case errors.As(err, &he) && errors.Is(err, ErrBadHeader):
+						got = append(got, he.Reason)
+					default:
+						got = append(got, otherError+err.Error())
+					}
+					break
+				}
+				if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+					t.Errorf("input %.60q:\n got %q\nwant %q", tc.in, got, tc.want)
+				}
+			})
+		}
+	}
+}
+
+// TestCLReaderBuffered: Buffered is true only when a whole frame with the
+// common header is in the buffer.
+func TestCLReaderBuffered(t *testing.T) {
+	c := NewCLReader(strings.NewReader(cl("{}")+cl("abc")+"Content-Length: 9\r\n\r\nab"), 100)
+	var got []bool
+	for range 3 {
+		if _, err := c.Next(); err != nil {
+			break
+		}
+		got = append(got, c.Buffered())
+	}
+	if fmt.Sprint(got) != "[true false]" {
+		t.Errorf("Buffered after each frame = %v, want [true false]", got)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/rpcload/rpcload/internal/wire"
 )
 
 // ErrFrameTooLarge reports a frame longer than the reader's limit. The
@@ -15,18 +17,31 @@ var ErrFrameTooLarge = errors.New("transport: frame larger than --max-frame")
 // allocating once its buffer has grown to the largest frame seen. A frame
 // longer than max is skipped up to its newline and reported once as
 // ErrFrameTooLarge, so a 100 MB line costs at most max+2 bytes of memory.
-// A line longer than max is too large even when it is blank.
+// A line longer than max is too large even when it is blank. A line is
+// blank when it holds only JSON whitespace (space, tab, CR), the only bytes
+// a peer may put around a JSON text.
 type LineReader struct {
 	r          io.Reader
 	buf        []byte
 	start, end int
 	max        int
 	skipping   bool
+	final      bool // a last line the stream ends without a newline is a frame
 }
 
 // NewLineReader reads frames of at most max bytes from r.
 func NewLineReader(r io.Reader, max int) *LineReader {
 	return &LineReader{r: r, buf: make([]byte, min(64<<10, max+1)), max: max}
+}
+
+// NewRequestLineReader is NewLineReader for a server reading requests: a
+// last line the stream ends without a newline is still a frame (a client
+// may well close after its last request), where a reader of replies
+// reports it cut off.
+func NewRequestLineReader(r io.Reader, max int) *LineReader {
+	l := NewLineReader(r, max)
+	l.final = true
+	return l
 }
 
 // Buffered reports whether Next will return a frame without reading: a
@@ -41,13 +56,14 @@ func (l *LineReader) Buffered() bool {
 	if i < 0 || i > l.max {
 		return false
 	}
-	return len(bytes.TrimSpace(l.buf[l.start:l.start+i])) > 0
+	return len(wire.TrimSpace(l.buf[l.start:l.start+i])) > 0
 }
 
 // Next returns the next frame, without its newline (and without a carriage
 // return before it). Empty lines are skipped. The frame is valid until the
 // next call. At the end of the stream it returns io.EOF, or
-// io.ErrUnexpectedEOF when a partial frame was cut off.
+// io.ErrUnexpectedEOF when a partial frame was cut off (a frame, for a
+// request reader).
 func (l *LineReader) Next() ([]byte, error) {
 	scanned := l.start
 	for {
@@ -69,7 +85,7 @@ func (l *LineReader) Next() ([]byte, error) {
 			if len(frame) > l.max {
 				return nil, ErrFrameTooLarge
 			}
-			if len(bytes.TrimSpace(frame)) == 0 {
+			if len(wire.TrimSpace(frame)) == 0 {
 				scanned = l.start
 				continue
 			}
@@ -102,9 +118,29 @@ func (l *LineReader) Next() ([]byte, error) {
 		l.end += n
 		if err != nil && n == 0 {
 			if err == io.EOF && l.end > l.start && !l.skipping {
+				if l.final {
+					return l.lastLine()
+				}
 				return nil, fmt.Errorf("transport: stream ended inside a frame: %w", io.ErrUnexpectedEOF)
 			}
 			return nil, err
 		}
 	}
+}
+
+// lastLine returns what is left before the end of the stream as the last
+// frame of a request reader; io.EOF when it is blank.
+func (l *LineReader) lastLine() ([]byte, error) {
+	frame := l.buf[l.start:l.end]
+	l.start = l.end
+	if n := len(frame); n > 0 && frame[n-1] == '\r' {
+		frame = frame[:n-1]
+	}
+	switch {
+	case len(frame) > l.max:
+		return nil, ErrFrameTooLarge
+	case len(wire.TrimSpace(frame)) == 0:
+		return nil, io.EOF
+	}
+	return frame, nil
 }

@@ -36,9 +36,10 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 
 // refSplit is the obvious, memory-hungry splitter LineReader must agree
 // with: split on '\n', drop one trailing '\r', a line longer than max is one
-// ErrFrameTooLarge (blank or not), a blank line is skipped. An unterminated
-// last line is a cut-off frame, or too large when it is already too long.
-func refSplit(data []byte, max int) []string {
+// ErrFrameTooLarge (blank or not), a line of JSON whitespace is skipped. An
+// unterminated last line is a cut-off frame, or too large when it is
+// already too long; for a request reader (final) it is a frame like any.
+func refSplit(data []byte, max int, final bool) []string {
 	var out []string
 	lines := bytes.Split(data, []byte("\n"))
 	for _, ln := range lines[:len(lines)-1] {
@@ -46,13 +47,18 @@ func refSplit(data []byte, max int) []string {
 		switch {
 		case len(ln) > max:
 			out = append(out, tooLarge)
-		case len(bytes.TrimSpace(ln)) == 0:
+		case len(bytes.Trim(ln, " \t\r")) == 0:
 		default:
 			out = append(out, string(ln))
 		}
 	}
 	switch tail := lines[len(lines)-1]; {
 	case len(tail) == 0:
+		out = append(out, cleanEOF)
+	case final && len(bytes.TrimSuffix(tail, []byte("\r"))) <= max:
+		if len(bytes.Trim(tail, " \t\r")) > 0 {
+			out = append(out, string(bytes.TrimSuffix(tail, []byte("\r"))))
+		}
 		out = append(out, cleanEOF)
 	case len(bytes.TrimSuffix(tail, []byte("\r"))) > max:
 		out = append(out, tooLarge, cleanEOF)
@@ -72,11 +78,16 @@ func FuzzLineReader(f *testing.F) {
 	f.Add([]byte("\r\n   \n\t\r\r\n"), uint16(1), []byte{0x81})
 	f.Add([]byte("tail without newline"), uint16(100), []byte{5})
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":"\n"}`+"\n"), uint16(0), []byte{0xff})
+	f.Add([]byte("\f\n\v\n\u00a0\n"), uint16(8), []byte{1})
 	f.Fuzz(func(t *testing.T, data []byte, m uint16, sizes []byte) {
 		max := int(m % 1024)
+		final := m&0x8000 != 0
 		l := NewLineReader(&chunkReader{data: data, sizes: sizes}, max)
+		if final {
+			l = NewRequestLineReader(&chunkReader{data: data, sizes: sizes}, max)
+		}
 		got := drain(t, l)
-		want := refSplit(data, max)
+		want := refSplit(data, max, final)
 		if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
 			t.Errorf("input %q, max %d, chunks %v:\n got %q\nwant %q", data, max, sizes, got, want)
 		}

@@ -79,6 +79,9 @@ func TestLineReader(t *testing.T) {
 		{"inner spaces kept", " a b \n", []string{" a b ", cleanEOF}},
 		{"empty lines skipped", "\n\na\n\r\n \t \n\r\nb\n\n", []string{"a", "b", cleanEOF}},
 		{"only blank lines", "\n \n\r\n", []string{cleanEOF}},
+		// Blank is JSON whitespace: other spaces are bytes of a frame, which
+		// the scanner then finds invalid.
+		{"form feed, vertical tab, NBSP are frames", "\f\n\v\n\u00a0\n", []string{"\f", "\v", "\u00a0", cleanEOF}},
 		{"exactly max", x(max) + "\n" + "b\n", []string{x(max), "b", cleanEOF}},
 		{"exactly max with CRLF", x(max) + "\r\nb\r\n", []string{x(max), "b", cleanEOF}},
 		{"max+1 rejected, next frame kept", x(max+1) + "\nnext\n", []string{tooLarge, "next", cleanEOF}},
@@ -289,5 +292,31 @@ func TestLineReaderBuffered(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRequestLineReader: a server's reader takes a last line without a
+// newline as a frame; otherwise it reads as a reply reader does.
+func TestRequestLineReader(t *testing.T) {
+	const max = 8
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"last line without newline", "a\nbc", []string{"a", "bc", cleanEOF}},
+		{"last line with CR", "a\r", []string{"a", cleanEOF}},
+		{"last line of max", strings.Repeat("x", max), []string{strings.Repeat("x", max), cleanEOF}},
+		{"last line too long", strings.Repeat("x", max+1), []string{tooLarge, cleanEOF}},
+		{"blank last line", "a\n \t", []string{"a", cleanEOF}},
+		{"terminated", "a\nb\n", []string{"a", "b", cleanEOF}},
+	} {
+		for _, rd := range readers {
+			t.Run(tc.name+"/"+rd.name, func(t *testing.T) {
+				got := drain(t, NewRequestLineReader(rd.wrap(strings.NewReader(tc.in)), max))
+				if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+					t.Errorf("input %q:\n got %q\nwant %q", tc.in, got, tc.want)
+				}
+			})
+		}
 	}
 }
