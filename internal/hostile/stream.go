@@ -1,13 +1,13 @@
 package hostile
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"io"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/rpcload/rpcload/internal/transport"
 )
 
 // framer writes framed messages (newline or Content-Length) to one
@@ -33,100 +33,30 @@ func (f *framer) frameLocked(msg []byte) error {
 // framed appends msg with its framing to dst.
 func (f *framer) framed(dst, msg []byte) []byte {
 	if f.cl {
-		dst = append(dst, "Content-Length: "...)
-		dst = strconv.AppendInt(dst, int64(len(msg)), 10)
-		dst = append(dst, "\r\n\r\n"...)
-		return append(dst, msg...)
+		return append(transport.AppendCLHeader(dst, len(msg)), msg...)
 	}
 	return append(append(dst, msg...), '\n')
 }
 
-// requestReader reads request frames, newline or Content-Length framed;
-// a frame longer than maxRequest is skipped.
+// requestReader reads request frames, newline or Content-Length framed,
+// with transport's readers; a frame longer than maxRequest is skipped.
 type requestReader struct {
-	br   *bufio.Reader
-	cl   bool
-	line []byte
+	read func() ([]byte, error)
 }
 
 func newRequestReader(r io.Reader, cl bool) *requestReader {
-	return &requestReader{br: bufio.NewReaderSize(r, chunk), cl: cl}
+	if cl {
+		return &requestReader{transport.NewCLReader(r, maxRequest).Next}
+	}
+	return &requestReader{transport.NewLineReader(r, maxRequest).Next}
 }
-
-var errTooLong = errors.New("hostile: request frame too long")
 
 // next returns the next frame, valid until the next call.
 func (r *requestReader) next() ([]byte, error) {
-	if !r.cl {
-		for {
-			l, err := r.readLine()
-			if errors.Is(err, errTooLong) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			if len(bytes.TrimSpace(l)) > 0 {
-				return l, nil
-			}
-		}
-	}
 	for {
-		n := -1
-		for {
-			l, err := r.readLine()
-			if err != nil && !errors.Is(err, errTooLong) {
-				return nil, err
-			}
-			l = bytes.TrimSpace(l)
-			if len(l) == 0 {
-				break
-			}
-			if v, ok := bytes.CutPrefix(bytes.ToLower(l), []byte("content-length:")); ok {
-				if x, err := strconv.Atoi(string(bytes.TrimSpace(v))); err == nil && x >= 0 {
-					n = x
-				}
-			}
-		}
-		if n < 0 {
-			continue // framing lost; look for the next header block
-		}
-		if n > maxRequest {
-			if _, err := r.br.Discard(n); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		r.line = append(r.line[:0], make([]byte, n)...)
-		if _, err := io.ReadFull(r.br, r.line); err != nil {
-			return nil, err
-		}
-		return r.line, nil
-	}
-}
-
-// readLine reads one line without its newline; a line over maxRequest is
-// skipped to its end and reported as errTooLong.
-func (r *requestReader) readLine() ([]byte, error) {
-	r.line = r.line[:0]
-	long := false
-	for {
-		part, err := r.br.ReadSlice('\n')
-		if !long {
-			r.line = append(r.line, part...)
-			if len(r.line) > maxRequest {
-				long, r.line = true, r.line[:0]
-			}
-		}
-		switch {
-		case err == nil:
-			if long {
-				return nil, errTooLong
-			}
-			return bytes.TrimSuffix(r.line, []byte{'\n'}), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-		default:
-			return nil, err
+		f, err := r.read()
+		if !errors.Is(err, transport.ErrFrameTooLarge) {
+			return f, err
 		}
 	}
 }

@@ -76,6 +76,8 @@ func wsUpgrade(br *bufio.Reader, c net.Conn) error {
 	return err
 }
 
+var errTooLong = errors.New("hostile: request frame too long")
+
 // wsReadMessage reads the next data message from the client (masked
 // frames), skipping control frames; a message over maxRequest is an error.
 func wsReadMessage(br *bufio.Reader, msg []byte) ([]byte, error) {
