@@ -1,15 +1,12 @@
 package fuzztarget
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
+	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
@@ -17,9 +14,6 @@ import (
 // body) the server reads, in bytes. A larger one is answered with -32600 and
 // id null, and ends a stream (its framing is lost).
 const MaxFrame = 16 << 20
-
-// maxHeader bounds the header block of one Content-Length frame.
-const maxHeader = 8 << 10
 
 // errTooLarge is a frame over MaxFrame.
 var errTooLarge = errors.New("request too large")
@@ -42,8 +36,7 @@ func (e framingError) Error() string { return string(e) }
 // It closes neither r nor w; a Read it is blocked in when ctx ends is left
 // to return when the caller closes r.
 func (s *Server) ServeStream(ctx context.Context, r io.Reader, w io.Writer) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	return s.serve(ctx, func() ([]byte, error) { return readLine(br, s.maxFrame) }, w, newlineFrame)
+	return s.serve(ctx, copied(transport.NewRequestLineReader(r, s.maxFrame).Next), w, newlineFrame)
 }
 
 // ServeStreamContentLength is ServeStream with the LSP base protocol's
@@ -51,8 +44,26 @@ func (s *Server) ServeStream(ctx context.Context, r io.Reader, w io.Writer) erro
 // N bytes. A header it cannot read is answered with -32700 (id null, the
 // problem as data) and ends the stream.
 func (s *Server) ServeStreamContentLength(ctx context.Context, r io.Reader, w io.Writer) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	return s.serve(ctx, func() ([]byte, error) { return readCL(br, s.maxFrame) }, w, clFrame)
+	return s.serve(ctx, copied(transport.NewRequestCLReader(r, s.maxFrame).Next), w, clFrame)
+}
+
+// copied adapts a transport reader's Next to the reader goroutine: the
+// frame is copied (the reader reuses its buffer while the frame is being
+// answered) and its errors become the server's.
+func copied(next func() ([]byte, error)) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		f, err := next()
+		var he *transport.HeaderError
+		switch {
+		case err == nil:
+			return append([]byte{}, f...), nil
+		case errors.Is(err, transport.ErrFrameTooLarge):
+			return nil, errTooLarge
+		case errors.As(err, &he):
+			return nil, framingError(he.Reason)
+		}
+		return nil, err
+	}
 }
 
 // read is one result of the reader goroutine.
@@ -152,108 +163,5 @@ func waitEnd(ctx context.Context, reads <-chan read) error {
 func newlineFrame(reply []byte) []byte { return append(reply, '\n') }
 
 func clFrame(reply []byte) []byte {
-	out := make([]byte, 0, len(reply)+24)
-	out = append(out, "Content-Length: "...)
-	out = strconv.AppendInt(out, int64(len(reply)), 10)
-	out = append(out, "\r\n\r\n"...)
-	return append(out, reply...)
-}
-
-// readLine returns the next non-blank line, copied, without its line end;
-// errTooLarge past limit bytes.
-func readLine(br *bufio.Reader, limit int) ([]byte, error) {
-	for {
-		var line []byte
-		for {
-			chunk, err := br.ReadSlice('\n')
-			if len(line)+len(chunk) > limit+2 { // +2: the line end is not part of the frame
-				return nil, errTooLarge
-			}
-			line = append(line, chunk...)
-			if errors.Is(err, bufio.ErrBufferFull) {
-				continue
-			}
-			if err != nil && (!errors.Is(err, io.EOF) || len(line) == 0) {
-				return nil, err
-			}
-			break // a whole line, or the last one without '\n'
-		}
-		line = bytes.TrimSuffix(line, []byte{'\n'})
-		line = bytes.TrimSuffix(line, []byte{'\r'})
-		if len(line) > limit {
-			return nil, errTooLarge
-		}
-		if len(bytes.Trim(line, " \t\r")) > 0 {
-			return line, nil
-		}
-	}
-}
-
-// readCL returns the body of the next Content-Length frame; io.EOF when the
-// stream ends cleanly between frames; errTooLarge past limit bytes.
-func readCL(br *bufio.Reader, limit int) ([]byte, error) {
-	length, total := -1, 0
-	for first := true; ; first = false {
-		line, err := br.ReadSlice('\n')
-		total += len(line)
-		switch {
-		case total > maxHeader || errors.Is(err, bufio.ErrBufferFull):
-			return nil, framingError("header block over 8192 bytes")
-		case first && len(line) == 0 && errors.Is(err, io.EOF):
-			return nil, io.EOF
-		case errors.Is(err, io.EOF):
-			return nil, framingError("stream ended inside a header")
-		case err != nil:
-			return nil, err
-		}
-		line = bytes.TrimSuffix(line[:len(line)-1], []byte{'\r'})
-		if len(line) == 0 {
-			break
-		}
-		name, value, ok := bytes.Cut(line, []byte{':'})
-		if !ok || !isToken(name) {
-			return nil, framingError("malformed header line " + strconv.Quote(string(line)))
-		}
-		if !bytes.EqualFold(name, []byte("Content-Length")) {
-			continue
-		}
-		n, err := strconv.Atoi(string(bytes.TrimSpace(value)))
-		switch {
-		case err != nil || n < 0:
-			return nil, framingError("Content-Length is not a decimal number")
-		case length >= 0 && n != length:
-			return nil, framingError("two different Content-Length headers")
-		}
-		length = n
-	}
-	switch {
-	case length < 0:
-		return nil, framingError("no Content-Length header")
-	case length > limit:
-		return nil, errTooLarge
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(br, body); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, framingError("stream ended inside a frame")
-		}
-		return nil, err
-	}
-	return body, nil
-}
-
-// isToken reports whether b is a header field name (an RFC 9110 token).
-func isToken(b []byte) bool {
-	if len(b) == 0 {
-		return false
-	}
-	for _, c := range b {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
+	return append(transport.AppendCLHeader(make([]byte, 0, len(reply)+24), len(reply)), reply...)
 }

@@ -151,10 +151,12 @@ func TestServeStreamContentLength(t *testing.T) {
 		{"no length", "Content-Type: x\r\n\r\n" + echo, cl(parseErr("no Content-Length header"))},
 		{"bad length", "Content-Length: 1x\r\n\r\n", cl(parseErr("Content-Length is not a decimal number"))},
 		{"two lengths", "Content-Length: 1\r\nContent-Length: 2\r\n\r\n", cl(parseErr("two different Content-Length headers"))},
-		{"a JSON line", cl(echo) + echo + "\n", cl(ok("1", "[1]")) + cl(parseErr(`malformed header line \"`+strings.ReplaceAll(echo, `"`, `\\\"`)+`\"`))},
+		{"a JSON line", cl(echo) + echo + "\n", cl(ok("1", "[1]")) + cl(parseErr("malformed header line"))},
 		{"short body", "Content-Length: 10\r\n\r\n{}", cl(parseErr("stream ended inside a frame"))},
 		{"ends in a header", "Content-Length: 10\r\n", cl(parseErr("stream ended inside a header"))},
-		{"huge header", "X: " + strings.Repeat("a", maxHeader) + "\r\n", cl(parseErr("header block over 8192 bytes"))},
+		{"huge header", "X: " + strings.Repeat("a", 8<<10) + "\r\n", cl(parseErr("header block over 8192 bytes"))},
+		{"plus sign", "Content-Length: +1\r\n\r\n{", cl(parseErr("Content-Length is not a decimal number"))},
+		{"length beyond int64", "Content-Length: 99999999999999999999999\r\n\r\n", cl(invalid("null", "request too large"))},
 		{"too large", "Content-Length: " + strconv.Itoa(MaxFrame+1) + "\r\n\r\n", cl(invalid("null", "request too large"))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
