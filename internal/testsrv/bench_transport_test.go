@@ -83,7 +83,10 @@ func readCLReply(r *bufio.Reader) error {
 	if err != nil {
 		return err
 	}
-	n, _ := parseLength(h[len("Content-Length: ") : len(h)-2])
+	n := 0
+	for _, d := range h[len("Content-Length: ") : len(h)-2] {
+		n = 10*n + int(d-'0')
+	}
 	if _, err := r.ReadSlice('\n'); err != nil {
 		return err
 	}

@@ -124,7 +124,8 @@ func TestContentLengthFraming(t *testing.T) {
 
 // TestContentLengthTruncated: the stream ends inside a header or a body.
 func TestContentLengthTruncated(t *testing.T) {
-	for _, raw := range []string{"Content-Length: 5\r\n", "Content-Len", clHead(50) + "{"} {
+	for _, tc := range []struct{ raw, where string }{{"Content-Length: 5\r\n", "header"}, {"Content-Len", "header"}, {clHead(50) + "{", "frame"}} {
+		raw, where := tc.raw, tc.where
 		for _, tr := range transports {
 			if tr.framing != FramingContentLength || tr.name == "tcp" {
 				continue
@@ -134,7 +135,7 @@ func TestContentLengthTruncated(t *testing.T) {
 				c := tr.dial(t, s).(*streamClient)
 				c.send(r7)
 				c.raw(raw)
-				want := []string{ok7, parseErrData("stream ended inside a frame")}
+				want := []string{ok7, parseErrData("stream ended inside a " + where)}
 				if got := c.rest(); !slices.Equal(got, want) {
 					t.Errorf("got  %q\nwant %q", got, want)
 				}

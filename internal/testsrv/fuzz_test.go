@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
@@ -118,7 +119,7 @@ func FuzzContentLength(f *testing.F) {
 		c := s.newConn(stdio{bytes.NewReader(stream), io.Discard}, nil, FramingContentLength, nil)
 		for {
 			b, err := c.readFrame()
-			var he headerError
+			var he *transport.HeaderError
 			if err == nil && len(b) <= 64 {
 				continue
 			}

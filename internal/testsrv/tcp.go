@@ -1,7 +1,6 @@
 package testsrv
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
@@ -105,7 +105,7 @@ type streamConn struct {
 	ws      *websocket.Conn    // the WebSocket; nil on byte streams
 	cork    *corkConn          // the WebSocket's connection, batching its writes
 	framing Framing
-	br      *bufio.Reader // reads rw; nil on WebSocket
+	fr      frameReader // reads rw; nil on WebSocket
 	rng     *rand.Rand
 	p       proc
 	local   []byte // reader-owned replies not yet handed to the writer
@@ -147,7 +147,7 @@ func (s *Server) newConn(rw io.ReadWriteCloser, ws *websocket.Conn, f Framing, r
 		done:    make(chan struct{}),
 	}
 	if rw != nil {
-		c.br = bufio.NewReaderSize(rw, readBufSize)
+		c.fr = newFrameReader(rw, f, s.cfg.MaxFrame)
 	}
 	c.p.s = s
 	c.cond.L = &c.mu
@@ -206,7 +206,7 @@ func (c *streamConn) readLoop() {
 		if c.framing != FramingNewline || len(blankTrim(frame)) > 0 {
 			c.handle(frame)
 		}
-		if c.br == nil || c.br.Buffered() == 0 || len(c.local) >= flushAt {
+		if c.fr == nil || !c.fr.Buffered() || len(c.local) >= flushAt {
 			c.flushLocal()
 		}
 		if c.stopRead.Load() {
@@ -218,13 +218,13 @@ func (c *streamConn) readLoop() {
 
 // readFailed ends the reader after readFrame failed.
 func (c *streamConn) readFailed(err error) {
-	var he headerError
+	var he *transport.HeaderError
 	var ce *websocket.CloseError
 	switch {
 	case errors.Is(err, errTooLarge):
 		c.breakFraming(wire.CodeInvalidRequest, msgInvalidRequest, []byte(`"request too large"`), websocket.CloseMessageTooBig)
 	case errors.As(err, &he):
-		c.breakFraming(wire.CodeParseError, msgParseError, wire.AppendString(nil, string(he)), websocket.CloseProtocolError)
+		c.breakFraming(wire.CodeParseError, msgParseError, wire.AppendString(nil, he.Reason), websocket.CloseProtocolError)
 	case errors.Is(err, io.EOF), errors.As(err, &ce):
 		// The client finished sending; answer what is pending, then close.
 		c.flushLocal()

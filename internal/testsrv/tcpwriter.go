@@ -180,7 +180,7 @@ func (c *streamConn) drain() {
 			}
 		}
 	}
-	_, _ = io.Copy(io.Discard, c.br)
+	_, _ = io.Copy(io.Discard, c.rw) // what the reader buffered goes with it
 }
 
 // requestClose makes the writer close the connection after flushing; on
