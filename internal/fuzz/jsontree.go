@@ -31,7 +31,7 @@ type node struct {
 func parseTree(d []byte) (*node, bool) {
 	var stack []*node
 	var root *node
-	i := skipSpace(d, 0)
+	i := wire.SkipSpace(d, 0)
 	for {
 		// A value starts at i.
 		if i >= len(d) {
@@ -45,7 +45,7 @@ func parseTree(d []byte) (*node, bool) {
 			if c == '{' {
 				v.kind, closer = kindObject, '}'
 			}
-			i = skipSpace(d, i+1)
+			i = wire.SkipSpace(d, i+1)
 			if i < len(d) && d[i] == closer {
 				i++
 				break
@@ -94,20 +94,20 @@ func parseTree(d []byte) (*node, bool) {
 		}
 		if len(stack) == 0 {
 			root = v
-			return root, skipSpace(d, i) == len(d)
+			return root, wire.SkipSpace(d, i) == len(d)
 		}
 		if !attach(&stack, &root, v) {
 			return nil, false
 		}
 		// After a value: a comma, or closers.
 		for {
-			i = skipSpace(d, i)
+			i = wire.SkipSpace(d, i)
 			if i >= len(d) {
 				return nil, false
 			}
 			top := stack[len(stack)-1]
 			if d[i] == ',' {
-				i = skipSpace(d, i+1)
+				i = wire.SkipSpace(d, i+1)
 				if top.kind == kindObject {
 					var ok bool
 					if i, ok = objectKey(d, i, top); !ok {
@@ -122,7 +122,7 @@ func parseTree(d []byte) (*node, bool) {
 			i++
 			stack = stack[:len(stack)-1]
 			if len(stack) == 0 {
-				return root, skipSpace(d, i) == len(d)
+				return root, wire.SkipSpace(d, i) == len(d)
 			}
 		}
 	}
@@ -153,11 +153,11 @@ func objectKey(d []byte, i int, o *node) (int, bool) {
 		return i, false
 	}
 	o.keys = append(o.keys, d[i:end])
-	i = skipSpace(d, end)
+	i = wire.SkipSpace(d, end)
 	if i >= len(d) || d[i] != ':' {
 		return i, false
 	}
-	return skipSpace(d, i+1), true
+	return wire.SkipSpace(d, i+1), true
 }
 
 // stringEnd returns the offset just past the string starting at d[i] ('"').
@@ -196,13 +196,6 @@ func isHexDigit(c byte) bool {
 
 func isNumberByte(c byte) bool {
 	return '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
-}
-
-func skipSpace(d []byte, i int) int {
-	for i < len(d) && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r') {
-		i++
-	}
-	return i
 }
 
 // appendTree appends n as compact JSON. It is iterative, like parseTree.
