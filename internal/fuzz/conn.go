@@ -311,70 +311,47 @@ func (s *streamConn) answerServer(m *wire.Message) {
 func answerWait(timeout time.Duration) time.Duration { return max(timeout/4, time.Millisecond) }
 
 // handshake runs the profile's steps (after detecting the MCP era on the
-// first connection), each request waiting up to the timeout.
+// first connection), each request waiting up to the timeout. Every later
+// connection of a dual-era client sends the probe too (Handshake.Reprobe).
 func (s *streamConn) handshake(ctx context.Context) error {
-	prof := s.d.prof
-	era := profile.Era(s.d.era.Load())
-	switch {
-	case era == profile.EraAuto:
-		probe, _ := prof.Probe()
-		detected, err := s.steps(ctx, []profile.Step{probe}, era)
-		switch {
-		case errors.Is(err, errStepTimeout):
-			era = profile.EraLegacy
-		case err != nil:
-			return fmt.Errorf("MCP era probe: %w", err)
-		default:
-			era = detected
-		}
+	c := stepConn{s: s, ctx: ctx}
+	h := profile.Handshake{Profile: s.d.prof, Era: profile.Era(s.d.era.Load()), Reprobe: s.d.probe, NoReply: errStepTimeout}
+	era, err := h.Probe(c)
+	if err != nil {
+		return err
+	}
+	if h.Era == profile.EraAuto {
 		s.d.era.Store(uint32(era))
-	case s.d.probe && era.Modern():
-		// The probe is part of what a dual-era client says on every new
-		// connection, and servers answer what follows it differently
-		// without it (the go-sdk refuses a request without _meta before
-		// any discover or initialize): a restarted child or a fresh
-		// connection gets it as the first one did, its era already known.
-		probe, _ := prof.Probe()
-		probe.Accept = nil
-		if _, err := s.steps(ctx, []profile.Step{probe}, era); err != nil && !errors.Is(err, errStepTimeout) {
-			return fmt.Errorf("MCP era probe: %w", err)
-		}
 	}
-	if _, err := s.steps(ctx, prof.Handshake(era), era); err != nil {
-		return fmt.Errorf("%s handshake: %w", prof.Name(), err)
-	}
-	return nil
+	_, err = h.Steps(c, era)
+	return err
 }
 
 var errStepTimeout = errors.New("no reply within the timeout")
 
-func (s *streamConn) steps(ctx context.Context, steps []profile.Step, era profile.Era) (profile.Era, error) {
-	var m wire.Message
-	for _, st := range steps {
-		if st.Notification {
-			if err := s.write(st.Append(nil, 0, wire.IDInt)); err != nil {
-				return era, fmt.Errorf("%s: %w", st.Method, err)
-			}
-			continue
-		}
-		s.ctlSeq++
-		id := append(bytes.Clone(controlPrefix), strconv.FormatUint(s.ctlSeq, 10)...)
-		id = append(id, '"')
-		if err := s.write(appendCall(nil, id, st.Method, st.Params)); err != nil {
-			return era, fmt.Errorf("%s: %w", st.Method, err)
-		}
-		rep, err := s.awaitControl(ctx, s.ctlSeq)
-		if err != nil {
-			return era, fmt.Errorf("%s: %w", st.Method, err)
-		}
-		if st.Accept != nil {
-			wire.Scan(rep, &m)
-			if era, err = st.Accept(&m, era); err != nil {
-				return era, err
-			}
-		}
+// stepConn runs profile steps on a stream connection (profile.StepConn).
+type stepConn struct {
+	s   *streamConn
+	ctx context.Context
+}
+
+// ControlID appends the next id "rpcfuzz-ctl-N" of the connection's
+// control requests.
+func (c stepConn) ControlID(dst []byte) []byte {
+	c.s.ctlSeq++
+	dst = append(dst, controlPrefix...)
+	dst = strconv.AppendUint(dst, c.s.ctlSeq, 10)
+	return append(dst, '"')
+}
+
+func (c stepConn) Send(msg []byte) error { return c.s.write(msg) }
+
+// Call writes msg and waits for the reply to id, the last control id made.
+func (c stepConn) Call(id, msg []byte) ([]byte, error) {
+	if err := c.s.write(msg); err != nil {
+		return nil, err
 	}
-	return era, nil
+	return c.s.awaitControl(c.ctx, idSeq(id, controlPrefix))
 }
 
 // appendSync appends the sync request of sequence number seq.
@@ -387,15 +364,7 @@ func appendSync(dst []byte, seq uint64) []byte {
 
 // appendCall appends a request with a raw id.
 func appendCall(dst, id []byte, method string, params []byte) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = append(dst, id...)
-	dst = append(dst, `,"method":`...)
-	dst = wire.AppendString(dst, method)
-	if params != nil {
-		dst = append(dst, `,"params":`...)
-		dst = append(dst, params...)
-	}
-	return append(dst, '}')
+	return profile.Step{Method: method, Params: params}.AppendControl(dst, id)
 }
 
 func (s *streamConn) awaitControl(ctx context.Context, seq uint64) ([]byte, error) {
