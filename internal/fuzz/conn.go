@@ -449,47 +449,14 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 	deadline := time.Now().Add(timeout + writeAllowance(caseSize(c)))
 	s.syncSeq++
 	seq := s.syncSeq
-	var werr error
-	halfClosed := false
-	raw := c.Wire
-	if raw == nil && s.d.cfg.Target.Framing == transport.Newline && framesBreakLines(c.Frames) {
-		// A line break inside a frame (JSON whitespace, a comment) splits
-		// it in two on a newline-delimited stream: the framing is broken
-		// as surely as by a framing op.
-		raw = streamBytes(transport.Newline.String(), c)
-	}
-	s.syncMsg = appendSync(s.syncMsg[:0], seq)
-	syncMsg := s.syncMsg
-	s.wmu.Lock()
-	switch {
-	case raw != nil && s.child != nil && s.d.cfg.Target.Framing == transport.Newline:
-		// Closing a child's stdin ends the process, and starting one per
-		// input is slow: on newline framing the sync request on a line of
-		// its own still tells when the server has read the broken lines.
-		o.wire, wait = true, waitFor{} // nothing is owed to broken framing
-		b := append(slices.Clip(raw), '\n')
-		werr = transport.WriteRaw(s.st, append(append(b, syncMsg...), '\n'), deadline)
-	case raw != nil && s.d.cfg.Target.Framing != transport.Messages:
+	w, werr := s.writeInput(c, seq, deadline)
+	halfClosed := w == wroteRawClosed
+	if w != wroteFrames {
 		o.wire = true
-		werr = transport.WriteRaw(s.st, raw, deadline)
-		if werr == nil {
-			werr = transport.CloseWrite(s.st)
-			halfClosed = werr == nil
-		}
-	default:
-		for _, f := range c.Frames {
-			if werr = s.st.Send(f); werr != nil {
-				break
-			}
-		}
-		if werr == nil {
-			werr = s.st.Send(syncMsg)
-		}
-		if werr == nil {
-			werr = s.st.Flush(deadline)
-		}
 	}
-	s.wmu.Unlock()
+	if w == wroteRawSynced {
+		wait = waitFor{} // nothing is owed to broken framing
+	}
 	o.sent = len(c.Frames)
 	if werr != nil {
 		s.dead = true
@@ -503,12 +470,7 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 	if halfClosed {
 		s.dead = true // the stream is done for writing
 	}
-	if s.timer == nil {
-		s.timer = time.NewTimer(time.Until(deadline))
-	} else {
-		s.timer.Reset(time.Until(deadline)) // stopped below: no stale tick waits in it
-	}
-	timer := s.timer
+	timer := s.armTimer(deadline)
 	defer timer.Stop()
 	gotSync, graced := false, false
 	var last, syncAt, syncReal time.Time
@@ -544,14 +506,7 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 			}
 		case <-s.done:
 			// Take what the reader delivered before it ended.
-			for drained := false; !drained; {
-				select {
-				case m := <-s.msgs:
-					s.take(&o, &m, seq, &gotSync, &last)
-				default:
-					drained = true
-				}
-			}
+			s.takeQueued(&o, seq, &gotSync, &last)
 			if halfClosed && s.child == nil && !isReset(s.rerr) {
 				o.end = endNone // the end of the stream is the end of the replies
 				halfClosed = false
@@ -578,6 +533,79 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 	}
 	s.missed, s.owedLoose = wait.missing(), wait.missingNeeded()
 	return s.finish(&o, start, last, timeout)
+}
+
+// How writeInput wrote an input.
+type wroteKind uint8
+
+const (
+	wroteFrames    wroteKind = iota // the frames, then the sync request
+	wroteRawSynced                  // broken framing, then the sync request on a line of its own (a child on newline framing)
+	wroteRawClosed                  // broken framing, then the write side half-closed
+	wroteRaw                        // broken framing, whose write or half-close failed
+)
+
+// writeInput writes case c and the sync request of sequence number seq,
+// or the raw bytes of c's broken framing.
+func (s *streamConn) writeInput(c mutate.Case, seq uint64, deadline time.Time) (wroteKind, error) {
+	raw := c.Wire
+	if raw == nil && s.d.cfg.Target.Framing == transport.Newline && framesBreakLines(c.Frames) {
+		// A line break inside a frame (JSON whitespace, a comment) splits
+		// it in two on a newline-delimited stream: the framing is broken
+		// as surely as by a framing op.
+		raw = streamBytes(transport.Newline.String(), c)
+	}
+	s.syncMsg = appendSync(s.syncMsg[:0], seq)
+	syncMsg := s.syncMsg
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	switch {
+	case raw != nil && s.child != nil && s.d.cfg.Target.Framing == transport.Newline:
+		// Closing a child's stdin ends the process, and starting one per
+		// input is slow: on newline framing the sync request on a line of
+		// its own still tells when the server has read the broken lines.
+		b := append(slices.Clip(raw), '\n')
+		return wroteRawSynced, transport.WriteRaw(s.st, append(append(b, syncMsg...), '\n'), deadline)
+	case raw != nil && s.d.cfg.Target.Framing != transport.Messages:
+		if err := transport.WriteRaw(s.st, raw, deadline); err != nil {
+			return wroteRaw, err
+		}
+		if err := transport.CloseWrite(s.st); err != nil {
+			return wroteRaw, err
+		}
+		return wroteRawClosed, nil
+	}
+	for _, f := range c.Frames {
+		if err := s.st.Send(f); err != nil {
+			return wroteFrames, err
+		}
+	}
+	if err := s.st.Send(syncMsg); err != nil {
+		return wroteFrames, err
+	}
+	return wroteFrames, s.st.Flush(deadline)
+}
+
+// armTimer sets the connection's timer, made once, to fire at deadline.
+func (s *streamConn) armTimer(deadline time.Time) *time.Timer {
+	if s.timer == nil {
+		s.timer = time.NewTimer(time.Until(deadline))
+	} else {
+		s.timer.Reset(time.Until(deadline)) // stopped after each exchange: no stale tick waits in it
+	}
+	return s.timer
+}
+
+// takeQueued takes what the reader delivered and nobody took yet.
+func (s *streamConn) takeQueued(o *outcome, seq uint64, gotSync *bool, last *time.Time) {
+	for {
+		select {
+		case m := <-s.msgs:
+			s.take(o, &m, seq, gotSync, last)
+		default:
+			return
+		}
+	}
 }
 
 // finish settles the end of an exchange and its latency.
