@@ -1,8 +1,6 @@
 package rpcfuzz
 
 import (
-	"bytes"
-	"encoding/json"
 	"math/bits"
 	"regexp"
 	"slices"
@@ -12,6 +10,7 @@ import (
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/mutate"
 	"github.com/rpcload/rpcload/internal/native"
+	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
@@ -31,47 +30,24 @@ func (h *harness) inspect(c mutate.Case) []frameInfo {
 	infos := make([]frameInfo, len(c.Frames))
 	var m wire.Message
 	ended := false
-	var cancelled [][]byte
-	if h.cancelOmits {
-		cancelled = cancelledIDs(c.Frames)
-	}
+	cancels := h.rules.Cancels(c.Frames)
 	for i, f := range c.Frames {
 		fi := frameInfo{class: check.ClassifyRequest(f), exempt: ended}
-		if h.noBatches && (fi.class == check.Batch || fi.class == check.EmptyBatch) {
+		if h.rules.NoBatches() && (fi.class == check.Batch || fi.class == check.EmptyBatch) {
 			fi.class, fi.asBatch = check.InvalidRequest, fi.class == check.Batch
 		}
-		if len(h.endsSession) > 0 || len(cancelled) > 0 {
+		if h.rules.Ends() || len(cancels) > 0 {
 			wire.Scan(f, &m)
-			if name, ok := wire.Unquote(nil, m.Method); ok && m.Method != nil && h.endsSession[string(name)] {
+			if h.rules.EndsSession(m.Method) {
 				ended = true
 			}
-			if m.IDKind != wire.IDAbsent && slices.ContainsFunc(cancelled, func(id []byte) bool { return bytes.Equal(id, m.ID) }) {
+			if m.IDKind != wire.IDAbsent && profile.Cancelled(cancels, i, m.ID) {
 				fi.exempt = true // MCP: the receiver of a cancellation should not answer
 			}
 		}
 		infos[i] = fi
 	}
 	return infos
-}
-
-// cancelledIDs returns the raw ids MCP notifications/cancelled messages
-// of frames name.
-func cancelledIDs(frames [][]byte) [][]byte {
-	var ids [][]byte
-	var m wire.Message
-	for _, f := range frames {
-		wire.Scan(f, &m)
-		if m.Kind != wire.KindNotification || string(m.Method) != `"notifications/cancelled"` || len(m.Params) == 0 || m.Params[0] != '{' {
-			continue
-		}
-		var p struct {
-			RequestID json.RawMessage `json:"requestId"`
-		}
-		if json.Unmarshal(m.Params, &p) == nil && len(p.RequestID) > 0 {
-			ids = append(ids, p.RequestID)
-		}
-	}
-	return ids
 }
 
 // verdict is one piece of an input the oracles found wrong.

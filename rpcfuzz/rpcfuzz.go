@@ -211,9 +211,7 @@ type harness struct {
 	ignoreMatching []ignoreEntry // rules ignored where their evidence matches
 	failOnWarnings bool
 	slowFactor     float64
-	noBatches      bool             // mcp, lsp: no batches in the protocol
-	cancelOmits    bool             // mcp: a cancelled request may go unanswered
-	endsSession    map[string]bool  // methods after which nothing is owed (lsp: shutdown, exit)
+	rules          *profile.FuzzRules
 	now            func() time.Time // the clock of latencies (slow_input)
 	slow           slowTracker
 	caller         caller
@@ -247,18 +245,7 @@ func newHarness(target Target, o Options) (*harness, error) {
 	if err != nil {
 		return nil, fmt.Errorf("Options.Profile: %w", err)
 	}
-	switch p.Name() {
-	case profile.MCP:
-		h.noBatches, h.cancelOmits = true, true
-	case profile.LSP:
-		h.noBatches = true // the LSP base protocol has no batches
-	}
-	for _, st := range p.Shutdown() {
-		if h.endsSession == nil {
-			h.endsSession = map[string]bool{}
-		}
-		h.endsSession[st.Method] = true
-	}
+	h.rules = profile.NewFuzzRules(p, nil)
 	return h, nil
 }
 

@@ -603,6 +603,32 @@ func TestProfiles(t *testing.T) {
 	if res := mustHarness(t, silentOnCancelled, Options{}).run(cancelled); res == nil {
 		t.Error("jsonrpc: an unanswered request passed")
 	}
+	// The cancellation's requestId is read as a server reads it: the name
+	// decoded and case-sensitive, each of a repeated name; and it excuses
+	// only a request before it. (encoding/json, which this harness once
+	// used, matched "RequestId" and took only the last of a repeated name.)
+	req5 := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{}}`
+	cancelOf := func(params string) string {
+		return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":` + params + `}`
+	}
+	for _, tc := range []struct {
+		name     string
+		frames   []string
+		silentOK bool
+	}{
+		{"escaped name", []string{req5, cancelOf(`{"request\u0049d":5}`)}, true},
+		{"repeated name", []string{req5, cancelOf(`{"requestId":5,"requestId":6}`)}, true},
+		{"name in another case", []string{req5, cancelOf(`{"RequestId":5}`)}, false},
+		{"cancelled before it was sent", []string{cancelOf(`{"requestId":5}`), req5}, false},
+	} {
+		var msgs [][]byte
+		for _, f := range tc.frames {
+			msgs = append(msgs, []byte(f))
+		}
+		if res := mustHarness(t, silentOnCancelled, Options{Profile: "mcp"}).run(Literal(msgs...)); (res == nil) != tc.silentOK {
+			t.Errorf("mcp, %s: silence passed %v; want %v", tc.name, res == nil, tc.silentOK)
+		}
+	}
 	// LSP: after exit nothing is owed.
 	exited := false
 	lsp := Func(func(req []byte) []byte {

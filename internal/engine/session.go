@@ -184,26 +184,36 @@ func (s *session) cancel(entries []pending.Entry) {
 	}
 }
 
-// request sends step as a control request and waits for its reply.
-func (s *session) request(step profile.Step, timeout time.Duration) ([]byte, error) {
-	id := append([]byte(nil), ctlPrefix...)
-	id = strconv.AppendUint(id, s.ctlSeq.Add(1), 10)
-	id = append(id, '"')
-	msg := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
-	msg = append(msg, `,"method":`...)
-	msg = wire.AppendString(msg, step.Method)
-	if step.Params != nil {
-		msg = append(msg, `,"params":`...)
-		msg = append(msg, step.Params...)
-	}
-	msg = append(msg, '}')
+// ctlConn runs profile steps on a session (profile.StepConn), each
+// request waiting up to timeout for its reply.
+type ctlConn struct {
+	s       *session
+	timeout time.Duration
+}
+
+// ControlID appends the next id "rpcload-N" of the session's control
+// requests.
+func (c ctlConn) ControlID(dst []byte) []byte {
+	dst = append(dst, ctlPrefix...)
+	dst = strconv.AppendUint(dst, c.s.ctlSeq.Add(1), 10)
+	return append(dst, '"')
+}
+
+// Send writes a notification step at once.
+func (c ctlConn) Send(msg []byte) error { return c.s.writeNow(msg) }
+
+// Call writes the control request msg and waits for the reply to id: the
+// reader hands it over (control), and one that comes after the wait is
+// dropped there.
+func (c ctlConn) Call(id, msg []byte) ([]byte, error) {
+	s := c.s
 	w := &ctlWait{id: id, reply: make(chan []byte, 1)}
 	s.ctl.Store(w)
 	if err := s.writeNow(msg); err != nil {
 		s.ctl.CompareAndSwap(w, nil)
 		return nil, err
 	}
-	t := time.NewTimer(timeout)
+	t := time.NewTimer(c.timeout)
 	defer t.Stop()
 	select {
 	case rep := <-w.reply:
@@ -218,32 +228,9 @@ func (s *session) request(step profile.Step, timeout time.Duration) ([]byte, err
 
 // call sends one control request and returns its reply.
 func (s *session) call(method string, params []byte) ([]byte, error) {
-	return s.request(profile.Step{Method: method, Params: params}, s.r.cfg.Timeout)
-}
-
-// steps runs handshake or shutdown steps in order and returns the era the
-// connection speaks after them.
-func (s *session) steps(steps []profile.Step, era profile.Era, timeout time.Duration) (profile.Era, error) {
-	var m wire.Message
-	for _, st := range steps {
-		if st.Notification {
-			if err := s.writeNow(st.Append(nil, 0, wire.IDInt)); err != nil {
-				return era, fmt.Errorf("%s: %w", st.Method, err)
-			}
-			continue
-		}
-		rep, err := s.request(st, timeout)
-		if err != nil {
-			return era, fmt.Errorf("%s: %w", st.Method, err)
-		}
-		if st.Accept != nil {
-			wire.Scan(rep, &m)
-			if era, err = st.Accept(&m, era); err != nil {
-				return era, err
-			}
-		}
-	}
-	return era, nil
+	c := ctlConn{s: s, timeout: s.r.cfg.Timeout}
+	id := c.ControlID(nil)
+	return c.Call(id, profile.Step{Method: method, Params: params}.AppendControl(nil, id))
 }
 
 // handshake makes the connection ready for load: it detects the MCP era if
@@ -252,23 +239,10 @@ func (s *session) steps(steps []profile.Step, era profile.Era, timeout time.Dura
 // the run's own opening steps (e.g. LSP didOpen).
 func (s *session) handshake() (profile.Era, error) {
 	r := s.r
-	era := r.era
-	if era == profile.EraAuto {
-		probe, _ := r.prof.Probe()
-		detected, err := s.steps([]profile.Step{probe}, era, r.cfg.Timeout)
-		switch {
-		case errors.Is(err, errStepTimeout):
-			era = profile.EraLegacy
-		case err != nil:
-			return era, fmt.Errorf("MCP era probe: %w", err)
-		default:
-			era = detected
-		}
-	}
-	hs := append(r.prof.Handshake(era), r.cfg.Steps...)
-	era, err := s.steps(hs, era, r.cfg.Timeout)
+	h := profile.Handshake{Profile: r.prof, Era: r.era, Open: r.cfg.Steps, NoReply: errStepTimeout}
+	era, err := h.Run(ctlConn{s: s, timeout: r.cfg.Timeout})
 	if err != nil {
-		return era, fmt.Errorf("%s handshake: %w", r.prof.Name(), err)
+		return era, err
 	}
 	s.era.store(era)
 	if n := r.prof.Name(); n == profile.MCP || n == profile.LSP {
@@ -290,7 +264,7 @@ func (s *session) shutdown() error {
 		if s.r.interrupted.Load() {
 			timeout = min(timeout, s.r.cfg.InterruptDrain) // an interrupted run ends promptly
 		}
-		_, err = s.steps(steps, s.era.load(), timeout)
+		_, err = profile.RunSteps(ctlConn{s: s, timeout: timeout}, steps, s.era.load())
 	}
 	// Stopping the flusher first keeps the order: it finishes the batch it
 	// took, and the rest is written here after it.

@@ -311,70 +311,47 @@ func (s *streamConn) answerServer(m *wire.Message) {
 func answerWait(timeout time.Duration) time.Duration { return max(timeout/4, time.Millisecond) }
 
 // handshake runs the profile's steps (after detecting the MCP era on the
-// first connection), each request waiting up to the timeout.
+// first connection), each request waiting up to the timeout. Every later
+// connection of a dual-era client sends the probe too (Handshake.Reprobe).
 func (s *streamConn) handshake(ctx context.Context) error {
-	prof := s.d.prof
-	era := profile.Era(s.d.era.Load())
-	switch {
-	case era == profile.EraAuto:
-		probe, _ := prof.Probe()
-		detected, err := s.steps(ctx, []profile.Step{probe}, era)
-		switch {
-		case errors.Is(err, errStepTimeout):
-			era = profile.EraLegacy
-		case err != nil:
-			return fmt.Errorf("MCP era probe: %w", err)
-		default:
-			era = detected
-		}
+	c := stepConn{s: s, ctx: ctx}
+	h := profile.Handshake{Profile: s.d.prof, Era: profile.Era(s.d.era.Load()), Reprobe: s.d.probe, NoReply: errStepTimeout}
+	era, err := h.Probe(c)
+	if err != nil {
+		return err
+	}
+	if h.Era == profile.EraAuto {
 		s.d.era.Store(uint32(era))
-	case s.d.probe && era.Modern():
-		// The probe is part of what a dual-era client says on every new
-		// connection, and servers answer what follows it differently
-		// without it (the go-sdk refuses a request without _meta before
-		// any discover or initialize): a restarted child or a fresh
-		// connection gets it as the first one did, its era already known.
-		probe, _ := prof.Probe()
-		probe.Accept = nil
-		if _, err := s.steps(ctx, []profile.Step{probe}, era); err != nil && !errors.Is(err, errStepTimeout) {
-			return fmt.Errorf("MCP era probe: %w", err)
-		}
 	}
-	if _, err := s.steps(ctx, prof.Handshake(era), era); err != nil {
-		return fmt.Errorf("%s handshake: %w", prof.Name(), err)
-	}
-	return nil
+	_, err = h.Steps(c, era)
+	return err
 }
 
 var errStepTimeout = errors.New("no reply within the timeout")
 
-func (s *streamConn) steps(ctx context.Context, steps []profile.Step, era profile.Era) (profile.Era, error) {
-	var m wire.Message
-	for _, st := range steps {
-		if st.Notification {
-			if err := s.write(st.Append(nil, 0, wire.IDInt)); err != nil {
-				return era, fmt.Errorf("%s: %w", st.Method, err)
-			}
-			continue
-		}
-		s.ctlSeq++
-		id := append(bytes.Clone(controlPrefix), strconv.FormatUint(s.ctlSeq, 10)...)
-		id = append(id, '"')
-		if err := s.write(appendCall(nil, id, st.Method, st.Params)); err != nil {
-			return era, fmt.Errorf("%s: %w", st.Method, err)
-		}
-		rep, err := s.awaitControl(ctx, s.ctlSeq)
-		if err != nil {
-			return era, fmt.Errorf("%s: %w", st.Method, err)
-		}
-		if st.Accept != nil {
-			wire.Scan(rep, &m)
-			if era, err = st.Accept(&m, era); err != nil {
-				return era, err
-			}
-		}
+// stepConn runs profile steps on a stream connection (profile.StepConn).
+type stepConn struct {
+	s   *streamConn
+	ctx context.Context
+}
+
+// ControlID appends the next id "rpcfuzz-ctl-N" of the connection's
+// control requests.
+func (c stepConn) ControlID(dst []byte) []byte {
+	c.s.ctlSeq++
+	dst = append(dst, controlPrefix...)
+	dst = strconv.AppendUint(dst, c.s.ctlSeq, 10)
+	return append(dst, '"')
+}
+
+func (c stepConn) Send(msg []byte) error { return c.s.write(msg) }
+
+// Call writes msg and waits for the reply to id, the last control id made.
+func (c stepConn) Call(id, msg []byte) ([]byte, error) {
+	if err := c.s.write(msg); err != nil {
+		return nil, err
 	}
-	return era, nil
+	return c.s.awaitControl(c.ctx, idSeq(id, controlPrefix))
 }
 
 // appendSync appends the sync request of sequence number seq.
@@ -387,15 +364,7 @@ func appendSync(dst []byte, seq uint64) []byte {
 
 // appendCall appends a request with a raw id.
 func appendCall(dst, id []byte, method string, params []byte) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = append(dst, id...)
-	dst = append(dst, `,"method":`...)
-	dst = wire.AppendString(dst, method)
-	if params != nil {
-		dst = append(dst, `,"params":`...)
-		dst = append(dst, params...)
-	}
-	return append(dst, '}')
+	return profile.Step{Method: method, Params: params}.AppendControl(dst, id)
 }
 
 func (s *streamConn) awaitControl(ctx context.Context, seq uint64) ([]byte, error) {
@@ -480,47 +449,14 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 	deadline := time.Now().Add(timeout + writeAllowance(caseSize(c)))
 	s.syncSeq++
 	seq := s.syncSeq
-	var werr error
-	halfClosed := false
-	raw := c.Wire
-	if raw == nil && s.d.cfg.Target.Framing == transport.Newline && framesBreakLines(c.Frames) {
-		// A line break inside a frame (JSON whitespace, a comment) splits
-		// it in two on a newline-delimited stream: the framing is broken
-		// as surely as by a framing op.
-		raw = streamBytes(transport.Newline.String(), c)
-	}
-	s.syncMsg = appendSync(s.syncMsg[:0], seq)
-	syncMsg := s.syncMsg
-	s.wmu.Lock()
-	switch {
-	case raw != nil && s.child != nil && s.d.cfg.Target.Framing == transport.Newline:
-		// Closing a child's stdin ends the process, and starting one per
-		// input is slow: on newline framing the sync request on a line of
-		// its own still tells when the server has read the broken lines.
-		o.wire, wait = true, waitFor{} // nothing is owed to broken framing
-		b := append(slices.Clip(raw), '\n')
-		werr = transport.WriteRaw(s.st, append(append(b, syncMsg...), '\n'), deadline)
-	case raw != nil && s.d.cfg.Target.Framing != transport.Messages:
+	w, werr := s.writeInput(c, seq, deadline)
+	halfClosed := w == wroteRawClosed
+	if w != wroteFrames {
 		o.wire = true
-		werr = transport.WriteRaw(s.st, raw, deadline)
-		if werr == nil {
-			werr = transport.CloseWrite(s.st)
-			halfClosed = werr == nil
-		}
-	default:
-		for _, f := range c.Frames {
-			if werr = s.st.Send(f); werr != nil {
-				break
-			}
-		}
-		if werr == nil {
-			werr = s.st.Send(syncMsg)
-		}
-		if werr == nil {
-			werr = s.st.Flush(deadline)
-		}
 	}
-	s.wmu.Unlock()
+	if w == wroteRawSynced {
+		wait = waitFor{} // nothing is owed to broken framing
+	}
 	o.sent = len(c.Frames)
 	if werr != nil {
 		s.dead = true
@@ -534,12 +470,7 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 	if halfClosed {
 		s.dead = true // the stream is done for writing
 	}
-	if s.timer == nil {
-		s.timer = time.NewTimer(time.Until(deadline))
-	} else {
-		s.timer.Reset(time.Until(deadline)) // stopped below: no stale tick waits in it
-	}
-	timer := s.timer
+	timer := s.armTimer(deadline)
 	defer timer.Stop()
 	gotSync, graced := false, false
 	var last, syncAt, syncReal time.Time
@@ -575,14 +506,7 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 			}
 		case <-s.done:
 			// Take what the reader delivered before it ended.
-			for drained := false; !drained; {
-				select {
-				case m := <-s.msgs:
-					s.take(&o, &m, seq, &gotSync, &last)
-				default:
-					drained = true
-				}
-			}
+			s.takeQueued(&o, seq, &gotSync, &last)
 			if halfClosed && s.child == nil && !isReset(s.rerr) {
 				o.end = endNone // the end of the stream is the end of the replies
 				halfClosed = false
@@ -609,6 +533,79 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 	}
 	s.missed, s.owedLoose = wait.missing(), wait.missingNeeded()
 	return s.finish(&o, start, last, timeout)
+}
+
+// How writeInput wrote an input.
+type wroteKind uint8
+
+const (
+	wroteFrames    wroteKind = iota // the frames, then the sync request
+	wroteRawSynced                  // broken framing, then the sync request on a line of its own (a child on newline framing)
+	wroteRawClosed                  // broken framing, then the write side half-closed
+	wroteRaw                        // broken framing, whose write or half-close failed
+)
+
+// writeInput writes case c and the sync request of sequence number seq,
+// or the raw bytes of c's broken framing.
+func (s *streamConn) writeInput(c mutate.Case, seq uint64, deadline time.Time) (wroteKind, error) {
+	raw := c.Wire
+	if raw == nil && s.d.cfg.Target.Framing == transport.Newline && framesBreakLines(c.Frames) {
+		// A line break inside a frame (JSON whitespace, a comment) splits
+		// it in two on a newline-delimited stream: the framing is broken
+		// as surely as by a framing op.
+		raw = streamBytes(transport.Newline.String(), c)
+	}
+	s.syncMsg = appendSync(s.syncMsg[:0], seq)
+	syncMsg := s.syncMsg
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	switch {
+	case raw != nil && s.child != nil && s.d.cfg.Target.Framing == transport.Newline:
+		// Closing a child's stdin ends the process, and starting one per
+		// input is slow: on newline framing the sync request on a line of
+		// its own still tells when the server has read the broken lines.
+		b := append(slices.Clip(raw), '\n')
+		return wroteRawSynced, transport.WriteRaw(s.st, append(append(b, syncMsg...), '\n'), deadline)
+	case raw != nil && s.d.cfg.Target.Framing != transport.Messages:
+		if err := transport.WriteRaw(s.st, raw, deadline); err != nil {
+			return wroteRaw, err
+		}
+		if err := transport.CloseWrite(s.st); err != nil {
+			return wroteRaw, err
+		}
+		return wroteRawClosed, nil
+	}
+	for _, f := range c.Frames {
+		if err := s.st.Send(f); err != nil {
+			return wroteFrames, err
+		}
+	}
+	if err := s.st.Send(syncMsg); err != nil {
+		return wroteFrames, err
+	}
+	return wroteFrames, s.st.Flush(deadline)
+}
+
+// armTimer sets the connection's timer, made once, to fire at deadline.
+func (s *streamConn) armTimer(deadline time.Time) *time.Timer {
+	if s.timer == nil {
+		s.timer = time.NewTimer(time.Until(deadline))
+	} else {
+		s.timer.Reset(time.Until(deadline)) // stopped after each exchange: no stale tick waits in it
+	}
+	return s.timer
+}
+
+// takeQueued takes what the reader delivered and nobody took yet.
+func (s *streamConn) takeQueued(o *outcome, seq uint64, gotSync *bool, last *time.Time) {
+	for {
+		select {
+		case m := <-s.msgs:
+			s.take(o, &m, seq, gotSync, last)
+		default:
+			return
+		}
+	}
 }
 
 // finish settles the end of an exchange and its latency.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
@@ -41,7 +42,7 @@ type frameInfo struct {
 func inspect(c mutate.Case, pr *profileRules) (infos []frameInfo, lifecycle bool) {
 	infos = make([]frameInfo, len(c.Frames))
 	var m wire.Message
-	cancelled := pr.cancels(c.Frames)
+	cancels := pr.Cancels(c.Frames)
 	for i, f := range c.Frames {
 		if i > 0 && bytes.Equal(f, c.Frames[i-1]) {
 			infos[i] = infos[i-1]
@@ -50,10 +51,10 @@ func inspect(c mutate.Case, pr *profileRules) (infos []frameInfo, lifecycle bool
 		wire.Scan(f, &m)
 		fi := frameInfo{class: classify(&m)}
 		if pr != nil {
-			if m.Method != nil && pr.isLifecycle(m.Method) {
+			if pr.Lifecycle(m.Method) {
 				lifecycle = true
 			}
-			if pr.noBatches && (fi.class == check.Batch || fi.class == check.EmptyBatch) {
+			if pr.NoBatches() && (fi.class == check.Batch || fi.class == check.EmptyBatch) {
 				// No batches in this protocol: an array is an invalid request.
 				fi.class, fi.asBatch = check.InvalidRequest, fi.class == check.Batch
 			}
@@ -91,11 +92,9 @@ func inspect(c mutate.Case, pr *profileRules) (infos []frameInfo, lifecycle bool
 			case fi.class == check.Call && fi.readable, fi.class == check.EmptyBatch:
 				fi.required, fi.reqDone = true, true // silence is a hang, or breaks §6
 			}
-			for _, id := range cancelled {
-				if fi.id != nil && bytes.Equal(fi.id, id) {
-					// MCP: the receiver of a cancellation should not answer.
-					fi.needs, fi.readable, fi.owed, fi.required, fi.reqDone = false, false, false, false, true
-				}
+			if profile.Cancelled(cancels, i, fi.id) {
+				// MCP: the receiver of a cancellation should not answer.
+				fi.needs, fi.readable, fi.owed, fi.required, fi.reqDone = false, false, false, false, true
 			}
 		}
 		infos[i] = fi
@@ -626,10 +625,10 @@ func (j *judgement) add(rules check.Set, note string, reply []byte, sc *replySca
 		if sc.kind == wire.KindError {
 			msg = messageClass(sc.errMsg, sc.errData)
 		}
-		if j.pr != nil && j.pr.check != nil && sc.kind != wire.KindInvalid && sc.kind != wire.KindBatch {
+		if j.pr.Checks() && sc.kind != wire.KindInvalid && sc.kind != wire.KindBatch {
 			var m wire.Message
 			wire.Scan(reply, &m)
-			if extra := j.pr.check(&m) &^ j.mask; extra != 0 {
+			if extra := j.pr.Check(&m) &^ j.mask; extra != 0 {
 				if rules == 0 {
 					note = "the profile's rules: " + m.Problems.String()
 				}
@@ -669,7 +668,7 @@ func (j *judgement) crash(shape, note string, evidence []byte, status uint16) {
 func judgeOutcome(c mutate.Case, infos []frameInfo, o *outcome, pr *profileRules) verdict {
 	jv := newJudgement(o, pr)
 	j := &jv
-	if pr != nil && pr.check != nil && fractionalIDs(c.Frames) {
+	if pr.Checks() && fractionalIDs(c.Frames) {
 		// MCP wants integer ids; a server echoing the input's 1.0 back
 		// answers what it was asked.
 		j.mask = j.mask.Add(check.MCPBadID)
@@ -709,7 +708,7 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 			rep, sc = o.replies[reps[0]], &scans[reps[0]]
 			v := p.judge(i, reps[0])
 			rules, note = v.rules, v.note
-			if xr, xnote := j.pr.exchangeRules(c.Frames, nil, 0, rep); xr != 0 {
+			if xr, xnote := j.pr.Exchange(c.Frames, nil, 0, rep); xr != 0 {
 				rules, note = rules|xr, joinNotes(note, xnote)
 			}
 		} else if infos[i].needs && !(o.lifecycle && o.end != endNone && o.end != endTimeout) {
@@ -1269,7 +1268,7 @@ func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 		if o.httpStatus[i] >= 400 && !looksLikeJSON(body) {
 			// Refused at the HTTP level: nothing for the JSON-RPC oracles;
 			// the profile's may want a given status.
-			rules, note := j.pr.exchangeRules(c.Frames, o.header, o.httpStatus[i], nil)
+			rules, note := j.pr.Exchange(c.Frames, o.header, o.httpStatus[i], nil)
 			j.add(rules, note, nil, nil, status)
 			continue
 		}
@@ -1282,7 +1281,7 @@ func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 			rules = rules.Add(check.NoResultOrError)
 			note = "an empty HTTP response to a request with an id"
 		}
-		if xr, xnote := j.pr.exchangeRules(c.Frames, o.header, o.httpStatus[i], body); xr != 0 {
+		if xr, xnote := j.pr.Exchange(c.Frames, o.header, o.httpStatus[i], body); xr != 0 {
 			rules, note = rules|xr, joinNotes(note, xnote)
 		}
 		var scans []replyScan

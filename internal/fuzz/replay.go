@@ -103,6 +103,16 @@ func replayConfig(f *Finding, dir string, o ReplayOptions) (Config, error) {
 	return cfg, cfg.fill()
 }
 
+// profileRules is what the profile changes in judging a reply (nil:
+// plain JSON-RPC); the same rules serve rpcfuzz.
+type profileRules = profile.FuzzRules
+
+// newProfileRules returns the rules of d's profile, judging in the era d
+// detected.
+func newProfileRules(d *dialer) *profileRules {
+	return profile.NewFuzzRules(d.prof, func() profile.Era { return profile.Era(d.era.Load()) })
+}
+
 // newRun builds the shared state of a run (or a replay) without starting
 // anything.
 func newRun(ctx context.Context, cfg *Config, seeds []mutate.Case) (*run, error) {

@@ -6,8 +6,12 @@
 //
 // Everything here is a pure function of its arguments and of the Options
 // given to New: no I/O, no goroutines, no clocks. A Profile is immutable and
-// safe for concurrent use. The engine owns the sequencing: it sends the
-// Steps, waits for replies, times out, and calls back in.
+// safe for concurrent use. The order of a handshake's Steps, their control
+// requests and the era probe are run here (RunSteps, Handshake) on a
+// connection the caller implements (StepConn): rpcload's engine and the
+// fuzzer own the writes, the waits and the timeouts. What a profile
+// changes in how a fuzzer judges replies is FuzzRules, shared by both
+// fuzzers.
 //
 // # Profiles
 //
