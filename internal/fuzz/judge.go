@@ -10,12 +10,13 @@ import (
 
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/oracle"
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
 // frameInfo is what the oracles say one input frame needs.
 type frameInfo struct {
-	class check.RequestClass
+	class oracle.RequestClass
 	needs bool // the server must answer it
 	// required: its silence breaks a rule (needs, without a tolerance
 	// that lets the server stay silent, as for id null). Pairing gives
@@ -53,14 +54,14 @@ func inspect(c mutate.Case, pr *profileRules) (infos []frameInfo, lifecycle bool
 			if m.Method != nil && pr.isLifecycle(m.Method) {
 				lifecycle = true
 			}
-			if pr.noBatches && (fi.class == check.Batch || fi.class == check.EmptyBatch) {
+			if pr.noBatches && (fi.class == oracle.Batch || fi.class == oracle.EmptyBatch) {
 				// No batches in this protocol: an array is an invalid request.
-				fi.class, fi.asBatch = check.InvalidRequest, fi.class == check.Batch
+				fi.class, fi.asBatch = oracle.InvalidRequest, fi.class == oracle.Batch
 			}
 		}
 		switch fi.class {
-		case check.Notification:
-		case check.Batch:
+		case oracle.Notification:
+		case oracle.Batch:
 			for off := 0; ; {
 				elem, next, ok := wire.NextElement(f, off)
 				if !ok {
@@ -69,26 +70,26 @@ func inspect(c mutate.Case, pr *profileRules) (infos []frameInfo, lifecycle bool
 				off = next
 				wire.Scan(elem, &m)
 				ec := classify(&m)
-				if ec == check.Notification {
+				if ec == oracle.Notification {
 					continue
 				}
 				fi.needs = true
 				fi.readable = fi.readable || readableID(ec, &m)
-				fi.owed = fi.owed || ec == check.Call
+				fi.owed = fi.owed || ec == oracle.Call
 			}
 			fi.reqDone = !fi.needs
 		default:
 			// m is still the frame's own scan.
-			fi.needs = fi.class != check.InvalidParams || readableID(fi.class, &m)
+			fi.needs = fi.class != oracle.InvalidParams || readableID(fi.class, &m)
 			fi.readable = readableID(fi.class, &m)
-			fi.owed = fi.class == check.Call || fi.class == check.InvalidParams && fi.readable
+			fi.owed = fi.class == oracle.Call || fi.class == oracle.InvalidParams && fi.readable
 			if m.IDKind != wire.IDAbsent {
 				fi.id = m.ID
 			}
 			switch {
 			case !fi.needs:
 				fi.reqDone = true
-			case fi.class == check.Call && fi.readable, fi.class == check.EmptyBatch:
+			case fi.class == oracle.Call && fi.readable, fi.class == oracle.EmptyBatch:
 				fi.required, fi.reqDone = true, true // silence is a hang, or breaks §6
 			}
 			for _, id := range cancelled {
@@ -114,12 +115,12 @@ func requiredAt(frames [][]byte, infos []frameInfo, i int, memo *judgeMemo) bool
 	return fi.required
 }
 
-// classify is check.ClassifyRequest of a frame already scanned into m: the
+// classify is oracle.ClassifyRequest of a frame already scanned into m: the
 // engine scans each input frame once and reads everything off that scan.
-func classify(m *wire.Message) check.RequestClass { return check.ClassifyScanned(m) }
+func classify(m *wire.Message) oracle.RequestClass { return oracle.ClassifyScanned(m) }
 
-func readableID(c check.RequestClass, m *wire.Message) bool {
-	return c != check.ParseError && (m.IDKind == wire.IDNumber || m.IDKind == wire.IDString)
+func readableID(c oracle.RequestClass, m *wire.Message) bool {
+	return c != oracle.ParseError && (m.IDKind == wire.IDNumber || m.IDKind == wire.IDString)
 }
 
 // replyScan is what the engine reads off a reply. Each reply is scanned
@@ -236,7 +237,7 @@ func (w *waitFor) settle() {
 			continue
 		}
 		w.required++
-		keyed := fi.class == check.Batch || fi.id != nil && fi.readable
+		keyed := fi.class == oracle.Batch || fi.id != nil && fi.readable
 		if !(fi.owed && keyed) {
 			w.loose++
 		}
@@ -270,7 +271,7 @@ func newWaitFor(frames [][]byte, infos []frameInfo) waitFor {
 		w.exact = w.exact && fi.reqDone
 		key := ""
 		switch {
-		case fi.class == check.Batch:
+		case fi.class == oracle.Batch:
 			key = "["
 		case fi.id != nil && fi.readable:
 			key = idKey(fi.id)
@@ -291,7 +292,7 @@ func newWaitFor(frames [][]byte, infos []frameInfo) waitFor {
 				}
 			}
 		}
-		if fi.class == check.Batch {
+		if fi.class == oracle.Batch {
 			w.batches++
 			if fi.owed {
 				w.owedBatches++
@@ -351,7 +352,7 @@ func (w *waitFor) answer(r *replyScan) bool {
 		// (Only after an input that ended without replies it required:
 		// inputs reuse ids all the time.)
 		for _, id := range w.staleIDs {
-			if check.EchoesID(id, r.id) {
+			if oracle.EchoesID(id, r.id) {
 				w.staleNull--
 				w.stale++
 				return false
@@ -401,7 +402,7 @@ func (w *waitFor) take(r *replyScan) bool {
 // ownID reports whether id is the readable id of a frame of the input.
 func (w *waitFor) ownID(id []byte) bool {
 	for i := range w.infos {
-		if fi := &w.infos[i]; fi.readable && fi.id != nil && check.EchoesID(fi.id, id) {
+		if fi := &w.infos[i]; fi.readable && fi.id != nil && oracle.EchoesID(fi.id, id) {
 			return true
 		}
 	}
@@ -579,26 +580,26 @@ type judgement struct {
 	memo   judgeMemo
 }
 
-// judgeMemo remembers the last check.JudgeFuzzReply call and its answer:
+// judgeMemo remembers the last oracle.JudgeFuzzReply call and its answer:
 // a flood repeats one frame up to a thousand times, often with the same
 // reply (or none), and each repeat would get the same answer.
 type judgeMemo struct {
 	ok           bool
 	frame, reply []byte
-	class        check.RequestClass
+	class        oracle.RequestClass
 	got          bool
 	rules        check.Set
 	note         string
 }
 
-// judge is check.JudgeFuzzReply, answered from the memo for the same
+// judge is oracle.JudgeFuzzReply, answered from the memo for the same
 // arguments.
-func (jm *judgeMemo) judge(frame []byte, class check.RequestClass, reply []byte, got bool) (check.Set, string) {
+func (jm *judgeMemo) judge(frame []byte, class oracle.RequestClass, reply []byte, got bool) (check.Set, string) {
 	if jm.ok && jm.class == class && jm.got == got && (jm.reply == nil) == (reply == nil) &&
 		bytes.Equal(jm.frame, frame) && bytes.Equal(jm.reply, reply) {
 		return jm.rules, jm.note
 	}
-	rules, note := check.JudgeFuzzReply(frame, class, reply, got)
+	rules, note := oracle.JudgeFuzzReply(frame, class, reply, got)
 	*jm = judgeMemo{ok: true, frame: frame, reply: reply, class: class, got: got, rules: rules, note: note}
 	return rules, note
 }
@@ -725,7 +726,7 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 		j.add(rules, note, rep, sc, status)
 		for _, extra := range reps[min(1, len(reps)):] {
 			r := check.Set(0).Add(check.DuplicateReply)
-			if infos[i].class == check.Notification {
+			if infos[i].class == oracle.Notification {
 				r = check.Set(0).Add(check.ReplyToNotification)
 			}
 			j.add(r, "a second reply to the same frame", o.replies[extra], &scans[extra], status)
@@ -837,7 +838,7 @@ func (p *pairs) judge(i, j int) pairVerdict {
 	}
 	class := p.infos[i].class
 	if p.infos[i].asBatch && p.kind(j) == wire.KindBatch {
-		class = check.Batch
+		class = oracle.Batch
 	}
 	rules, note := p.memo.judge(p.frames[i], class, p.replies[j], true)
 	v := pairVerdict{rules, note}
@@ -855,7 +856,7 @@ func (p *pairs) judge(i, j int) pairVerdict {
 // nothing but a batch, which needs no judging (a notification flood before
 // a big batch would otherwise scan its reply once per notification).
 func (p *pairs) fits(i, j int) bool {
-	if p.kind(j) == wire.KindBatch && p.infos[i].class != check.Batch && !p.infos[i].asBatch {
+	if p.kind(j) == wire.KindBatch && p.infos[i].class != oracle.Batch && !p.infos[i].asBatch {
 		return false
 	}
 	return p.judge(i, j).rules == 0
@@ -1069,7 +1070,7 @@ func (p *pairs) leftoverFrame(j int, taken []bool, by []int, assigned [][]int) i
 // id, nil for none) carries, as the oracle compares ids.
 func (p *pairs) echoes(i int, id []byte) bool {
 	fi := &p.infos[i]
-	return id != nil && fi.readable && fi.id != nil && check.EchoesID(fi.id, id)
+	return id != nil && fi.readable && fi.id != nil && oracle.EchoesID(fi.id, id)
 }
 
 // stale reports whether a reply that answers no frame of the input can be
@@ -1079,7 +1080,7 @@ func (p *pairs) echoes(i int, id []byte) bool {
 func (p *pairs) stale(id []byte, null *int) bool {
 	if id != nil {
 		for _, old := range p.staleIDs {
-			if check.EchoesID(old, id) {
+			if oracle.EchoesID(old, id) {
 				return true
 			}
 		}
