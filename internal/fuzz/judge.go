@@ -352,7 +352,7 @@ func (w *waitFor) answer(r *replyScan) bool {
 		// (Only after an input that ended without replies it required:
 		// inputs reuse ids all the time.)
 		for _, id := range w.staleIDs {
-			if oracle.EchoesID(id, r.id) {
+			if wire.EchoesID(id, r.id) {
 				w.staleNull--
 				w.stale++
 				return false
@@ -402,7 +402,7 @@ func (w *waitFor) take(r *replyScan) bool {
 // ownID reports whether id is the readable id of a frame of the input.
 func (w *waitFor) ownID(id []byte) bool {
 	for i := range w.infos {
-		if fi := &w.infos[i]; fi.readable && fi.id != nil && oracle.EchoesID(fi.id, id) {
+		if fi := &w.infos[i]; fi.readable && fi.id != nil && wire.EchoesID(fi.id, id) {
 			return true
 		}
 	}
@@ -518,20 +518,19 @@ func (w *waitFor) missingNeeded() int {
 	return max(0, w.loose-w.got)
 }
 
-// idKey is a raw id's identity as a server may echo it: a string by its
-// content, a number by its value as float64 (1.0 and 1e0 answer 1).
+// idKey is a raw id's identity as a server may echo it (wire.EchoesID): a
+// string by its decoded content, a run of U+FFFD as one (wire.AppendIDKey);
+// a number by its value as float64 (1.0 and 1e0 answer 1), since a number
+// float64 cannot hold exactly may come back rounded, or by its exact value
+// (wire.AppendIDKey) when it is beyond float64's range.
 func idKey(raw []byte) string {
 	var buf [64]byte
-	if len(raw) > 0 && raw[0] == '"' {
-		if s, ok := wire.Unquote(append(buf[:0], 's'), raw); ok {
-			return string(s)
+	if len(raw) > 0 && raw[0] != '"' {
+		if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
+			return string(strconv.AppendFloat(append(buf[:0], 'f'), f, 'g', -1, 64))
 		}
-		return "r" + string(raw)
 	}
-	if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
-		return string(strconv.AppendFloat(append(buf[:0], 'n'), f, 'g', -1, 64))
-	}
-	return "r" + string(raw)
+	return string(wire.AppendIDKey(buf[:0], raw))
 }
 
 // verdict is the oracles' judgement of one exchange.
@@ -1070,7 +1069,7 @@ func (p *pairs) leftoverFrame(j int, taken []bool, by []int, assigned [][]int) i
 // id, nil for none) carries, as the oracle compares ids.
 func (p *pairs) echoes(i int, id []byte) bool {
 	fi := &p.infos[i]
-	return id != nil && fi.readable && fi.id != nil && oracle.EchoesID(fi.id, id)
+	return id != nil && fi.readable && fi.id != nil && wire.EchoesID(fi.id, id)
 }
 
 // stale reports whether a reply that answers no frame of the input can be
@@ -1080,7 +1079,7 @@ func (p *pairs) echoes(i int, id []byte) bool {
 func (p *pairs) stale(id []byte, null *int) bool {
 	if id != nil {
 		for _, old := range p.staleIDs {
-			if oracle.EchoesID(old, id) {
+			if wire.EchoesID(old, id) {
 				return true
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/wire"
 )
 
 const (
@@ -238,5 +239,38 @@ func TestWaitFor(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestIDKeyFollowsEchoesID checks that the key a call's reply is awaited
+// under is taken by every echo of its id the oracle accepts
+// (wire.EchoesID), and by no other id. A string id with invalid UTF-8
+// echoed with one U+FFFD per bad stretch (as WHATWG decoders do) kept its
+// reply from taking the key while idKey decoded without wire.AppendIDKey.
+func TestIDKeyFollowsEchoesID(t *testing.T) {
+	tests := []struct {
+		req, reply string
+		same       bool
+	}{
+		{`1`, `1.0`, true},
+		{`1E2`, `100`, true},
+		{`9007199254740993`, `9007199254740992`, true},
+		{`1e999`, `10e998`, true},
+		{`"a"`, `"\u0061"`, true},
+		{"\"a\xf0\x90\x80b\"", `"a\ufffdb"`, true},
+		{"\"a\xf0\x90\x80b\"", `"a\ufffd\ufffd\ufffdb"`, true},
+		{`"\ud800x"`, `"\ufffdx"`, true},
+		{`1`, `"1"`, false},
+		{`1`, `2`, false},
+		{`"a"`, `"b"`, false},
+		{"\"a\xf0\x90\x80b\"", `"ab"`, false},
+	}
+	for _, tc := range tests {
+		if echo := wire.EchoesID([]byte(tc.req), []byte(tc.reply)); echo != tc.same {
+			t.Fatalf("wire.EchoesID(%q, %q) = %v; the table wants %v", tc.req, tc.reply, echo, tc.same)
+		}
+		if got := idKey([]byte(tc.req)) == idKey([]byte(tc.reply)); got != tc.same {
+			t.Errorf("idKey(%q) == idKey(%q): %v; want %v", tc.req, tc.reply, got, tc.same)
+		}
 	}
 }

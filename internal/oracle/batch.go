@@ -103,10 +103,10 @@ var scratchPool = sync.Pool{New: func() any { return new(batchScratch) }}
 
 // requests splits the batch input into its elements, scanned.
 func (s *batchScratch) requests(input []byte) []request {
-	it := elemIter{d: input}
+	it, _ := wire.ArrayElements(input)
 	s.reqs = s.reqs[:0]
 	for {
-		elem, ok := it.next()
+		elem, ok := it.Next()
 		if !ok {
 			break
 		}

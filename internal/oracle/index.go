@@ -64,11 +64,11 @@ func (x *idIndex) reset() {
 // id that reads as a number also under typeChangedKey of that number.
 func (x *idIndex) add(cat byte, id []byte, elem int32) {
 	off := len(x.keys)
-	x.keys = appendIDKey(x.keys, id)
+	x.keys = wire.AppendIDKey(x.keys, id)
 	x.ents = append(x.ents, idEntry{off, len(x.keys), elem, cat})
 	if content := x.keys[off:]; content[0] == 's' && wire.IsNumber(content[1:]) {
 		off = len(x.keys)
-		x.keys = appendNumberKey(append(x.keys, typeChangedKey, 'n'), content[1:])
+		x.keys = wire.AppendNumberKey(append(x.keys, typeChangedKey, 'n'), content[1:])
 		x.ents = append(x.ents, idEntry{off, len(x.keys), elem, cat})
 	}
 }
@@ -141,38 +141,4 @@ func ordered(rm *wire.Message, gs *[numCategories]idGroup, n int, out *[numCateg
 		}
 	}
 	return out[:m]
-}
-
-// elemIter walks the elements of an array that Scan accepted, like
-// wire.NextElement but without validating each element again. It stays in
-// bounds and ends on anything else.
-type elemIter struct {
-	d       []byte
-	i       int
-	started bool
-}
-
-func (it *elemIter) next() ([]byte, bool) {
-	d := it.d
-	i := skipJSONSpace(d, it.i)
-	want := byte(',')
-	if !it.started {
-		it.started, want = true, '['
-	}
-	if i >= len(d) || d[i] != want {
-		it.i = len(d)
-		return nil, false
-	}
-	i = skipJSONSpace(d, i+1)
-	if i >= len(d) || d[i] == ']' {
-		it.i = len(d)
-		return nil, false
-	}
-	end := skipValue(d, i)
-	if end <= i {
-		it.i = len(d)
-		return nil, false
-	}
-	it.i = end
-	return d[i:end], true
 }

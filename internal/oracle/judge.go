@@ -20,7 +20,7 @@ import (
 // its time grows about linearly with the sizes of input and reply (n log n
 // for sorting a batch's ids).
 func JudgeFuzzReply(input []byte, class RequestClass, reply []byte, gotReply bool) (rules check.Set, note string) {
-	if gotReply && skipJSONSpace(reply, 0) == len(reply) {
+	if gotReply && wire.SkipSpace(reply, 0) == len(reply) {
 		gotReply = false
 	}
 	var r wire.Message

@@ -45,7 +45,7 @@ func readableAlternative(frame []byte) ([]byte, bool) {
 			return trimmed, true
 		}
 	}
-	end := firstValueEnd(frame, skipJSONSpace(frame, 0))
+	end := firstValueEnd(frame, wire.SkipSpace(frame, 0))
 	if end <= 0 || end >= len(frame) {
 		return nil, false
 	}
@@ -65,7 +65,7 @@ func firstValueEnd(d []byte, i int) int {
 	}
 	switch c := d[i]; {
 	case c == '{' || c == '[' || c == '"':
-		return skipValue(d, i)
+		return wire.SkipValue(d, i)
 	case c == '-' || c >= '0' && c <= '9':
 		return numberEnd(d, i)
 	}
@@ -121,7 +121,7 @@ func hasJSONExtension(frame []byte) bool {
 		c := frame[i]
 		switch {
 		case c == '"':
-			i = skipString(frame, i) - 1
+			i = wire.SkipString(frame, i) - 1
 		case c == '/' || c == '\'':
 			return true
 		case c == '+':
@@ -129,7 +129,7 @@ func hasJSONExtension(frame []byte) bool {
 				return true
 			}
 		case c == ',':
-			if j := skipJSONSpace(frame, i+1); j < len(frame) && (frame[j] == ']' || frame[j] == '}') {
+			if j := wire.SkipSpace(frame, i+1); j < len(frame) && (frame[j] == ']' || frame[j] == '}') {
 				return true
 			}
 		case c|0x20 >= 'a' && c|0x20 <= 'z' || c == '_' || c == '$':
@@ -141,7 +141,7 @@ func hasJSONExtension(frame []byte) bool {
 			if word == "NaN" || word == "Infinity" || word == "undefined" {
 				return true
 			}
-			if k := skipJSONSpace(frame, j); k < len(frame) && frame[k] == ':' && word != "true" && word != "false" && word != "null" {
+			if k := wire.SkipSpace(frame, j); k < len(frame) && frame[k] == ':' && word != "true" && word != "false" && word != "null" {
 				return true
 			}
 			i = j - 1

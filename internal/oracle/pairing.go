@@ -15,10 +15,10 @@ import (
 // is still left is judged against the request it most likely answers.
 func (b *batchMatch) pair(reply []byte) {
 	sc := b.sc
-	it := elemIter{d: reply}
+	it, _ := wire.ArrayElements(reply)
 	var rm wire.Message
 	for k := 0; ; k++ {
-		elem, ok := it.next()
+		elem, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -119,7 +119,7 @@ func (b *batchMatch) groups(rm *wire.Message, key []byte, out *[numCategories]ca
 
 // idKey returns the index key of rm's id, in scratch space.
 func (b *batchMatch) idKey(rm *wire.Message) []byte {
-	b.sc.key = appendIDKey(b.sc.key[:0], rm.ID)
+	b.sc.key = wire.AppendIDKey(b.sc.key[:0], rm.ID)
 	return b.sc.key
 }
 
@@ -363,7 +363,7 @@ func (b *batchMatch) looseEcho(rm *wire.Message) bool {
 		if k >= scanLimit {
 			break
 		}
-		if compareIDs(b.reqs[i].m.ID, rm.ID, true) == idEqual {
+		if wire.CompareIDs(b.reqs[i].m.ID, rm.ID, true) == wire.IDEqual {
 			return true
 		}
 	}
@@ -375,14 +375,14 @@ func (b *batchMatch) looseEcho(rm *wire.Message) bool {
 func (b *batchMatch) typeChanged(rm *wire.Message) int {
 	var key []byte
 	if rm.IDKind == wire.IDNumber {
-		key = appendNumberKey(append(b.sc.key[:0], typeChangedKey, 'n'), rm.ID)
+		key = wire.AppendNumberKey(append(b.sc.key[:0], typeChangedKey, 'n'), rm.ID)
 	} else {
 		var buf [64]byte
-		content, ok := unquoteName(buf[:0], rm.ID)
+		content, ok := wire.StringContent(buf[:0], rm.ID)
 		if !ok || !wire.IsNumber(content) {
 			return -1
 		}
-		key = appendNumberKey(append(b.sc.key[:0], 'n'), content)
+		key = wire.AppendNumberKey(append(b.sc.key[:0], 'n'), content)
 	}
 	b.sc.key = key
 	var out [numCategories]candidates

@@ -110,10 +110,10 @@ func (q *request) checkID(r *wire.Message, nullOK, notes bool) (check.Set, strin
 		}
 		return s, "reply id null; the request's id " + short(q.m.ID) + " was readable"
 	}
-	switch compareIDs(q.m.ID, r.ID, q.looseNumericID()) {
-	case idEqual:
+	switch wire.CompareIDs(q.m.ID, r.ID, q.looseNumericID()) {
+	case wire.IDEqual:
 		return 0, ""
-	case idTypeChanged:
+	case wire.IDTypeChanged:
 		if s = check.Set(0).Add(check.IDTypeChanged); !notes {
 			return s, ""
 		}
@@ -129,5 +129,5 @@ func (q *request) checkID(r *wire.Message, nullOK, notes bool) (check.Set, strin
 // cannot hold exactly, so that a server echoing it through a float64 is
 // forgiven (the id tolerance of docs/oracle.md).
 func (q *request) looseNumericID() bool {
-	return q.m.IDKind == wire.IDNumber && (q.m.Problems.Has(wire.ProblemFractionalID) || !safeInteger(q.m.ID))
+	return q.m.IDKind == wire.IDNumber && (q.m.Problems.Has(wire.ProblemFractionalID) || !wire.SafeInteger(q.m.ID))
 }

@@ -75,7 +75,7 @@ func (q *request) echoes(r *wire.Message) bool {
 	if q.m.IDKind == wire.IDNull || r.IDKind == wire.IDNull {
 		return q.m.IDKind == r.IDKind
 	}
-	return r.IDKind != wire.IDAbsent && compareIDs(q.m.ID, r.ID, q.looseNumericID()) == idEqual
+	return r.IDKind != wire.IDAbsent && wire.CompareIDs(q.m.ID, r.ID, q.looseNumericID()) == wire.IDEqual
 }
 
 // silenceTolerated reports whether no reply at all is an answer the
@@ -168,7 +168,7 @@ const readingProblems = wire.ProblemBadVersion | wire.ProblemBadID | wire.Proble
 // reading has no repeats, and q's edges except those of the repeats and of
 // the id and params it replaces, so judging it does not come back here.
 func (q *request) reading(first bool, alt *request) bool {
-	it, ok := newMemberIter(q.raw)
+	it, ok := wire.ObjectMembers(q.raw)
 	if !ok {
 		return false
 	}
@@ -180,7 +180,7 @@ func (q *request) reading(first bool, alt *request) bool {
 	var got uint8
 	versionOK := false
 	for {
-		name, v, ok := it.next()
+		name, v, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -234,13 +234,13 @@ func (q *request) reading(first bool, alt *request) bool {
 
 // dupIDEdge returns edgeDupID when the envelope q.raw holds "id" twice.
 func (q *request) dupIDEdge() edge {
-	it, ok := newMemberIter(q.raw)
+	it, ok := wire.ObjectMembers(q.raw)
 	if !ok {
 		return 0
 	}
 	ids := 0
 	for {
-		name, _, ok := it.next()
+		name, _, ok := it.Next()
 		if !ok {
 			return 0
 		}
@@ -258,7 +258,7 @@ func memberOf(name []byte) uint8 {
 		return 0
 	}
 	var buf [64]byte
-	s, ok := unquoteName(buf[:0], name)
+	s, ok := wire.StringContent(buf[:0], name)
 	if !ok {
 		return 0
 	}
@@ -281,60 +281,6 @@ func isVersion(v []byte) bool {
 		return false
 	}
 	var buf [64]byte
-	s, ok := unquoteName(buf[:0], v)
+	s, ok := wire.StringContent(buf[:0], v)
 	return ok && string(s) == "2.0"
-}
-
-// unquoteName appends the content of the raw JSON string s to dst, copying
-// nothing when s has no escapes.
-func unquoteName(dst, s []byte) ([]byte, bool) {
-	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
-		return dst, false
-	}
-	if bytes.IndexByte(s, '\\') < 0 {
-		return s[1 : len(s)-1], true
-	}
-	return wire.Unquote(dst, s)
-}
-
-// memberIter walks the members of an object that Scan accepted. It stays
-// in bounds and ends on anything else.
-type memberIter struct {
-	d []byte
-	i int
-}
-
-func newMemberIter(d []byte) (memberIter, bool) {
-	i := skipJSONSpace(d, 0)
-	if i >= len(d) || d[i] != '{' {
-		return memberIter{}, false
-	}
-	return memberIter{d: d, i: i + 1}, true
-}
-
-// next returns the raw name (quotes included) and value of the next member.
-func (it *memberIter) next() (name, value []byte, ok bool) {
-	d := it.d
-	i := skipJSONSpace(d, it.i)
-	if i < len(d) && d[i] == ',' {
-		i = skipJSONSpace(d, i+1)
-	}
-	if i >= len(d) || d[i] != '"' {
-		it.i = len(d)
-		return nil, nil, false
-	}
-	ne := skipString(d, i)
-	j := skipJSONSpace(d, ne)
-	if j >= len(d) || d[j] != ':' {
-		it.i = len(d)
-		return nil, nil, false
-	}
-	j = skipJSONSpace(d, j+1)
-	ve := skipValue(d, j)
-	if ve <= j {
-		it.i = len(d)
-		return nil, nil, false
-	}
-	it.i = ve
-	return d[i:ne], d[j:ve], true
 }

@@ -51,10 +51,10 @@ func walkEdges(v []byte, depth int) edge {
 		case c == ',':
 			expectKey = len(isObj) > 0 && isObj[len(isObj)-1]
 		case c == '"':
-			end := skipString(v, i)
+			end := wire.SkipString(v, i)
 			s := v[i:end]
 			esc := bytes.IndexByte(s, '\\') >= 0
-			if esc && loneSurrogate(s) {
+			if esc && wire.HasLoneSurrogate(s) {
 				e |= edgeLimit
 			}
 			if expectKey && len(isObj) > 0 {
@@ -128,140 +128,4 @@ func compareNames(v []byte, a, b nameSpan) int {
 		rb, _ = wire.Unquote(bufB[:0], v[b.s:b.e])
 	}
 	return bytes.Compare(ra, rb)
-}
-
-// skipString returns the offset after the string starting at the quote
-// d[i], or len(d) when it does not end.
-func skipString(d []byte, i int) int {
-	j := i + 1
-	// A byte loop for the first bytes: most strings are short, and
-	// IndexByte pays off only on long ones.
-	for limit := min(len(d), j+32); j < limit; j++ {
-		switch d[j] {
-		case '"':
-			return j + 1
-		case '\\':
-			j++
-		}
-	}
-	for j < len(d) {
-		k := bytes.IndexByte(d[j:], '"')
-		if k < 0 {
-			break
-		}
-		q := j + k
-		n := 0
-		for p := q - 1; p > i && d[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1
-		}
-		j = q + 1
-	}
-	return len(d)
-}
-
-// stops are the bytes skipValue looks at inside a container; delimiters
-// end a scalar.
-var stops, delimiters [256]bool
-
-func init() {
-	for _, c := range []byte(`"{}[]`) {
-		stops[c] = true
-	}
-	for _, c := range []byte(",:}] \t\n\r") {
-		delimiters[c] = true
-	}
-}
-
-// skipValue returns the offset after the JSON value starting at d[i], for
-// text Scan accepted: strings and brackets are matched, scalars end at the
-// next delimiter. On other text it stays in bounds and ends somewhere.
-func skipValue(d []byte, i int) int {
-	if i >= len(d) {
-		return i
-	}
-	switch d[i] {
-	case '"':
-		return skipString(d, i)
-	case '{', '[':
-	default:
-		for i < len(d) && !delimiters[d[i]] {
-			i++
-		}
-		return i
-	}
-	depth := 0
-	for i < len(d) {
-		for i < len(d) && !stops[d[i]] {
-			i++
-		}
-		if i >= len(d) {
-			break
-		}
-		switch d[i] {
-		case '"':
-			i = skipString(d, i)
-			continue
-		case '{', '[':
-			depth++
-		default:
-			if depth--; depth == 0 {
-				return i + 1
-			}
-		}
-		i++
-	}
-	return i
-}
-
-// loneSurrogate reports whether the JSON string s has a \u escape of a
-// UTF-16 surrogate that is not part of a high-low pair.
-func loneSurrogate(s []byte) bool {
-	for i := 0; i+5 < len(s); i++ {
-		if s[i] != '\\' {
-			continue
-		}
-		if s[i+1] != 'u' {
-			i++
-			continue
-		}
-		r := hex4(s[i+2:])
-		switch {
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return true
-		case r >= 0xD800 && r <= 0xDBFF:
-			if i+11 >= len(s) || s[i+6] != '\\' || s[i+7] != 'u' {
-				return true
-			}
-			if lo := hex4(s[i+8:]); lo < 0xDC00 || lo > 0xDFFF {
-				return true
-			}
-			i += 11
-		default:
-			i += 5
-		}
-	}
-	return false
-}
-
-// hex4 decodes four hex digits, or returns -1.
-func hex4(b []byte) rune {
-	if len(b) < 4 {
-		return -1
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c|0x20 >= 'a' && c|0x20 <= 'f':
-			c = (c | 0x20) - 'a' + 10
-		default:
-			return -1
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
 }

@@ -3,12 +3,12 @@ package wire
 import "bytes"
 
 // The raw-JSON primitives every package that walks JSON without decoding it
-// uses: skipping a value, skipping a string, iterating an object's members.
-// They are written for text Scan accepted (a valid frame, or a part of
-// one): strings and brackets are matched, scalars end at the next
-// delimiter. On any other text they stay in bounds, never panic and end
-// somewhere, so a caller may run them on hostile bytes and check the result
-// instead of validating first. Validation itself is Scan's.
+// uses: skipping a value, skipping a string, iterating an object's members
+// or an array's elements. They are written for text Scan accepted (a valid
+// frame, or a part of one): strings and brackets are matched, scalars end
+// at the next delimiter. On any other text they stay in bounds, never panic
+// and end somewhere, so a caller may run them on hostile bytes and check the
+// result instead of validating first. Validation itself is Scan's.
 
 // rawStops are the bytes SkipValue looks at inside a container;
 // rawDelimiters end a scalar.
@@ -182,6 +182,55 @@ func (it *Members) Next() (name, value []byte, ok bool) {
 // Malformed reports whether the walk ended on text that is not an object's
 // member list rather than on its closing brace.
 func (it *Members) Malformed() bool { return it.bad }
+
+// Elements walks the elements of a JSON array without decoding or
+// validating them again (NextElement validates each), in the order written.
+//
+//	it, ok := wire.ArrayElements(arr)
+//	for elem, ok := it.Next(); ok; elem, ok = it.Next() { … }
+//
+// The zero Elements yields nothing.
+type Elements struct {
+	d     []byte
+	i     int
+	first bool
+}
+
+// ArrayElements starts walking arr, an array with optional surrounding
+// whitespace. ok is false when arr does not start with '['.
+func ArrayElements(arr []byte) (it Elements, ok bool) {
+	i := SkipSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return Elements{}, false
+	}
+	return Elements{d: arr, i: i + 1, first: true}, true
+}
+
+// Next returns the raw text of the next element. ok is false at the end of
+// the array and on text that is not an element list.
+func (it *Elements) Next() (elem []byte, ok bool) {
+	d := it.d
+	i := SkipSpace(d, it.i)
+	if !it.first {
+		if i >= len(d) || d[i] != ',' {
+			it.i = len(d)
+			return nil, false
+		}
+		i = SkipSpace(d, i+1)
+	}
+	it.first = false
+	if i >= len(d) || d[i] == ']' {
+		it.i = len(d)
+		return nil, false
+	}
+	end := SkipValue(d, i)
+	if end <= i {
+		it.i = len(d)
+		return nil, false
+	}
+	it.i = end
+	return d[i:end], true
+}
 
 // Member returns the raw value of the first member of obj whose raw name
 // (quotes included) is name, such as `"id"`.

@@ -175,3 +175,40 @@ func FuzzRaw(f *testing.F) {
 		}
 	})
 }
+
+func TestElements(t *testing.T) {
+	tests := []struct {
+		in    string
+		elems []string
+	}{
+		{`[]`, nil},
+		{` [ ] `, nil},
+		{` [ 1 , "a,]" , {"x":[1,2]} ,[[]], null ] `, []string{`1`, `"a,]"`, `{"x":[1,2]}`, `[[]]`, `null`}},
+		{`[1,`, []string{`1`}},
+		{`[1 2]`, []string{`1`}},
+		{`[,1]`, nil},
+		{`[1,]`, []string{`1`}},
+	}
+	for _, tt := range tests {
+		it, ok := ArrayElements([]byte(tt.in))
+		if !ok {
+			t.Fatalf("ArrayElements(%q) not an array", tt.in)
+		}
+		var elems []string
+		for e, ok := it.Next(); ok; e, ok = it.Next() {
+			elems = append(elems, string(e))
+		}
+		if !equalStrings(elems, tt.elems) {
+			t.Errorf("Elements(%q) = %q, want %q", tt.in, elems, tt.elems)
+		}
+	}
+	for _, notArray := range []string{``, `{}`, ` "["`} {
+		if _, ok := ArrayElements([]byte(notArray)); ok {
+			t.Errorf("ArrayElements(%q) accepted a non-array", notArray)
+		}
+	}
+	var zero Elements
+	if _, ok := zero.Next(); ok {
+		t.Error("the zero Elements yielded an element")
+	}
+}
