@@ -178,6 +178,27 @@ const (
 	numNullTiers
 )
 
+// keyed reports whether q has a readable id other than null: the id a
+// response that answers it carries.
+func (q *request) keyed() bool { return q.readableID() && q.m.IDKind != wire.IDNull }
+
+// nullTier returns the tier of q among the requests a response with id
+// null looks for, or -1 when such a response comes to q only by a
+// tolerance. Whether a request without an id needs a reply may take a
+// walk to tell; it counts as needing one here, where only the order of
+// the search depends on it.
+func (q *request) nullTier() int {
+	switch required := q.needsReply() && !q.silenceTolerated(false); {
+	case required && !q.keyed():
+		return tierOnlyNull
+	case required && (q.class == InvalidRequest || q.class == InvalidParams):
+		return tierAlsoNull
+	case !required && q.class != Notification:
+		return tierOptional
+	}
+	return -1
+}
+
 // nullList returns the candidate list of a tier and category.
 func nullList(tier int, cat byte) int { return listNull + tier*numCategories + int(cat-catInvalid) }
 
@@ -231,23 +252,15 @@ func newBatchMatch(sc *batchScratch, replies int) *batchMatch {
 		if q.class == Notification {
 			b.notifs = true
 		}
-		readable := q.readableID() && q.m.IDKind != wire.IDNull
+		readable := q.keyed()
 		if !readable {
 			b.allIDs = false
 		}
 		if q.edges&edgeDupID != 0 {
 			b.lists[listAnyID].add(i)
 		}
-		// Whether an element without an id needs a reply may take a walk
-		// to tell; it counts as needing one here, where only the order of
-		// the search depends on it.
-		switch required := q.needsReply() && !q.silenceTolerated(false); {
-		case required && !readable:
-			b.lists[nullList(tierOnlyNull, category(q))].add(i)
-		case required && (q.class == InvalidRequest || q.class == InvalidParams):
-			b.lists[nullList(tierAlsoNull, category(q))].add(i)
-		case !required && q.class != Notification:
-			b.lists[nullList(tierOptional, category(q))].add(i)
+		if tier := q.nullTier(); tier >= 0 {
+			b.lists[nullList(tier, category(q))].add(i)
 		}
 		if !readable {
 			continue
