@@ -43,6 +43,19 @@ func TestMatchReplies(t *testing.T) {
 		// reply goes where it is a correct answer.
 		{"repeated id out of order", []string{`{"jsonrpc":"2.0","id":3,"method":"slow"}`, `{"id":3}`},
 			[]string{`{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid Request"}}`, `{"jsonrpc":"2.0","id":3,"result":1}`}, "1 0"},
+		// By id first, as the replies of a batch go to its elements: a
+		// reply with id 1 answers the call whose id is 1, not a call
+		// before it that a repeated "id" member lets take any id (the
+		// matching by tolerances gave it to the first frame).
+		{"id first over a repeated id", []string{`{"jsonrpc":"2.0","id":5,"id":1,"method":"x"}`, call1}, []string{res1}, "1"},
+		{"id first over a repeated id, other order", []string{`{"jsonrpc":"2.0","id":1,"id":5,"method":"x"}`, call1}, []string{res1}, "1"},
+		// An error with id null answers the invalid request whose id could
+		// not be read before one whose id could (a server that read it
+		// should have echoed it).
+		{"id null to the unreadable id first", []string{`{"jsonrpc":"1.0","id":1,"method":"x"}`, `{"jsonrpc":"2.0","id":true,"method":"x"}`}, []string{invalid}, "1"},
+		// A reply carrying a frame's id as the other JSON type answers that
+		// frame (id_type_changed), not the first frame left without one.
+		{"type changed to its frame", []string{call1, call2, `{"jsonrpc":"2.0","id":3,"method":"echo"}`}, []string{`{"jsonrpc":"2.0","id":"3","result":null}`, res2}, "2 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := frames(tc.frames...)

@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"bytes"
 	"slices"
 
 	"github.com/rpcload/rpcload/internal/check"
@@ -203,6 +204,16 @@ func matchReplies(p *pairs) [][]int {
 		case p.stale(ids[j], &staleNull):
 			assigned[n+1] = append(assigned[n+1], j)
 			continue
+		}
+		if i := p.typeChanged(ids[j], taken); i >= 0 {
+			// Its id is a frame's id as the other JSON type (7 for "7"):
+			// judged against that frame, as in a batch, it is
+			// id_type_changed, not a second reply or an unknown id.
+			taken[i] = true
+			assigned[i] = append(assigned[i], j)
+			continue
+		}
+		switch {
 		case own >= 0:
 			assigned[own] = append(assigned[own], j) // a second reply to it
 			continue
@@ -216,6 +227,22 @@ func matchReplies(p *pairs) [][]int {
 		assigned[pick] = append(assigned[pick], j)
 	}
 	return assigned
+}
+
+// typeChanged returns the first frame without a reply whose readable id
+// is id (a reply's raw id, nil for none) as the other JSON type; -1 if
+// none.
+func (p *pairs) typeChanged(id []byte, taken []bool) int {
+	if id == nil {
+		return -1
+	}
+	for i := range p.infos {
+		fi := &p.infos[i]
+		if !taken[i] && fi.readable && fi.id != nil && wire.CompareIDs(fi.id, id, false) == wire.IDTypeChanged {
+			return i
+		}
+	}
+	return -1
 }
 
 // freeRequired returns the first frame without a reply, without a
@@ -375,18 +402,26 @@ func inOrder(p *pairs, assigned [][]int) bool {
 	return solve(0, 0)
 }
 
-// match pairs replies with frames they answer correctly, in any order,
-// as many as possible (Kuhn's augmenting paths): frames that require a
-// reply first, then frames that need one but may stay silent, then the
-// others that may take one. An augmenting path never unmatches a frame, so
-// the required frames keep the most replies any pairing gives them. A
-// reply that carries a frame's id prefers it. frameOf[j] is reply j's
-// frame, or -1. Past maxAlign pairs, only ids are compared.
+// match pairs replies with frames they answer correctly, in any order, as
+// many as possible. It pairs by id first, in the oracle's order (byOrder):
+// each reply that carries a frame's id goes to a frame with that id, and
+// each reply without a readable id to a frame only id null can answer
+// before one whose id was readable, as the replies of a batch go to its
+// elements. Then, with the tolerances the oracle allows, by Kuhn's
+// augmenting paths: frames that require a reply first, then frames that
+// need one but may stay silent, then the others that may take one. An
+// augmenting path never unmatches a frame, so the required frames keep the
+// most replies any pairing gives them. frameOf[j] is reply j's frame, or
+// -1. Past maxAlign pairs, only ids are compared.
 func match(p *pairs, ids [][]byte) []int {
 	n, m := len(p.infos), len(p.replies)
 	frameOf := make([]int, m)
 	for j := range frameOf {
 		frameOf[j] = -1
+	}
+	paired := make([]bool, n)
+	if n*m <= maxAlign {
+		p.byOrder(frameOf, paired)
 	}
 	same := func(i, j int) bool { return p.echoes(i, ids[j]) }
 	edge := func(i, j int) bool {
@@ -415,13 +450,72 @@ func match(p *pairs, ids [][]byte) []int {
 	}
 	for tier := range 3 {
 		for i := range n {
-			if p.tierOf(i) == tier {
+			if !paired[i] && p.tierOf(i) == tier {
 				clear(seen)
 				augment(i)
 			}
 		}
 	}
 	return frameOf
+}
+
+// byOrder pairs replies with frames by the oracle's order
+// (oracle.Candidate.Rank): replies with an id first, each with the frame
+// of the lowest rank among those with its id that it answers correctly;
+// then replies without a readable id, results before errors (a result fits
+// fewer frames), each with the frame of the lowest rank an id-null answer
+// may go to. Ties go to the frame that comes first. Arrays are left to the
+// matching: only a batch takes one. It sets frameOf and paired.
+func (p *pairs) byOrder(frameOf []int, paired []bool) {
+	cands := make([]oracle.Candidate, len(p.infos))
+	for i := range cands {
+		if i > 0 && p.infos[i].class == p.infos[i-1].class && bytes.Equal(p.frames[i], p.frames[i-1]) {
+			cands[i] = cands[i-1]
+			continue
+		}
+		cands[i] = oracle.NewCandidate(p.frames[i], p.infos[i].class)
+	}
+	const (
+		passID = iota
+		passNullResult
+		passNullError
+		passOther
+	)
+	for pass := passID; pass <= passOther; pass++ {
+		for j := range p.replies {
+			sc := p.scan(j)
+			if sc.kind == wire.KindBatch || replyPass(sc) != pass {
+				continue
+			}
+			rm := wire.Message{Kind: sc.kind, IDKind: sc.idKind, ID: sc.id, Code: sc.code, HasCode: sc.hasCode}
+			best, bestRank := -1, 0
+			for i := range cands {
+				r, ok := cands[i].Rank(&rm)
+				if !ok || paired[i] || best >= 0 && r >= bestRank || !p.fits(i, j) {
+					continue
+				}
+				best, bestRank = i, r
+			}
+			if best >= 0 {
+				frameOf[j], paired[best] = best, true
+			}
+		}
+	}
+}
+
+// replyPass returns the pass of byOrder that pairs the reply sc: 0 for a
+// reply with an id, 1 for a result with id null, 2 for an error with id
+// null, 3 for a response whose id is missing or of a wrong type.
+func replyPass(sc *replyScan) int {
+	switch {
+	case keyedScan(sc):
+		return 0
+	case sc.idKind == wire.IDNull && sc.kind == wire.KindResult:
+		return 1
+	case sc.idKind == wire.IDNull:
+		return 2
+	}
+	return 3
 }
 
 // tierOf orders frames for match: required, needing, the rest.
