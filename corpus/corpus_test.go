@@ -9,7 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/rpcload/rpcload/internal/check"
+	"github.com/rpcload/rpcload/internal/oracle"
 )
 
 // TestEveryFileParses holds every embedded file to the format of README.md:
@@ -89,40 +89,40 @@ func TestSeedsPerProfile(t *testing.T) {
 // the fuzz oracle's own classifier: tricky seeds are valid requests, and so
 // is everything the profiles send except the named error cases.
 func TestSeedsClassify(t *testing.T) {
-	valid := func(c check.RequestClass) bool {
-		return c == check.Call || c == check.Notification || c == check.Batch
+	valid := func(c oracle.RequestClass) bool {
+		return c == oracle.Call || c == oracle.Notification || c == oracle.Batch
 	}
 	for _, s := range Seeds("") {
 		base := s.Name[strings.LastIndexByte(s.Name, '/')+1:]
 		for i, f := range s.Frames {
-			c := check.ClassifyRequest(f)
+			c := oracle.ClassifyRequest(f)
 			var ok bool
 			switch {
 			case strings.HasPrefix(base, "invalid-json"):
-				ok = c == check.ParseError
+				ok = c == oracle.ParseError
 			case strings.HasPrefix(base, "invalid-request"):
-				ok = c == check.InvalidRequest || c == check.InvalidParams
+				ok = c == oracle.InvalidRequest || c == oracle.InvalidParams
 			case base == "batch-empty.json":
-				ok = c == check.EmptyBatch
+				ok = c == oracle.EmptyBatch
 			case strings.HasPrefix(base, "batch-"):
-				ok = c == check.Batch
+				ok = c == oracle.Batch
 			case strings.HasPrefix(base, "call-"):
-				ok = c == check.Call
+				ok = c == oracle.Call
 			case strings.HasPrefix(base, "notification-"):
-				ok = c == check.Notification
+				ok = c == oracle.Notification
 			default:
 				ok = valid(c)
 			}
 			if !ok {
 				t.Errorf("%s message %d is %s", s.Name, i, c)
 			}
-			if s.Profile == "tricky" && c == check.Batch {
+			if s.Profile == "tricky" && c == oracle.Batch {
 				for off := 0; ; {
 					elem, next, more := elementOf(f, off)
 					if !more {
 						break
 					}
-					if ec := check.ClassifyRequest(elem); !valid(ec) || ec == check.Batch {
+					if ec := oracle.ClassifyRequest(elem); !valid(ec) || ec == oracle.Batch {
 						t.Errorf("%s: batch element %s is %s", s.Name, elem, ec)
 					}
 					off = next

@@ -10,13 +10,14 @@ import (
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/mutate"
 	"github.com/rpcload/rpcload/internal/native"
+	"github.com/rpcload/rpcload/internal/oracle"
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
 // frameInfo is what the oracles say about one message of an input.
 type frameInfo struct {
-	class check.RequestClass
+	class oracle.RequestClass
 	// asBatch: a batch in a protocol without batches (MCP, LSP), judged as
 	// an invalid request unless the server answers it as a batch anyway.
 	asBatch bool
@@ -32,9 +33,9 @@ func (h *harness) inspect(c mutate.Case) []frameInfo {
 	ended := false
 	cancels := h.rules.Cancels(c.Frames)
 	for i, f := range c.Frames {
-		fi := frameInfo{class: check.ClassifyRequest(f), exempt: ended}
-		if h.rules.NoBatches() && (fi.class == check.Batch || fi.class == check.EmptyBatch) {
-			fi.class, fi.asBatch = check.InvalidRequest, fi.class == check.Batch
+		fi := frameInfo{class: oracle.ClassifyRequest(f), exempt: ended}
+		if h.rules.NoBatches() && (fi.class == oracle.Batch || fi.class == oracle.EmptyBatch) {
+			fi.class, fi.asBatch = oracle.InvalidRequest, fi.class == oracle.Batch
 		}
 		if h.rules.Ends() || len(cancels) > 0 {
 			wire.Scan(f, &m)
@@ -97,7 +98,7 @@ func (h *harness) judge(in native.Input, infos []frameInfo, o *outcome) *result 
 				if infos[i].exempt || o.end != endNone && i >= o.endFrame {
 					continue
 				}
-				rules, note := check.JudgeFuzzReply(frames[i], infos[i].class, nil, false)
+				rules, note := oracle.JudgeFuzzReply(frames[i], infos[i].class, nil, false)
 				if !isStream && rules.Has(check.Hang) {
 					// The target returned: the reply is empty, not late.
 					rules = rules&^check.Set(0).Add(check.Hang) | check.Set(0).Add(check.NoResultOrError)
@@ -108,14 +109,14 @@ func (h *harness) judge(in native.Input, infos []frameInfo, o *outcome) *result 
 			}
 			class := infos[i].class
 			if infos[i].asBatch && replyKind(rep) == wire.KindBatch {
-				class = check.Batch
+				class = oracle.Batch
 			}
-			rules, note := check.JudgeFuzzReply(frames[i], class, rep, true)
+			rules, note := oracle.JudgeFuzzReply(frames[i], class, rep, true)
 			j.add(rules, note, i, rep)
 		}
 		for _, x := range o.extra {
 			r := check.Set(0).Add(check.DuplicateReply)
-			if infos[x.frame].class == check.Notification {
+			if infos[x.frame].class == oracle.Notification {
 				r = check.Set(0).Add(check.ReplyToNotification)
 			}
 			j.add(r, "a second reply to the same message", x.frame, x.reply)

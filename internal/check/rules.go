@@ -41,7 +41,7 @@ const (
 	Crash                            // rpcfuzz: the server died on an input (child exited or killed, HTTP 5xx, connection reset)
 	Hang                             // rpcfuzz: no reply within --timeout to a request with a readable id
 	CanaryFailed                     // rpcfuzz: a known-good request sent after the inputs no longer gets its correct answer
-	WrongErrorCode                   // rpcfuzz: an input the spec assigns an error code (-32700, -32600, -32602) got another answer; see JudgeFuzzReply
+	WrongErrorCode                   // rpcfuzz: an input the spec assigns an error code (-32700, -32600, -32602) got another answer; see oracle.JudgeFuzzReply
 	SlowInput                        // rpcfuzz: a reply took more than --slow-factor times the median; a warning (see Rule.Warning)
 	NumRules                         // the number of rules, not a rule
 )
@@ -191,7 +191,7 @@ func (r Rule) Rank() int {
 
 // MostSevere returns the rule of s a finding is named after (the first by
 // the order above), or NumRules for the empty set. rpcfuzz names findings
-// by the same order, and JudgeFuzzReply's note describes this rule, so
+// by the same order, and oracle.JudgeFuzzReply's note describes this rule, so
 // that a finding's name and its note agree.
 func MostSevere(s Set) Rule {
 	best := NumRules

@@ -219,3 +219,30 @@ func TestMostSevere(t *testing.T) {
 		}
 	}
 }
+
+func TestSpecRef(t *testing.T) {
+	seen := map[string]bool{}
+	for r := Rule(0); r < NumRules; r++ {
+		ref := SpecRef(r)
+		if ref == "" {
+			t.Errorf("rule %s has no spec reference", r)
+		}
+		seen[ref] = true
+	}
+	if len(seen) < 20 {
+		t.Errorf("only %d distinct references for %d rules", len(seen), NumRules)
+	}
+	if SpecRef(NumRules) != "" {
+		t.Error("SpecRef(NumRules) is not empty")
+	}
+	for name, want := range map[string]bool{"slow_input": true, "mcp_legacy_code": true, "crash": false, "hang": false,
+		"canary_failed": false, "wrong_error_code": false, "unknown_id": false} {
+		r, ok := ParseRule(name)
+		if !ok {
+			t.Fatalf("no rule %s", name)
+		}
+		if r.Warning() != want {
+			t.Errorf("%s.Warning() = %v; want %v", name, r.Warning(), want)
+		}
+	}
+}

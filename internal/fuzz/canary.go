@@ -9,6 +9,7 @@ import (
 
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/oracle"
 	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
 )
@@ -59,7 +60,7 @@ func canaryCandidates(seeds []mutate.Case) []mutate.Case {
 	var preferred, rest []mutate.Case
 	var m wire.Message
 	for _, s := range seeds {
-		if len(s.Frames) != 1 || s.Wire != nil || check.ClassifyRequest(s.Frames[0]) != check.Call {
+		if len(s.Frames) != 1 || s.Wire != nil || oracle.ClassifyRequest(s.Frames[0]) != oracle.Call {
 			continue
 		}
 		wire.Scan(s.Frames[0], &m)

@@ -4,19 +4,19 @@ import (
 	"bytes"
 	"math/bits"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/oracle"
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
 // frameInfo is what the oracles say one input frame needs.
 type frameInfo struct {
-	class check.RequestClass
+	class oracle.RequestClass
 	needs bool // the server must answer it
 	// required: its silence breaks a rule (needs, without a tolerance
 	// that lets the server stay silent, as for id null). Pairing gives
@@ -54,14 +54,14 @@ func inspect(c mutate.Case, pr *profileRules) (infos []frameInfo, lifecycle bool
 			if pr.Lifecycle(m.Method) {
 				lifecycle = true
 			}
-			if pr.NoBatches() && (fi.class == check.Batch || fi.class == check.EmptyBatch) {
+			if pr.NoBatches() && (fi.class == oracle.Batch || fi.class == oracle.EmptyBatch) {
 				// No batches in this protocol: an array is an invalid request.
-				fi.class, fi.asBatch = check.InvalidRequest, fi.class == check.Batch
+				fi.class, fi.asBatch = oracle.InvalidRequest, fi.class == oracle.Batch
 			}
 		}
 		switch fi.class {
-		case check.Notification:
-		case check.Batch:
+		case oracle.Notification:
+		case oracle.Batch:
 			for off := 0; ; {
 				elem, next, ok := wire.NextElement(f, off)
 				if !ok {
@@ -70,26 +70,26 @@ func inspect(c mutate.Case, pr *profileRules) (infos []frameInfo, lifecycle bool
 				off = next
 				wire.Scan(elem, &m)
 				ec := classify(&m)
-				if ec == check.Notification {
+				if ec == oracle.Notification {
 					continue
 				}
 				fi.needs = true
 				fi.readable = fi.readable || readableID(ec, &m)
-				fi.owed = fi.owed || ec == check.Call
+				fi.owed = fi.owed || ec == oracle.Call
 			}
 			fi.reqDone = !fi.needs
 		default:
 			// m is still the frame's own scan.
-			fi.needs = fi.class != check.InvalidParams || readableID(fi.class, &m)
+			fi.needs = fi.class != oracle.InvalidParams || readableID(fi.class, &m)
 			fi.readable = readableID(fi.class, &m)
-			fi.owed = fi.class == check.Call || fi.class == check.InvalidParams && fi.readable
+			fi.owed = fi.class == oracle.Call || fi.class == oracle.InvalidParams && fi.readable
 			if m.IDKind != wire.IDAbsent {
 				fi.id = m.ID
 			}
 			switch {
 			case !fi.needs:
 				fi.reqDone = true
-			case fi.class == check.Call && fi.readable, fi.class == check.EmptyBatch:
+			case fi.class == oracle.Call && fi.readable, fi.class == oracle.EmptyBatch:
 				fi.required, fi.reqDone = true, true // silence is a hang, or breaks §6
 			}
 			if profile.Cancelled(cancels, i, fi.id) {
@@ -113,12 +113,12 @@ func requiredAt(frames [][]byte, infos []frameInfo, i int, memo *judgeMemo) bool
 	return fi.required
 }
 
-// classify is check.ClassifyRequest of a frame already scanned into m: the
+// classify is oracle.ClassifyRequest of a frame already scanned into m: the
 // engine scans each input frame once and reads everything off that scan.
-func classify(m *wire.Message) check.RequestClass { return check.ClassifyScanned(m) }
+func classify(m *wire.Message) oracle.RequestClass { return oracle.ClassifyScanned(m) }
 
-func readableID(c check.RequestClass, m *wire.Message) bool {
-	return c != check.ParseError && (m.IDKind == wire.IDNumber || m.IDKind == wire.IDString)
+func readableID(c oracle.RequestClass, m *wire.Message) bool {
+	return c != oracle.ParseError && (m.IDKind == wire.IDNumber || m.IDKind == wire.IDString)
 }
 
 // replyScan is what the engine reads off a reply. Each reply is scanned
@@ -172,366 +172,6 @@ func (o *outcome) frameScans(i int) []replyScan {
 	return o.frameScan[i]
 }
 
-// waitFor says when a stream exchange has its replies, once the sync reply
-// shows the server read everything: when every frame that needs a reply
-// has one by count, or when every call has the reply that carries its id
-// (a batch holding calls: an array) and as many other replies came as
-// there are required frames without such a key (a parse error, an invalid
-// request, answered with id null). A server may answer in any order, so
-// those may come after the sync reply too: they are waited for (how long
-// is the exchange's to say, see streamConn.exchange). Frames whose silence
-// the spec tolerates (id null, JSON extensions) are not waited for. When
-// two frames that need a reply share an id, a reply cannot say which it
-// answers: then the count of required frames ends the wait.
-type waitFor struct {
-	needs     int        // frames that need a reply
-	required  int        // frames whose silence breaks a rule
-	loose     int        // required frames no awaited key stands for
-	open      int        // frames that need a reply no awaited key stands for (loose ones, and those that may stay silent)
-	quiet     int        // frames that need no reply (a notification): a reply to one may come, and is no other's
-	got       int        // replies that took no awaited key
-	owed      []owedKeys // ids of calls (idKey), "[" for batches holding calls: replies still awaited
-	many      map[string]int
-	ambiguous bool
-	// frames and infos let covered pair the replies so far with the
-	// frames when counting cannot tell (see covered).
-	frames [][]byte
-	infos  []frameInfo
-	// What the exchange before may still have had coming (set by the
-	// exchange, see outcome.staleNull): replies that may be those count
-	// for nothing here, or a late reply would end the wait of a call
-	// whose own reply is on its way.
-	staleNull int
-	staleIDs  [][]byte
-	stale     int  // replies that may be the input before's
-	strict    bool // only the awaited keys end the wait (the canary's)
-	// batches that need a reply, those holding calls (owing "["), and the
-	// arrays that came
-	batches, owedBatches, arrays int
-	maybeLate                    int // replies the input before may still have had coming, any (outcome.staleNull)
-	unkeyed                      int // replies without an id so far
-	// exact: required and loose count only the frames that require a
-	// reply; until then they count those not asked yet too (see settle).
-	exact bool
-	memo  judgeMemo
-	pairs *pairs // the pairs covered judged, kept for the next call
-}
-
-// settle makes the counts exact, asking the oracle which frames not asked
-// yet require a reply. It is called only when the counts would keep an
-// exchange waiting.
-func (w *waitFor) settle() {
-	if w.exact || w.infos == nil {
-		return
-	}
-	w.exact = true
-	w.required, w.loose = 0, 0
-	for i := range w.infos {
-		fi := &w.infos[i]
-		if !fi.needs {
-			continue
-		}
-		if !requiredAt(w.frames, w.infos, i, &w.memo) {
-			continue
-		}
-		w.required++
-		keyed := fi.class == check.Batch || fi.id != nil && fi.readable
-		if !(fi.owed && keyed) {
-			w.loose++
-		}
-	}
-}
-
-// owedKeys counts the replies still awaited that carry key. An input has a
-// few keys as a rule, so a slice searched in order serves them better than
-// maps made for every input; past manyKeys keys they move to a map.
-type owedKeys struct {
-	key string
-	n   int
-}
-
-const manyKeys = 16
-
-func newWaitFor(frames [][]byte, infos []frameInfo) waitFor {
-	w := waitFor{frames: frames, infos: infos}
-	var ids []string // keys of readable ids, to find repeats
-	var seen map[string]bool
-	w.exact = true
-	for _, fi := range infos {
-		if !fi.needs {
-			w.quiet++
-			continue
-		}
-		w.needs++
-		if fi.required || !fi.reqDone {
-			w.required++ // (an upper bound until exact)
-		}
-		w.exact = w.exact && fi.reqDone
-		key := ""
-		switch {
-		case fi.class == check.Batch:
-			key = "["
-		case fi.id != nil && fi.readable:
-			key = idKey(fi.id)
-		}
-		if key != "" && key != "[" {
-			switch {
-			case seen != nil:
-				w.ambiguous = w.ambiguous || seen[key]
-				seen[key] = true
-			case slices.Contains(ids, key):
-				w.ambiguous = true
-			default:
-				if ids = append(ids, key); len(ids) > manyKeys {
-					seen = make(map[string]bool, 2*len(ids))
-					for _, k := range ids {
-						seen[k] = true
-					}
-				}
-			}
-		}
-		if fi.class == check.Batch {
-			w.batches++
-			if fi.owed {
-				w.owedBatches++
-			}
-		}
-		switch {
-		case fi.owed && key != "":
-			w.owe(key)
-		case fi.required || !fi.reqDone:
-			w.loose++
-			w.open++
-		default:
-			w.open++
-		}
-	}
-	return w
-}
-
-// owe adds one awaited reply carrying key.
-func (w *waitFor) owe(key string) {
-	if w.many != nil {
-		w.many[key]++
-		return
-	}
-	for i := range w.owed {
-		if w.owed[i].key == key {
-			w.owed[i].n++
-			return
-		}
-	}
-	if w.owed = append(w.owed, owedKeys{key: key, n: 1}); len(w.owed) > manyKeys {
-		w.many = make(map[string]int, 2*len(w.owed))
-		for _, o := range w.owed {
-			w.many[o.key] = o.n
-		}
-		w.owed = nil
-	}
-}
-
-// answer takes a reply off the awaited ones: off its key when it carries
-// an awaited one, else off the count of the others. It reports whether
-// the reply took a key.
-func (w *waitFor) answer(r *replyScan) bool {
-	if w.take(r) {
-		return true
-	}
-	keyed := r.idKind == wire.IDNumber || r.idKind == wire.IDString
-	if !keyed {
-		w.unkeyed++
-	}
-	switch {
-	case !keyed && r.kind != wire.KindBatch && w.staleNull > 0:
-		w.staleNull--
-		w.stale++
-		return false
-	case keyed && len(w.staleIDs) > 0 && w.staleNull > 0 && !w.ownID(r.id):
-		// (Only after an input that ended without replies it required:
-		// inputs reuse ids all the time.)
-		for _, id := range w.staleIDs {
-			if check.EchoesID(id, r.id) {
-				w.staleNull--
-				w.stale++
-				return false
-			}
-		}
-	}
-	w.got++
-	return false
-}
-
-func (w *waitFor) take(r *replyScan) bool {
-	if len(w.owed) == 0 && len(w.many) == 0 {
-		return false
-	}
-	var key string
-	switch {
-	case r.kind == wire.KindBatch:
-		if w.arrays++; w.arrays <= w.batches-w.owedBatches {
-			// Several batches, not all holding calls: which one an array
-			// answers is not known here, so the first ones count for the
-			// others, and the key is taken once every batch could have
-			// its array.
-			return false
-		}
-		key = "["
-	case r.idKind == wire.IDNumber || r.idKind == wire.IDString:
-		key = idKey(r.id)
-	default:
-		return false // no key is awaited without an id
-	}
-	if w.many != nil {
-		if w.many[key] > 0 {
-			w.many[key]--
-			return true
-		}
-		return false
-	}
-	for i := range w.owed {
-		if w.owed[i].key == key && w.owed[i].n > 0 {
-			w.owed[i].n--
-			return true
-		}
-	}
-	return false
-}
-
-// ownID reports whether id is the readable id of a frame of the input.
-func (w *waitFor) ownID(id []byte) bool {
-	for i := range w.infos {
-		if fi := &w.infos[i]; fi.readable && fi.id != nil && check.EchoesID(fi.id, id) {
-			return true
-		}
-	}
-	return false
-}
-
-// keysDone reports whether every awaited key has its reply.
-func (w *waitFor) keysDone() bool {
-	for _, o := range w.owed {
-		if o.n > 0 {
-			return false
-		}
-	}
-	for _, n := range w.many {
-		if n > 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// done reports whether replies replies are all the exchange waits for.
-func (w *waitFor) done(replies int) bool {
-	replies -= w.stale
-	switch {
-	case w.strict:
-		return w.keysDone()
-	case replies >= w.needs && (w.maybeLate == 0 || replies-min(w.unkeyed, w.maybeLate) >= w.needs || w.keysDone()):
-		// (Replies without an id that may be the input before's do not
-		// end the wait of a call whose reply has not come.)
-		return true
-	case w.ambiguous:
-		return replies >= w.required && w.keysDone()
-	}
-	return w.keysDone() && w.got >= w.loose
-}
-
-// complete reports whether the exchange has all it waits for: a reply for
-// every frame that requires one. Replies without a key may answer frames
-// that may stay silent, or frames that need no reply but may get one (a
-// notification refused for an extra member), as well as those that must
-// have one: when the input has such frames and counting cannot tell, the
-// replies are paired with the frames as the judge will pair them. Frames
-// that may stay silent are not waited for (a server that leaves them
-// silent would cost every such input the wait): a reply of theirs that
-// comes later is set aside in the next input (outcome.staleNull).
-func (w *waitFor) complete(replies [][]byte, scans []replyScan) bool {
-	if !w.exact && !w.done(len(replies)) {
-		w.settle()
-	}
-	switch {
-	case !w.done(len(replies)):
-		return false
-	case w.loose == 0:
-		return true // every reply required has its key, and came
-	case w.stale == 0 && w.quiet == 0 && w.open == w.loose && (w.got >= w.open || len(replies) >= w.needs):
-		return true // every frame without a key requires its reply: the count tells
-	}
-	w.settle()
-	if w.pairs == nil {
-		w.pairs = &pairs{frames: w.frames, infos: w.infos}
-	}
-	// (The replies only grow: the pairs judged for the last call stand.)
-	w.pairs.replies, w.pairs.scans = replies, scans
-	return w.pairs.covered(w.stale)
-}
-
-// covered reports whether replies answer every frame that requires a
-// reply, paired as match pairs them (required frames first). A frame
-// without a reply that fits it counts as answered by a reply no frame
-// takes (a wrong answer is an answer, and waiting for another would wait
-// for nothing), except the stale replies that may be the input before's.
-func (p *pairs) covered(stale int) bool {
-	frames, infos, replies := p.frames, p.infos, p.replies
-	ids := make([][]byte, len(replies))
-	for j := range replies {
-		if sc := p.scan(j); sc.idKind == wire.IDNumber || sc.idKind == wire.IDString {
-			ids[j] = sc.id
-		}
-	}
-	got := make([]bool, len(frames))
-	spare := -stale // replies no frame takes: wrong answers, but answers
-	for _, f := range match(p, ids) {
-		if f >= 0 {
-			got[f] = true
-		} else {
-			spare++
-		}
-	}
-	for i := range infos {
-		if !got[i] && infos[i].needs && p.req(i) {
-			if spare--; spare < 0 {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// missing is the number of replies without an awaited key the exchange
-// may still have coming when it ends (frames that need a reply and those
-// that may get one, less the replies that came): they may arrive late, in
-// the next exchange, where they are not that input's.
-func (w *waitFor) missing() int { return max(0, w.open+w.quiet-w.got) }
-
-// missingNeeded is how many replies frames that require one still lacked
-// when the exchange ended: the ones that may well come late. (Frames that
-// may stay silent mostly do.)
-func (w *waitFor) missingNeeded() int {
-	if w.loose > w.got {
-		w.settle()
-	}
-	return max(0, w.loose-w.got)
-}
-
-// idKey is a raw id's identity as a server may echo it: a string by its
-// content, a number by its value as float64 (1.0 and 1e0 answer 1).
-func idKey(raw []byte) string {
-	var buf [64]byte
-	if len(raw) > 0 && raw[0] == '"' {
-		if s, ok := wire.Unquote(append(buf[:0], 's'), raw); ok {
-			return string(s)
-		}
-		return "r" + string(raw)
-	}
-	if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
-		return string(strconv.AppendFloat(append(buf[:0], 'n'), f, 'g', -1, 64))
-	}
-	return "r" + string(raw)
-}
-
 // verdict is the oracles' judgement of one exchange.
 type verdict struct {
 	rules  check.Set
@@ -578,26 +218,26 @@ type judgement struct {
 	memo   judgeMemo
 }
 
-// judgeMemo remembers the last check.JudgeFuzzReply call and its answer:
+// judgeMemo remembers the last oracle.JudgeFuzzReply call and its answer:
 // a flood repeats one frame up to a thousand times, often with the same
 // reply (or none), and each repeat would get the same answer.
 type judgeMemo struct {
 	ok           bool
 	frame, reply []byte
-	class        check.RequestClass
+	class        oracle.RequestClass
 	got          bool
 	rules        check.Set
 	note         string
 }
 
-// judge is check.JudgeFuzzReply, answered from the memo for the same
+// judge is oracle.JudgeFuzzReply, answered from the memo for the same
 // arguments.
-func (jm *judgeMemo) judge(frame []byte, class check.RequestClass, reply []byte, got bool) (check.Set, string) {
+func (jm *judgeMemo) judge(frame []byte, class oracle.RequestClass, reply []byte, got bool) (check.Set, string) {
 	if jm.ok && jm.class == class && jm.got == got && (jm.reply == nil) == (reply == nil) &&
 		bytes.Equal(jm.frame, frame) && bytes.Equal(jm.reply, reply) {
 		return jm.rules, jm.note
 	}
-	rules, note := check.JudgeFuzzReply(frame, class, reply, got)
+	rules, note := oracle.JudgeFuzzReply(frame, class, reply, got)
 	*jm = judgeMemo{ok: true, frame: frame, reply: reply, class: class, got: got, rules: rules, note: note}
 	return rules, note
 }
@@ -724,7 +364,7 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 		j.add(rules, note, rep, sc, status)
 		for _, extra := range reps[min(1, len(reps)):] {
 			r := check.Set(0).Add(check.DuplicateReply)
-			if infos[i].class == check.Notification {
+			if infos[i].class == oracle.Notification {
 				r = check.Set(0).Add(check.ReplyToNotification)
 			}
 			j.add(r, "a second reply to the same frame", o.replies[extra], &scans[extra], status)
@@ -802,413 +442,6 @@ func orderlyExit(o *outcome) bool {
 func crashLine(low string) bool {
 	return strings.HasPrefix(low, "panic:") || strings.HasPrefix(low, "fatal error:") || strings.Contains(low, "traceback") ||
 		strings.Contains(low, "segmentation fault") || strings.Contains(low, "exception") || strings.HasPrefix(low, "goroutine ")
-}
-
-// maxAlign bounds frames×replies for the matching of matchReplies; past it,
-// replies are matched by id, and the rest in order.
-const maxAlign = 2048
-
-// pairs judges (frame, reply) pairs once each: matching replies to frames
-// and judging the pairs found ask the same questions.
-type pairs struct {
-	frames  [][]byte
-	infos   []frameInfo
-	replies [][]byte
-	scans   []replyScan // of each reply
-	seen    map[[2]int]pairVerdict
-	memo    judgeMemo
-	// What the input before may still have had coming (outcome.staleNull
-	// and staleIDs).
-	staleNull int
-	staleIDs  [][]byte
-	budget    int // pairs judged for leftovers past maxAlign
-}
-
-type pairVerdict struct {
-	rules check.Set
-	note  string
-}
-
-func (p *pairs) judge(i, j int) pairVerdict {
-	k := [2]int{i, j}
-	if v, ok := p.seen[k]; ok {
-		return v
-	}
-	class := p.infos[i].class
-	if p.infos[i].asBatch && p.kind(j) == wire.KindBatch {
-		class = check.Batch
-	}
-	rules, note := p.memo.judge(p.frames[i], class, p.replies[j], true)
-	v := pairVerdict{rules, note}
-	if len(p.frames) > 1 {
-		// (One frame's pairs are judged once each: no matching asks.)
-		if p.seen == nil {
-			p.seen = map[[2]int]pairVerdict{}
-		}
-		p.seen[k] = v
-	}
-	return v
-}
-
-// fits reports whether reply j answers frame i correctly. An array answers
-// nothing but a batch, which needs no judging (a notification flood before
-// a big batch would otherwise scan its reply once per notification).
-func (p *pairs) fits(i, j int) bool {
-	if p.kind(j) == wire.KindBatch && p.infos[i].class != check.Batch && !p.infos[i].asBatch {
-		return false
-	}
-	return p.judge(i, j).rules == 0
-}
-
-// scan is reply j's scan.
-func (p *pairs) scan(j int) *replyScan {
-	if len(p.scans) != len(p.replies) {
-		p.scans = scanAll(p.scans[:0], p.replies)
-	}
-	return &p.scans[j]
-}
-
-func (p *pairs) kind(j int) wire.Kind { return p.scan(j).kind }
-
-// matchReplies assigns stream replies to frames: assigned[i] holds the
-// indices of frame i's replies, assigned[len(frames)] those of replies that
-// answer no frame, assigned[len(frames)+1] those of replies recognised as
-// late replies to the input before (p.staleNull, p.staleIDs), not judged.
-// Most servers answer frames in order, so that is tried first (inOrder);
-// JSON-RPC allows any order, though, which ids sort out unless the input
-// repeats them or the replies carry id null: then the replies are matched
-// to frames they answer correctly in any order, as many as possible,
-// required frames (whose silence breaks a rule) first (match). So a reply
-// that could answer two frames goes to the one that must have it, and no
-// finding depends on a choice the replies leave open. A reply left over
-// goes to the frame whose id it carries, is set aside as late when it can
-// be the last input's, else goes to the next required frame still without
-// a reply (judged against it: the most likely reading), then to any frame
-// without one; one finding none is a second reply to the frame whose id it
-// carries, or a reply to nothing.
-func matchReplies(p *pairs) [][]int {
-	n, m := len(p.infos), len(p.replies)
-	assigned := make([][]int, n+2)
-	if n == 1 && p.staleNull == 0 {
-		// One frame: every reply is its own, but for one carrying an id
-		// of the input before and not this frame's.
-		for j := range m {
-			slot := 0
-			if sc := p.scan(j); len(p.staleIDs) > 0 && keyedScan(sc) && !p.echoes(0, sc.id) {
-				null := 0
-				if p.stale(sc.id, &null) {
-					slot = n + 1
-				}
-			}
-			assigned[slot] = append(assigned[slot], j)
-		}
-		return assigned
-	}
-	if inOrder(p, assigned) {
-		return assigned
-	}
-	for i := range assigned {
-		assigned[i] = assigned[i][:0]
-	}
-	ids := make([][]byte, m)
-	for j := range p.replies {
-		if sc := p.scan(j); sc.idKind == wire.IDNumber || sc.idKind == wire.IDString {
-			ids[j] = sc.id
-		}
-	}
-	frameOf := match(p, ids)
-	taken := make([]bool, n)
-	for _, f := range frameOf {
-		if f >= 0 {
-			taken[f] = true
-		}
-	}
-	staleNull := p.staleNull
-	by := make([]int, n) // the reply match gave each frame, or -1
-	for i := range by {
-		by[i] = -1
-	}
-	for j, f := range frameOf {
-		if f >= 0 {
-			assigned[f] = append(assigned[f], j)
-			by[f] = j
-		}
-	}
-	for j := range p.replies {
-		if frameOf[j] >= 0 {
-			continue
-		}
-		own := -1 // a frame whose id the reply carries
-		for i := range p.infos {
-			if p.echoes(i, ids[j]) {
-				if own < 0 || !taken[i] && taken[own] {
-					own = i
-				}
-			}
-		}
-		switch {
-		case own >= 0 && !taken[own]:
-			taken[own] = true
-			assigned[own] = append(assigned[own], j)
-			continue
-		case ids[j] == nil && staleNull > 0:
-			// A reply without an id that may be the input before's: a
-			// frame of this input that requires a reply and has none
-			// takes it first (a wrong answer is more likely its own than
-			// a stray), else it is set aside.
-			if i := p.freeRequired(taken); i >= 0 {
-				taken[i] = true
-				assigned[i] = append(assigned[i], j)
-				continue
-			}
-			staleNull--
-			assigned[n+1] = append(assigned[n+1], j)
-			continue
-		case p.stale(ids[j], &staleNull):
-			assigned[n+1] = append(assigned[n+1], j)
-			continue
-		case own >= 0:
-			assigned[own] = append(assigned[own], j) // a second reply to it
-			continue
-		}
-		pick := p.leftoverFrame(j, taken, by, assigned)
-		if pick < 0 {
-			pick = n
-		} else {
-			taken[pick] = true
-		}
-		assigned[pick] = append(assigned[pick], j)
-	}
-	return assigned
-}
-
-// freeRequired returns the first frame without a reply, without a
-// readable id, that requires one; -1 if none.
-func (p *pairs) freeRequired(taken []bool) int {
-	for i := range p.infos {
-		if !taken[i] && !p.infos[i].readable && p.req(i) {
-			return i
-		}
-	}
-	return -1
-}
-
-// leftoverFrame picks the frame a reply that answers none correctly is
-// judged against: the first frame, in the input's order (not the replies',
-// which a concurrent server makes random), that requires a reply and has
-// none, directly or by moving its reply to another such frame that reply
-// fits too; else the first that needs one without having one, then any
-// without one; -1 when every frame has one. The order of the input makes
-// the verdict the same however the replies were ordered, as a sequential
-// server would have ordered them. by and assigned are updated for a move.
-//
-// A reply without an id goes to a frame whose id the server could not read
-// first: given to a call with a readable id it would make a finding
-// (unexpected_null_id) of a choice. Moving replies is bounded like match:
-// past maxAlign pairs, only frames without a reply are looked at.
-func (p *pairs) leftoverFrame(j int, taken []bool, by []int, assigned [][]int) int {
-	n := len(p.infos)
-	keyed := keyedScan(p.scan(j))
-	moves := n*len(p.replies) <= maxAlign
-	if !moves {
-		// Past the bound match compared ids only: a reply it left over may
-		// still answer a frame correctly (a tolerated reply to a
-		// notification), required frames first. Looked for within a
-		// budget.
-		for _, required := range [2]bool{true, false} {
-			for i := range n {
-				if p.budget >= maxAlign {
-					break
-				}
-				if !taken[i] && p.req(i) == required {
-					p.budget++
-					if p.fits(i, j) {
-						return i
-					}
-				}
-			}
-		}
-	}
-	for i := range n {
-		if !p.req(i) || !keyed && p.infos[i].readable {
-			continue // (a readable one is tried below, after the others)
-		}
-		if !taken[i] {
-			return i
-		}
-		j2 := by[i]
-		if j2 < 0 || !moves {
-			continue
-		}
-		for k := range n {
-			if k != i && !taken[k] && p.req(k) && p.fits(k, j2) {
-				// Move reply j2 from frame i to frame k.
-				taken[k], by[k], by[i] = true, j2, -1
-				assigned[k] = append(assigned[k], j2)
-				assigned[i] = slices.DeleteFunc(assigned[i], func(x int) bool { return x == j2 })
-				return i
-			}
-		}
-	}
-	for _, ok := range [...]func(int) bool{
-		func(i int) bool { return p.infos[i].needs && !p.infos[i].readable },
-		func(i int) bool { return !p.infos[i].readable },
-		func(i int) bool { return p.req(i) },
-		func(i int) bool { return p.infos[i].needs },
-		func(int) bool { return true },
-	} {
-		if i := firstFrameFrom(p.infos, taken, 0, ok); i >= 0 {
-			return i
-		}
-	}
-	return -1
-}
-
-// echoes reports whether frame i has a readable id that id (a reply's raw
-// id, nil for none) carries, as the oracle compares ids.
-func (p *pairs) echoes(i int, id []byte) bool {
-	fi := &p.infos[i]
-	return id != nil && fi.readable && fi.id != nil && check.EchoesID(fi.id, id)
-}
-
-// stale reports whether a reply that answers no frame of the input can be
-// a late reply to the input before: it carries one of that input's ids, or
-// no id while that input still lacked replies without one (taking one of
-// those off *null).
-func (p *pairs) stale(id []byte, null *int) bool {
-	if id != nil {
-		for _, old := range p.staleIDs {
-			if check.EchoesID(old, id) {
-				return true
-			}
-		}
-		return false
-	}
-	if *null > 0 {
-		*null--
-		return true
-	}
-	return false
-}
-
-// inOrder tries the common case: the replies answer, in order, the frames
-// that require one, and a frame that requires none (a notification, a
-// call with id null) may take one where the spec allows an answer. A reply
-// that fits both the next frame that requires one and a frame before it
-// that does not is ambiguous; both choices are tried, depth first,
-// remembering the states that failed, so the search stays within
-// frames×replies steps.
-func inOrder(p *pairs, assigned [][]int) bool {
-	n, m := len(p.infos), len(p.replies)
-	failed := map[[2]int]bool{}
-	var solve func(i, j int) bool
-	solve = func(i, j int) bool {
-		if j == m {
-			for ; i < n; i++ {
-				if p.req(i) {
-					return false
-				}
-			}
-			return true
-		}
-		if failed[[2]int{i, j}] {
-			return false
-		}
-		next, tolerated := n, -1
-		for k := i; k < n; k++ {
-			if p.req(k) {
-				next = k
-				break
-			}
-			if tolerated < 0 && p.fits(k, j) {
-				tolerated = k
-			}
-		}
-		for _, k := range [2]int{next, tolerated} {
-			if k < 0 || k == n || (k == next && !p.fits(k, j)) {
-				continue
-			}
-			if solve(k+1, j+1) {
-				assigned[k] = append(assigned[k], j)
-				return true
-			}
-		}
-		failed[[2]int{i, j}] = true
-		return false
-	}
-	return solve(0, 0)
-}
-
-// match pairs replies with frames they answer correctly, in any order,
-// as many as possible (Kuhn's augmenting paths): frames that require a
-// reply first, then frames that need one but may stay silent, then the
-// others that may take one. An augmenting path never unmatches a frame, so
-// the required frames keep the most replies any pairing gives them. A
-// reply that carries a frame's id prefers it. frameOf[j] is reply j's
-// frame, or -1. Past maxAlign pairs, only ids are compared.
-func match(p *pairs, ids [][]byte) []int {
-	n, m := len(p.infos), len(p.replies)
-	frameOf := make([]int, m)
-	for j := range frameOf {
-		frameOf[j] = -1
-	}
-	same := func(i, j int) bool { return p.echoes(i, ids[j]) }
-	edge := func(i, j int) bool {
-		if n*m > maxAlign {
-			return same(i, j)
-		}
-		return p.fits(i, j)
-	}
-	seen := make([]bool, m)
-	var augment func(i int) bool
-	augment = func(i int) bool {
-		// Replies with the frame's id first, then the others, in order.
-		for _, byID := range [2]bool{true, false} {
-			for j := range m {
-				if seen[j] || same(i, j) != byID || !edge(i, j) {
-					continue
-				}
-				seen[j] = true
-				if frameOf[j] < 0 || augment(frameOf[j]) {
-					frameOf[j] = i
-					return true
-				}
-			}
-		}
-		return false
-	}
-	for tier := range 3 {
-		for i := range n {
-			if p.tierOf(i) == tier {
-				clear(seen)
-				augment(i)
-			}
-		}
-	}
-	return frameOf
-}
-
-// tierOf orders frames for match: required, needing, the rest.
-func (p *pairs) tierOf(i int) int {
-	switch {
-	case p.req(i):
-		return 0
-	case p.infos[i].needs:
-		return 1
-	}
-	return 2
-}
-
-// req is requiredAt for frame i.
-func (p *pairs) req(i int) bool { return requiredAt(p.frames, p.infos, i, &p.memo) }
-
-func firstFrameFrom(infos []frameInfo, taken []bool, from int, ok func(int) bool) int {
-	for i := from; i < len(infos); i++ {
-		if !taken[i] && ok(i) {
-			return i
-		}
-	}
-	return -1
 }
 
 // judgeWire judges the replies to bytes that broke the framing on purpose:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/wire"
 )
 
 const (
@@ -42,6 +43,19 @@ func TestMatchReplies(t *testing.T) {
 		// reply goes where it is a correct answer.
 		{"repeated id out of order", []string{`{"jsonrpc":"2.0","id":3,"method":"slow"}`, `{"id":3}`},
 			[]string{`{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid Request"}}`, `{"jsonrpc":"2.0","id":3,"result":1}`}, "1 0"},
+		// By id first, as the replies of a batch go to its elements: a
+		// reply with id 1 answers the call whose id is 1, not a call
+		// before it that a repeated "id" member lets take any id (the
+		// matching by tolerances gave it to the first frame).
+		{"id first over a repeated id", []string{`{"jsonrpc":"2.0","id":5,"id":1,"method":"x"}`, call1}, []string{res1}, "1"},
+		{"id first over a repeated id, other order", []string{`{"jsonrpc":"2.0","id":1,"id":5,"method":"x"}`, call1}, []string{res1}, "1"},
+		// An error with id null answers the invalid request whose id could
+		// not be read before one whose id could (a server that read it
+		// should have echoed it).
+		{"id null to the unreadable id first", []string{`{"jsonrpc":"1.0","id":1,"method":"x"}`, `{"jsonrpc":"2.0","id":true,"method":"x"}`}, []string{invalid}, "1"},
+		// A reply carrying a frame's id as the other JSON type answers that
+		// frame (id_type_changed), not the first frame left without one.
+		{"type changed to its frame", []string{call1, call2, `{"jsonrpc":"2.0","id":3,"method":"echo"}`}, []string{`{"jsonrpc":"2.0","id":"3","result":null}`, res2}, "2 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := frames(tc.frames...)
@@ -238,5 +252,38 @@ func TestWaitFor(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestIDKeyFollowsEchoesID checks that the key a call's reply is awaited
+// under is taken by every echo of its id the oracle accepts
+// (wire.EchoesID), and by no other id. A string id with invalid UTF-8
+// echoed with one U+FFFD per bad stretch (as WHATWG decoders do) kept its
+// reply from taking the key while idKey decoded without wire.AppendIDKey.
+func TestIDKeyFollowsEchoesID(t *testing.T) {
+	tests := []struct {
+		req, reply string
+		same       bool
+	}{
+		{`1`, `1.0`, true},
+		{`1E2`, `100`, true},
+		{`9007199254740993`, `9007199254740992`, true},
+		{`1e999`, `10e998`, true},
+		{`"a"`, `"\u0061"`, true},
+		{"\"a\xf0\x90\x80b\"", `"a\ufffdb"`, true},
+		{"\"a\xf0\x90\x80b\"", `"a\ufffd\ufffd\ufffdb"`, true},
+		{`"\ud800x"`, `"\ufffdx"`, true},
+		{`1`, `"1"`, false},
+		{`1`, `2`, false},
+		{`"a"`, `"b"`, false},
+		{"\"a\xf0\x90\x80b\"", `"ab"`, false},
+	}
+	for _, tc := range tests {
+		if echo := wire.EchoesID([]byte(tc.req), []byte(tc.reply)); echo != tc.same {
+			t.Fatalf("wire.EchoesID(%q, %q) = %v; the table wants %v", tc.req, tc.reply, echo, tc.same)
+		}
+		if got := idKey([]byte(tc.req)) == idKey([]byte(tc.reply)); got != tc.same {
+			t.Errorf("idKey(%q) == idKey(%q): %v; want %v", tc.req, tc.reply, got, tc.same)
+		}
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/oracle"
 	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
 )
@@ -46,7 +46,7 @@ func fuzzFrames(t *testing.T) [][]byte {
 }
 
 // TestClassifyMatchesCheck holds the engine's classification of a scanned
-// frame to check.ClassifyRequest, which scans the frame itself.
+// frame to oracle.ClassifyRequest, which scans the frame itself.
 func TestClassifyMatchesCheck(t *testing.T) {
 	var m wire.Message
 	n := 0
@@ -62,8 +62,8 @@ func TestClassifyMatchesCheck(t *testing.T) {
 		}
 		for _, p := range pieces {
 			wire.Scan(p, &m)
-			if got, want := classify(&m), check.ClassifyRequest(p); got != want {
-				t.Errorf("classify(%.120q) = %s, check.ClassifyRequest says %s", p, got, want)
+			if got, want := classify(&m), oracle.ClassifyRequest(p); got != want {
+				t.Errorf("classify(%.120q) = %s, oracle.ClassifyRequest says %s", p, got, want)
 			}
 			n++
 		}
@@ -196,27 +196,27 @@ func mustInspect(fs []string) []frameInfo {
 	return infos
 }
 
-// TestJudgeMemo: the memo answers what check.JudgeFuzzReply answers, for
+// TestJudgeMemo: the memo answers what oracle.JudgeFuzzReply answers, for
 // repeated and changing arguments alike.
 func TestJudgeMemo(t *testing.T) {
 	type call struct {
 		frame, reply string
-		class        check.RequestClass
+		class        oracle.RequestClass
 		got          bool
 	}
 	calls := []call{
-		{notif, "", check.Notification, false},
-		{notif, "", check.Notification, false},
-		{notif, invalid, check.Notification, true},
-		{notif, invalid, check.Notification, true},
-		{call1, res1, check.Call, true},
-		{call1, res2, check.Call, true},
-		{call1, res2, check.Call, true},
-		{call1, "", check.Call, false},
-		{call1, "", check.Call, true},
-		{call2, res2, check.Call, true},
-		{`{}`, invalid, check.InvalidRequest, true},
-		{`{}`, invalid, check.Call, true},
+		{notif, "", oracle.Notification, false},
+		{notif, "", oracle.Notification, false},
+		{notif, invalid, oracle.Notification, true},
+		{notif, invalid, oracle.Notification, true},
+		{call1, res1, oracle.Call, true},
+		{call1, res2, oracle.Call, true},
+		{call1, res2, oracle.Call, true},
+		{call1, "", oracle.Call, false},
+		{call1, "", oracle.Call, true},
+		{call2, res2, oracle.Call, true},
+		{`{}`, invalid, oracle.InvalidRequest, true},
+		{`{}`, invalid, oracle.Call, true},
 	}
 	var jm judgeMemo
 	for i, c := range calls {
@@ -228,7 +228,7 @@ func TestJudgeMemo(t *testing.T) {
 			reply = []byte{} // an empty body, not none
 		}
 		gotR, gotN := jm.judge([]byte(c.frame), c.class, reply, c.got)
-		wantR, wantN := check.JudgeFuzzReply([]byte(c.frame), c.class, reply, c.got)
+		wantR, wantN := oracle.JudgeFuzzReply([]byte(c.frame), c.class, reply, c.got)
 		if gotR != wantR || gotN != wantN {
 			t.Errorf("call %d: memo %v %q, check %v %q", i, gotR, gotN, wantR, wantN)
 		}

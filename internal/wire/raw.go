@@ -3,12 +3,12 @@ package wire
 import "bytes"
 
 // The raw-JSON primitives every package that walks JSON without decoding it
-// uses: skipping a value, skipping a string, iterating an object's members.
-// They are written for text Scan accepted (a valid frame, or a part of
-// one): strings and brackets are matched, scalars end at the next
-// delimiter. On any other text they stay in bounds, never panic and end
-// somewhere, so a caller may run them on hostile bytes and check the result
-// instead of validating first. Validation itself is Scan's.
+// uses: skipping a value, skipping a string, iterating an object's members
+// or an array's elements. They are written for text Scan accepted (a valid
+// frame, or a part of one): strings and brackets are matched, scalars end
+// at the next delimiter. On any other text they stay in bounds, never panic
+// and end somewhere, so a caller may run them on hostile bytes and check the
+// result instead of validating first. Validation itself is Scan's.
 
 // rawStops are the bytes SkipValue looks at inside a container;
 // rawDelimiters end a scalar.
@@ -189,16 +189,17 @@ func (it *Members) Malformed() bool { return it.bad }
 func (it *Members) End() int { return it.i }
 
 // Elements walks the elements of a JSON array without decoding or
-// validating them (wire.NextElement validates each one):
+// validating them again (NextElement validates each), in the order written:
 //
 //	it, ok := wire.ArrayElements(arr)
 //	for elem, ok := it.Next(); ok; elem, ok = it.Next() { … }
 //
 // The zero Elements yields nothing.
 type Elements struct {
-	d   []byte
-	i   int
-	bad bool
+	d     []byte
+	i     int
+	first bool
+	bad   bool
 }
 
 // ArrayElements starts walking arr, an array with optional surrounding
@@ -208,29 +209,40 @@ func ArrayElements(arr []byte) (it Elements, ok bool) {
 	if i >= len(arr) || arr[i] != '[' {
 		return Elements{}, false
 	}
-	return Elements{d: arr, i: i + 1}, true
+	return Elements{d: arr, i: i + 1, first: true}, true
 }
 
-// Next returns the raw next element. ok is false at the end of the array
-// and on text that is not an element; Malformed then tells the two apart.
+// Next returns the raw text of the next element. ok is false at the end of
+// the array and on text that is not an element list; Malformed then tells
+// the two apart.
 func (it *Elements) Next() (elem []byte, ok bool) {
 	d := it.d
 	i := SkipSpace(d, it.i)
-	if i < len(d) && d[i] == ',' {
+	if !it.first {
+		if i < len(d) && d[i] == ']' {
+			it.i = len(d)
+			return nil, false
+		}
+		if i >= len(d) || d[i] != ',' {
+			it.bad, it.i = true, len(d)
+			return nil, false
+		}
 		i = SkipSpace(d, i+1)
 	}
+	afterComma := !it.first
+	it.first = false
 	if i >= len(d) || d[i] == ']' {
-		it.bad = it.bad || i >= len(d)
+		it.bad = it.bad || i >= len(d) || afterComma // [1,] is not an element list
 		it.i = len(d)
 		return nil, false
 	}
-	e := SkipValue(d, i)
-	if e <= i {
+	end := SkipValue(d, i)
+	if end <= i {
 		it.bad, it.i = true, len(d)
 		return nil, false
 	}
-	it.i = e
-	return d[i:e], true
+	it.i = end
+	return d[i:end], true
 }
 
 // Malformed reports whether the walk ended on text that is not an array's

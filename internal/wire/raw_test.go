@@ -112,8 +112,13 @@ func TestElements(t *testing.T) {
 		{` [ 1 , "a]" ,{"b":[2]}, [] ] `, []string{`1`, `"a]"`, `{"b":[2]}`, `[]`}, false},
 		{`[1,`, []string{`1`}, true},
 		{`[1`, []string{`1`}, true},
-		{`[,]`, nil, false},
+		{`[,]`, nil, true},
 		{`[:]`, nil, true},
+		{` [ ] `, nil, false},
+		{` [ 1 , "a,]" , {"x":[1,2]} ,[[]], null ] `, []string{`1`, `"a,]"`, `{"x":[1,2]}`, `[[]]`, `null`}, false},
+		{`[1 2]`, []string{`1`}, true},
+		{`[,1]`, nil, true},
+		{`[1,]`, []string{`1`}, true},
 	}
 	for _, tt := range tests {
 		it, ok := ArrayElements([]byte(tt.in))
@@ -253,3 +258,4 @@ func FuzzRaw(f *testing.F) {
 		}
 	})
 }
+

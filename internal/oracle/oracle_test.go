@@ -1,4 +1,4 @@
-package check
+package oracle
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rpcload/rpcload/internal/check"
 
 	"github.com/rpcload/rpcload/corpus"
 	"github.com/rpcload/rpcload/internal/fuzztarget"
@@ -107,95 +109,95 @@ func nest(depth int) string {
 type judgeTestCase struct {
 	name         string
 	input, reply string
-	want         Set
+	want         check.Set
 }
 
 var judgeTests = []judgeTestCase{
 	// protocols.md ground truth, each with its correct answer and the wrong ones.
 	{"parse error: correct", `{"jsonrpc":"2.0","id":6,"method":`, errReply("null", -32700), 0},
-	{"parse error: -32600", `{"jsonrpc":"2.0","id":6,"method":`, errReply("null", -32600), set(WrongErrorCode)},
-	{"parse error: salvaged id", `{"jsonrpc":"2.0","id":6,"method":`, errReply("6", -32700), set(WrongErrorCode)},
-	{"parse error: result", `{"jsonrpc":"2.0","id":6,"method":`, result("null"), set(WrongErrorCode)},
-	{"parse error: silence", `{"jsonrpc":"2.0","id":6,"method":`, noReply, set(WrongErrorCode)},
-	{"parse error: bad envelope too", `{"jsonrpc":"2.0","id":6,"method":`, `{"id":null,"error":{"code":-32700,"message":"m"}}`, set(BadJSONRPCVersion)},
-	{"parse error: array", `[1,`, `[` + errReply("null", -32700) + `]`, set(InvalidEnvelope)},
+	{"parse error: -32600", `{"jsonrpc":"2.0","id":6,"method":`, errReply("null", -32600), set(check.WrongErrorCode)},
+	{"parse error: salvaged id", `{"jsonrpc":"2.0","id":6,"method":`, errReply("6", -32700), set(check.WrongErrorCode)},
+	{"parse error: result", `{"jsonrpc":"2.0","id":6,"method":`, result("null"), set(check.WrongErrorCode)},
+	{"parse error: silence", `{"jsonrpc":"2.0","id":6,"method":`, noReply, set(check.WrongErrorCode)},
+	{"parse error: bad envelope too", `{"jsonrpc":"2.0","id":6,"method":`, `{"id":null,"error":{"code":-32700,"message":"m"}}`, set(check.BadJSONRPCVersion)},
+	{"parse error: array", `[1,`, `[` + errReply("null", -32700) + `]`, set(check.InvalidEnvelope)},
 	{"unknown method: correct", `{"jsonrpc":"2.0","id":5,"method":"teleport"}`, errReply("5", -32601), 0},
-	{"unknown method: id as string", `{"jsonrpc":"2.0","id":5,"method":"teleport"}`, errReply(`"5"`, -32601), set(IDTypeChanged)},
-	{"unknown method: id null", `{"jsonrpc":"2.0","id":5,"method":"teleport"}`, errReply("null", -32601), set(UnexpectedNullID)},
-	{"unknown method: other id", `{"jsonrpc":"2.0","id":5,"method":"teleport"}`, errReply("6", -32601), set(UnknownID)},
-	{"unknown method: silence", `{"jsonrpc":"2.0","id":5,"method":"teleport"}`, noReply, set(Hang)},
-	{"unknown method: parse error", `{"jsonrpc":"2.0","id":5,"method":"teleport"}`, errReply("null", -32700), set(WrongErrorCode, UnexpectedNullID)},
+	{"unknown method: id as string", `{"jsonrpc":"2.0","id":5,"method":"teleport"}`, errReply(`"5"`, -32601), set(check.IDTypeChanged)},
+	{"unknown method: id null", `{"jsonrpc":"2.0","id":5,"method":"teleport"}`, errReply("null", -32601), set(check.UnexpectedNullID)},
+	{"unknown method: other id", `{"jsonrpc":"2.0","id":5,"method":"teleport"}`, errReply("6", -32601), set(check.UnknownID)},
+	{"unknown method: silence", `{"jsonrpc":"2.0","id":5,"method":"teleport"}`, noReply, set(check.Hang)},
+	{"unknown method: parse error", `{"jsonrpc":"2.0","id":5,"method":"teleport"}`, errReply("null", -32700), set(check.WrongErrorCode, check.UnexpectedNullID)},
 	{"missing arg: correct", `{"jsonrpc":"2.0","id":4,"method":"convert","params":{"value":5}}`, errReply("4", -32602), 0},
 	{"missing arg: result", `{"jsonrpc":"2.0","id":4,"method":"convert","params":{"value":5}}`, result("4"), 0},
 	{"notification: correct", `{"jsonrpc":"2.0","method":"get_time"}`, noReply, 0},
-	{"notification: answered", `{"jsonrpc":"2.0","method":"get_time"}`, result("null"), set(ReplyToNotification)},
-	{"notification: error", `{"jsonrpc":"2.0","method":"get_time"}`, errReply("null", -32601), set(ReplyToNotification)},
-	{"notification: garbage", `{"jsonrpc":"2.0","method":"get_time"}`, `oops`, set(ReplyToNotification, InvalidJSON)},
+	{"notification: answered", `{"jsonrpc":"2.0","method":"get_time"}`, result("null"), set(check.ReplyToNotification)},
+	{"notification: error", `{"jsonrpc":"2.0","method":"get_time"}`, errReply("null", -32601), set(check.ReplyToNotification)},
+	{"notification: garbage", `{"jsonrpc":"2.0","method":"get_time"}`, `oops`, set(check.ReplyToNotification, check.InvalidJSON)},
 	{"notification: empty body", `{"jsonrpc":"2.0","method":"get_time"}`, " \r\n", 0},
 	{"empty batch: correct", `[]`, errReply("null", -32600), 0},
-	{"empty batch: []", `[]`, `[]`, set(EmptyBatchReplyWrong)},
-	{"empty batch: array", `[]`, `[` + errReply("null", -32600) + `]`, set(EmptyBatchReplyWrong)},
-	{"empty batch: silence", `[]`, noReply, set(EmptyBatchReplyWrong)},
-	{"empty batch: other code", `[]`, errReply("null", -32700), set(EmptyBatchReplyWrong)},
-	{"empty batch: id 0", `[]`, errReply("0", -32600), set(EmptyBatchReplyWrong)},
-	{"empty batch: not JSON", `[]`, `{`, set(InvalidJSON)},
+	{"empty batch: []", `[]`, `[]`, set(check.EmptyBatchReplyWrong)},
+	{"empty batch: array", `[]`, `[` + errReply("null", -32600) + `]`, set(check.EmptyBatchReplyWrong)},
+	{"empty batch: silence", `[]`, noReply, set(check.EmptyBatchReplyWrong)},
+	{"empty batch: other code", `[]`, errReply("null", -32700), set(check.EmptyBatchReplyWrong)},
+	{"empty batch: id 0", `[]`, errReply("0", -32600), set(check.EmptyBatchReplyWrong)},
+	{"empty batch: not JSON", `[]`, `{`, set(check.InvalidJSON)},
 	{"no jsonrpc: correct", `{"id":1,"method":"x"}`, errReply("1", -32600), 0},
 	{"no jsonrpc: id null", `{"id":1,"method":"x"}`, errReply("null", -32600), 0},
-	{"no jsonrpc: result", `{"id":1,"method":"x"}`, res1, set(WrongErrorCode)},
+	{"no jsonrpc: result", `{"id":1,"method":"x"}`, res1, set(check.WrongErrorCode)},
 	// Not so for a broken envelope: the server took for a Request object
-	// what is none (the table atop fuzz.go says why).
-	{"no jsonrpc: -32601", `{"id":1,"method":"x"}`, errReply("1", -32601), set(WrongErrorCode)},
-	{"jsonrpc 1.0: -32601", `{"jsonrpc":"1.0","id":1,"method":"x"}`, errReply("1", -32601), set(WrongErrorCode)},
-	{"no method: -32601", `{"jsonrpc":"2.0","id":0}`, errReply("0", -32601), set(WrongErrorCode)},
-	{"bool id: -32601 echoed", `{"jsonrpc":"2.0","id":true,"method":"e"}`, errReply("true", -32601), set(WrongErrorCode, InvalidEnvelope)},
-	{"no jsonrpc, scalar params: -32601", `{"id":1,"method":"x","params":5}`, errReply("1", -32601), set(WrongErrorCode)},
-	{"no jsonrpc: other id", `{"id":1,"method":"x"}`, errReply("2", -32600), set(UnknownID)},
-	{"no jsonrpc: silence", `{"id":1,"method":"x"}`, noReply, set(Hang)},
+	// what is none (docs/oracle.md says why).
+	{"no jsonrpc: -32601", `{"id":1,"method":"x"}`, errReply("1", -32601), set(check.WrongErrorCode)},
+	{"jsonrpc 1.0: -32601", `{"jsonrpc":"1.0","id":1,"method":"x"}`, errReply("1", -32601), set(check.WrongErrorCode)},
+	{"no method: -32601", `{"jsonrpc":"2.0","id":0}`, errReply("0", -32601), set(check.WrongErrorCode)},
+	{"bool id: -32601 echoed", `{"jsonrpc":"2.0","id":true,"method":"e"}`, errReply("true", -32601), set(check.WrongErrorCode, check.InvalidEnvelope)},
+	{"no jsonrpc, scalar params: -32601", `{"id":1,"method":"x","params":5}`, errReply("1", -32601), set(check.WrongErrorCode)},
+	{"no jsonrpc: other id", `{"id":1,"method":"x"}`, errReply("2", -32600), set(check.UnknownID)},
+	{"no jsonrpc: silence", `{"id":1,"method":"x"}`, noReply, set(check.Hang)},
 
 	// Invalid requests without a readable id.
 	{"method a number: correct", `{"jsonrpc":"2.0","method":1,"params":"bar"}`, errReply("null", -32600), 0},
-	{"method a number: silence", `{"jsonrpc":"2.0","method":1,"params":"bar"}`, noReply, set(WrongErrorCode)},
-	{"method a number: an id", `{"jsonrpc":"2.0","method":1,"params":"bar"}`, errReply("1", -32600), set(WrongErrorCode)},
+	{"method a number: silence", `{"jsonrpc":"2.0","method":1,"params":"bar"}`, noReply, set(check.WrongErrorCode)},
+	{"method a number: an id", `{"jsonrpc":"2.0","method":1,"params":"bar"}`, errReply("1", -32600), set(check.WrongErrorCode)},
 	{"bool id: correct", `{"jsonrpc":"2.0","id":true,"method":"x"}`, errReply("null", -32600), 0},
-	{"bool id: echoed", `{"jsonrpc":"2.0","id":true,"method":"x"}`, errReply("true", -32600), set(InvalidEnvelope)},
+	{"bool id: echoed", `{"jsonrpc":"2.0","id":true,"method":"x"}`, errReply("true", -32600), set(check.InvalidEnvelope)},
 	{"scalar: correct", `42`, errReply("null", -32600), 0},
-	{"scalar: parse error", `42`, errReply("null", -32700), set(WrongErrorCode)},
+	{"scalar: parse error", `42`, errReply("null", -32700), set(check.WrongErrorCode)},
 	{"foo boo", `{"foo":"boo"}`, errReply("null", -32600), 0},
 
 	// Scalar params.
 	{"scalar params: -32602", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("3", -32602), 0},
 	{"scalar params: -32600", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("3", -32600), 0},
 	{"scalar params: -32600 null", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("null", -32600), 0},
-	{"scalar params: -32602 null", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("null", -32602), set(UnexpectedNullID)},
+	{"scalar params: -32602 null", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("null", -32602), set(check.UnexpectedNullID)},
 	// The spec orders neither the method nor the params check: an unknown
 	// method is truthfully -32601 whatever its params (geth, mcp-go, go-sdk).
 	{"scalar params: -32601", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("3", -32601), 0},
 	{"scalar params: geth's -32601", `{"jsonrpc":"2.0","id":0,"method":"e","params":""}`, `{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"the method e does not exist/is not available"}}`, 0},
 	{"scalar params, id null: -32601 null", `{"jsonrpc":"2.0","id":null,"method":"e","params":true}`, errReply("null", -32601), 0},
-	{"scalar params: -32601 null", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("null", -32601), set(UnexpectedNullID)},
-	{"scalar params: -32700", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("3", -32700), set(WrongErrorCode)},
-	{"scalar params: -32603", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("3", -32603), set(WrongErrorCode)},
-	{"scalar params: result", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, result("3"), set(WrongErrorCode)},
-	{"scalar params: silence", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, noReply, set(Hang)},
+	{"scalar params: -32601 null", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("null", -32601), set(check.UnexpectedNullID)},
+	{"scalar params: -32700", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("3", -32700), set(check.WrongErrorCode)},
+	{"scalar params: -32603", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, errReply("3", -32603), set(check.WrongErrorCode)},
+	{"scalar params: result", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, result("3"), set(check.WrongErrorCode)},
+	{"scalar params: silence", `{"jsonrpc":"2.0","id":3,"method":"x","params":5}`, noReply, set(check.Hang)},
 	{"scalar params, no id: silence", `{"jsonrpc":"2.0","method":"x","params":"s"}`, noReply, 0},
 	{"scalar params, no id: error", `{"jsonrpc":"2.0","method":"x","params":"s"}`, errReply("null", -32602), 0},
 	{"null params: result", `{"jsonrpc":"2.0","id":3,"method":"x","params":null}`, result("3"), 0},
 	// A result shows null read as absent: what is wrong is the id.
-	{"null params: other id", `{"jsonrpc":"2.0","id":3,"method":"x","params":null}`, result("4"), set(UnknownID)},
-	{"null params: go-sdk's wrapped id", `{"jsonrpc":"2.0","id":23456789012345678901,"method":"tools/list","params":null}`, result("-9223372036854775808"), set(UnknownID)},
-	{"null params, no id: result", `{"jsonrpc":"2.0","method":"x","params":null}`, result("null"), set(ReplyToNotification)},
-	{"null params: parse error", `{"jsonrpc":"2.0","id":3,"method":"x","params":null}`, errReply("3", -32700), set(WrongErrorCode)},
+	{"null params: other id", `{"jsonrpc":"2.0","id":3,"method":"x","params":null}`, result("4"), set(check.UnknownID)},
+	{"null params: go-sdk's wrapped id", `{"jsonrpc":"2.0","id":23456789012345678901,"method":"tools/list","params":null}`, result("-9223372036854775808"), set(check.UnknownID)},
+	{"null params, no id: result", `{"jsonrpc":"2.0","method":"x","params":null}`, result("null"), set(check.ReplyToNotification)},
+	{"null params: parse error", `{"jsonrpc":"2.0","id":3,"method":"x","params":null}`, errReply("3", -32700), set(check.WrongErrorCode)},
 	{"null params, no id: silence", `{"jsonrpc":"2.0","method":"x","params":null}`, noReply, 0},
 
 	// Replies checked like rpcload's.
 	{"call: correct", call1, res1, 0},
-	{"call: both", call1, `{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"m"}}`, set(BothResultAndError)},
-	{"call: neither", call1, `{"jsonrpc":"2.0","id":1}`, set(NoResultOrError)},
-	{"call: version", call1, `{"jsonrpc":"1.0","id":1,"result":1}`, set(BadJSONRPCVersion)},
-	{"call: bad error", call1, `{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}`, set(BadErrorObject)},
-	{"call: not JSON", call1, `{"jsonrpc":"2.0","id":1,"result":`, set(InvalidJSON)},
-	{"call: array", call1, `[` + res1 + `]`, set(InvalidEnvelope)},
-	{"call: no id", call1, `{"jsonrpc":"2.0","result":1}`, set(InvalidEnvelope)},
+	{"call: both", call1, `{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"m"}}`, set(check.BothResultAndError)},
+	{"call: neither", call1, `{"jsonrpc":"2.0","id":1}`, set(check.NoResultOrError)},
+	{"call: version", call1, `{"jsonrpc":"1.0","id":1,"result":1}`, set(check.BadJSONRPCVersion)},
+	{"call: bad error", call1, `{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}`, set(check.BadErrorObject)},
+	{"call: not JSON", call1, `{"jsonrpc":"2.0","id":1,"result":`, set(check.InvalidJSON)},
+	{"call: array", call1, `[` + res1 + `]`, set(check.InvalidEnvelope)},
+	{"call: no id", call1, `{"jsonrpc":"2.0","result":1}`, set(check.InvalidEnvelope)},
 	{"call: server notification", call1, `{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, 0},
 	{"call: server request", call1, `{"jsonrpc":"2.0","id":"s1","method":"roots/list"}`, 0},
 
@@ -205,20 +207,20 @@ var judgeTests = []judgeTestCase{
 	{"id 12 echoed 1.2e1", `{"jsonrpc":"2.0","id":12,"method":"x"}`, result("1.2e1"), 0},
 	{"id -0 echoed 0", `{"jsonrpc":"2.0","id":-0,"method":"x"}`, result("0"), 0},
 	{"id 1.5 echoed", `{"jsonrpc":"2.0","id":1.5,"method":"x"}`, result("1.5"), 0},
-	{"id 1.5 echoed 15", `{"jsonrpc":"2.0","id":1.5,"method":"x"}`, result("15"), set(UnknownID)},
+	{"id 1.5 echoed 15", `{"jsonrpc":"2.0","id":1.5,"method":"x"}`, result("15"), set(check.UnknownID)},
 	{"id 1.5 refused", `{"jsonrpc":"2.0","id":1.5,"method":"x"}`, errReply("null", -32600), 0},
 	{"id 2^53+1 through float64", `{"jsonrpc":"2.0","id":9007199254740993,"method":"x"}`, result("9007199254740992"), 0},
-	{"id 2^53-1 changed", `{"jsonrpc":"2.0","id":9007199254740991,"method":"x"}`, result("9007199254740990"), set(UnknownID)},
+	{"id 2^53-1 changed", `{"jsonrpc":"2.0","id":9007199254740991,"method":"x"}`, result("9007199254740990"), set(check.UnknownID)},
 	{"id 2^64 refused", `{"jsonrpc":"2.0","id":18446744073709551616,"method":"x"}`, errReply("null", -32600), 0},
 	{"id 1e400 refused", `{"jsonrpc":"2.0","id":1e400,"method":"x"}`, errReply("null", -32700), 0},
 	{"id escaped string", `{"jsonrpc":"2.0","id":"\u0037","method":"x"}`, result(`"7"`), 0},
-	{"id string changed", `{"jsonrpc":"2.0","id":"7","method":"x"}`, result(`"8"`), set(UnknownID)},
-	{"id string to number", `{"jsonrpc":"2.0","id":"7","method":"x"}`, result(`7`), set(IDTypeChanged)},
+	{"id string changed", `{"jsonrpc":"2.0","id":"7","method":"x"}`, result(`"8"`), set(check.UnknownID)},
+	{"id string to number", `{"jsonrpc":"2.0","id":"7","method":"x"}`, result(`7`), set(check.IDTypeChanged)},
 	{"id empty string", `{"jsonrpc":"2.0","id":"","method":"x"}`, result(`""`), 0},
 	{"id negative", `{"jsonrpc":"2.0","id":-3,"method":"x"}`, result(`-3`), 0},
 	{"id null: result null", `{"jsonrpc":"2.0","id":null,"method":"x"}`, result("null"), 0},
 	{"id null: silence", `{"jsonrpc":"2.0","id":null,"method":"x"}`, noReply, 0},
-	{"id null: answered 0", `{"jsonrpc":"2.0","id":null,"method":"x"}`, result("0"), set(UnknownID)},
+	{"id null: answered 0", `{"jsonrpc":"2.0","id":null,"method":"x"}`, result("0"), set(check.UnknownID)},
 
 	// Ids with text a decoder replaces: the echo of what it read passes.
 	{"invalid UTF-8 id echoed U+FFFD", "{\"jsonrpc\":\"2.0\",\"id\":\"\x80\",\"method\":\"x\"}", result("\"\uFFFD\""), 0},
@@ -227,12 +229,12 @@ var judgeTests = []judgeTestCase{
 	{"invalid UTF-8 inside an id", "{\"jsonrpc\":\"2.0\",\"id\":\"call-\xfe5\",\"method\":\"x\"}", result("\"call-\uFFFD5\""), 0},
 	{"truncated sequence, one U+FFFD per byte", "{\"jsonrpc\":\"2.0\",\"id\":\"a\xf0\x90\x80b\",\"method\":\"x\"}", result("\"a\uFFFD\uFFFD\uFFFDb\""), 0},
 	{"truncated sequence, one U+FFFD", "{\"jsonrpc\":\"2.0\",\"id\":\"a\xf0\x90\x80b\",\"method\":\"x\"}", result("\"a\uFFFDb\""), 0},
-	{"invalid UTF-8 id echoed otherwise", "{\"jsonrpc\":\"2.0\",\"id\":\"a\x80\",\"method\":\"x\"}", result("\"b\uFFFD\""), set(UnknownID)},
-	{"invalid UTF-8 id echoed empty", "{\"jsonrpc\":\"2.0\",\"id\":\"call-\xfe5\",\"method\":\"x\"}", result(`""`), set(UnknownID)},
-	{"U+FFFD id echoed shorter", "{\"jsonrpc\":\"2.0\",\"id\":\"\uFFFD\uFFFD\",\"method\":\"x\"}", result("\"\uFFFD\""), set(UnknownID)},
+	{"invalid UTF-8 id echoed otherwise", "{\"jsonrpc\":\"2.0\",\"id\":\"a\x80\",\"method\":\"x\"}", result("\"b\uFFFD\""), set(check.UnknownID)},
+	{"invalid UTF-8 id echoed empty", "{\"jsonrpc\":\"2.0\",\"id\":\"call-\xfe5\",\"method\":\"x\"}", result(`""`), set(check.UnknownID)},
+	{"U+FFFD id echoed shorter", "{\"jsonrpc\":\"2.0\",\"id\":\"\uFFFD\uFFFD\",\"method\":\"x\"}", result("\"\uFFFD\""), set(check.UnknownID)},
 	{"lone surrogate id echoed U+FFFD", `{"jsonrpc":"2.0","id":"\ud800","method":"ping"}`, result("\"\uFFFD\""), 0},
 	{"lone surrogate id echoed as sent", `{"jsonrpc":"2.0","id":"\ud800","method":"ping"}`, result(`"\ud800"`), 0},
-	{"lone surrogate id echoed otherwise", `{"jsonrpc":"2.0","id":"\ud800","method":"ping"}`, result(`"?"`), set(UnknownID)},
+	{"lone surrogate id echoed otherwise", `{"jsonrpc":"2.0","id":"\ud800","method":"ping"}`, result(`"?"`), set(check.UnknownID)},
 
 	// An id readable although the frame has a trait elsewhere that may hit
 	// a parser's limits: the id or null.
@@ -241,36 +243,36 @@ var judgeTests = []judgeTestCase{
 	{"lone surrogate in a name, id null", `{"\udc00":"","id":23372036854775808,"method":"x"}`, errReply("null", -32700), 0},
 	{"exponent id of an invalid request echoed", `{"":"","id":1E2}`, errReply("100", -32600), 0},
 	{"deep elsewhere, id echoed", `{"id":9007199254740993,"":` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `}`, errReply("9007199254740992", -32600), 0},
-	{"deep elsewhere, other id", `{"id":9007199254740993,"":` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `}`, errReply("9007199254740990", -32600), set(UnknownID)},
+	{"deep elsewhere, other id", `{"id":9007199254740993,"":` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `}`, errReply("9007199254740990", -32600), set(check.UnknownID)},
 
 	// "method": "" names no method: refusing it as invalid passes too.
 	{"empty method notification: refused", `{"jsonrpc":"2.0","method":""}`, errReply("null", -32600), 0},
 	{"empty method notification: silence", `{"jsonrpc":"2.0","method":""}`, noReply, 0},
-	{"empty method notification: -32601", `{"jsonrpc":"2.0","method":""}`, errReply("null", -32601), set(ReplyToNotification)},
+	{"empty method notification: -32601", `{"jsonrpc":"2.0","method":""}`, errReply("null", -32601), set(check.ReplyToNotification)},
 	{"empty method call: refused with id null", `{"jsonrpc":"2.0","id":3,"method":""}`, errReply("null", -32600), 0},
-	{"empty method call: -32601 with id null", `{"jsonrpc":"2.0","id":3,"method":""}`, errReply("null", -32601), set(UnexpectedNullID)},
-	{"empty method call: silence", `{"jsonrpc":"2.0","id":3,"method":""}`, noReply, set(Hang)},
+	{"empty method call: -32601 with id null", `{"jsonrpc":"2.0","id":3,"method":""}`, errReply("null", -32601), set(check.UnexpectedNullID)},
+	{"empty method call: silence", `{"jsonrpc":"2.0","id":3,"method":""}`, noReply, set(check.Hang)},
 
 	// Edges where parsers legitimately differ.
 	{"invalid UTF-8: parse error", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\xff\"}", errReply("null", -32700), 0},
 	{"invalid UTF-8: result", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\xff\"}", res1, 0},
 	{"lone surrogate: parse error", `{"jsonrpc":"2.0","id":1,"method":"x","params":["\ud800"]}`, errReply("null", -32700), 0},
-	{"paired surrogates: parse error", `{"jsonrpc":"2.0","id":1,"method":"x","params":["\ud83d\ude00"]}`, errReply("null", -32700), set(WrongErrorCode, UnexpectedNullID)},
+	{"paired surrogates: parse error", `{"jsonrpc":"2.0","id":1,"method":"x","params":["\ud83d\ude00"]}`, errReply("null", -32700), set(check.WrongErrorCode, check.UnexpectedNullID)},
 	{"lone surrogate notification: error", `{"jsonrpc":"2.0","method":"x","params":["\udc00"]}`, errReply("null", -32700), 0},
 	{"deep: refused", nest(70), errReply("null", -32700), 0},
 	{"deep: internal error with id", nest(70), errReply("1", -32603), 0},
-	{"shallow: refused", nest(10), errReply("null", -32700), set(WrongErrorCode, UnexpectedNullID)},
+	{"shallow: refused", nest(10), errReply("null", -32700), set(check.WrongErrorCode, check.UnexpectedNullID)},
 	{"huge number in params: refused", `{"jsonrpc":"2.0","id":1,"method":"x","params":[1e999]}`, errReply("null", -32700), 0},
 	{"huge number in params: result", `{"jsonrpc":"2.0","id":1,"method":"x","params":[1e999]}`, res1, 0},
 	{"duplicate method: result", `{"jsonrpc":"2.0","id":1,"method":"x","method":5}`, res1, 0},
 	{"duplicate method: -32600", `{"jsonrpc":"2.0","id":1,"method":"x","method":5}`, errReply("1", -32600), 0},
-	{"duplicate method: other id", `{"jsonrpc":"2.0","id":1,"method":"x","method":5}`, result("2"), set(UnknownID)},
-	{"duplicate method: parse error, other id", `{"jsonrpc":"2.0","id":1,"method":"x","method":5}`, errReply("2", -32700), set(WrongErrorCode)},
+	{"duplicate method: other id", `{"jsonrpc":"2.0","id":1,"method":"x","method":5}`, result("2"), set(check.UnknownID)},
+	{"duplicate method: parse error, other id", `{"jsonrpc":"2.0","id":1,"method":"x","method":5}`, errReply("2", -32700), set(check.WrongErrorCode)},
 	{"duplicate id: first", `{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}`, result("1"), 0},
 	{"duplicate id: last", `{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}`, result("2"), 0},
 	{"duplicate key in params: refused", `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":1,"a":2}}`, errReply("null", -32700), 0},
 	{"duplicate escaped key: refused", `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":1,"\u0061":2}}`, errReply("null", -32600), 0},
-	{"same key in sibling objects: refused", `{"jsonrpc":"2.0","id":1,"method":"x","params":[{"a":1},{"a":2}]}`, errReply("null", -32700), set(WrongErrorCode, UnexpectedNullID)},
+	{"same key in sibling objects: refused", `{"jsonrpc":"2.0","id":1,"method":"x","params":[{"a":1},{"a":2}]}`, errReply("null", -32700), set(check.WrongErrorCode, check.UnexpectedNullID)},
 	{"duplicate method, no id: silence", `{"jsonrpc":"2.0","method":"x","method":5}`, noReply, 0},
 	{"extra member: refused", `{"jsonrpc":"2.0","id":1,"method":"x","x":0}`, errReply("1", -32600), 0},
 	{"extra member: result", `{"jsonrpc":"2.0","id":1,"method":"x","x":0}`, res1, 0},
@@ -279,26 +281,26 @@ var judgeTests = []judgeTestCase{
 	{"response sent: refused", `{"jsonrpc":"2.0","id":1,"result":1}`, errReply("1", -32600), 0},
 	{"BOM: answered", "\uFEFF" + call1, res1, 0},
 	{"BOM: refused", "\uFEFF" + call1, errReply("null", -32700), 0},
-	{"BOM: wrong id", "\uFEFF" + call1, result("2"), set(WrongErrorCode)},
+	{"BOM: wrong id", "\uFEFF" + call1, result("2"), set(check.WrongErrorCode)},
 	{"NBSP around: answered", "\u00a0" + call1 + "\u00a0", res1, 0},
 	{"two messages: first answered", call1 + `{"jsonrpc":"2.0","id":2,"method":"y"}`, res1, 0},
-	{"two messages: second answered", call1 + `{"jsonrpc":"2.0","id":2,"method":"y"}`, result("2"), set(WrongErrorCode)},
+	{"two messages: second answered", call1 + `{"jsonrpc":"2.0","id":2,"method":"y"}`, result("2"), set(check.WrongErrorCode)},
 	{"NaN: answered", `{"jsonrpc":"2.0","id":1,"method":"x","params":[NaN]}`, res1, 0},
 	{"comment: answered", `{"jsonrpc":"2.0","id":1,"method":"x" /* c */}`, res1, 0},
 	{"trailing comma: silence", `{"jsonrpc":"2.0","method":"x",}`, noReply, 0},
 	{"bare key: answered", `{jsonrpc:"2.0","id":1,"method":"x"}`, res1, 0},
-	{"exponent plus is no extension", `{"jsonrpc":"2.0","id":1e+1,"method":`, result("10"), set(WrongErrorCode)},
-	{"truncated literal is no extension", `{"jsonrpc":"2.0","id":1,"method":"x","params":[tru`, res1, set(WrongErrorCode)},
+	{"exponent plus is no extension", `{"jsonrpc":"2.0","id":1e+1,"method":`, result("10"), set(check.WrongErrorCode)},
+	{"truncated literal is no extension", `{"jsonrpc":"2.0","id":1,"method":"x","params":[tru`, res1, set(check.WrongErrorCode)},
 	{"too deep for the scanner: answered", `{"jsonrpc":"2.0","id":1,"method":"x","params":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`, res1, 0},
 
 	// Repeated envelope members: the answer to either reading passes.
 	{"jsonrpc repeated, last valid: result", `{"jsonrpc":"3.0","jsonrpc":"2.0","id":null,"method":"echo"}`, result("null"), 0},
 	{"jsonrpc repeated, last valid: refused", `{"jsonrpc":"3.0","jsonrpc":"2.0","id":null,"method":"echo"}`, errReply("null", -32600), 0},
-	{"jsonrpc repeated, last valid: other id", `{"jsonrpc":"3.0","jsonrpc":"2.0","id":null,"method":"echo"}`, result("1"), set(UnknownID)},
+	{"jsonrpc repeated, last valid: other id", `{"jsonrpc":"3.0","jsonrpc":"2.0","id":null,"method":"echo"}`, result("1"), set(check.UnknownID)},
 	// go-sdk reads the first "jsonrpc", then the scalar params, and answers
 	// -32602 as it should, but under an id wrapped to int64.
 	{"jsonrpc repeated, -32602 to a wrapped id", `{"jsonrpc":"2.0","jsonrpc":null,"id":9223372036854775807,"method":"tools/list","params":0}`,
-		errReply("-9223372036854775808", -32602), set(UnknownID)},
+		errReply("-9223372036854775808", -32602), set(check.UnknownID)},
 	{"jsonrpc repeated, -32602 with the id", `{"jsonrpc":"2.0","jsonrpc":null,"id":9,"method":"tools/list","params":0}`, errReply("9", -32602), 0},
 	{"jsonrpc repeated, first valid: result", `{"jsonrpc":"2.0","jsonrpc":"1.0","id":1,"method":"echo"}`, res1, 0},
 	{"jsonrpc repeated, escaped: result", `{"jsonrpc":"1.0","\u006asonrpc":"\u0032.0","id":1,"method":"echo"}`, res1, 0},
@@ -306,8 +308,8 @@ var judgeTests = []judgeTestCase{
 	// Read last-wins (go-sdk), the second params is the one: a result
 	// whose id is wrong blames the id.
 	{"params repeated, last an object: wrapped id", `{"jsonrpc":"2.0","id":18446744073709551615,"method":"initialize","params":0,"params":{}}`,
-		result("-9223372036854775808"), set(UnknownID)},
-	{"method repeated, last a string: other id", `{"jsonrpc":"2.0","id":1,"method":5,"method":"x"}`, result("2"), set(UnknownID)},
+		result("-9223372036854775808"), set(check.UnknownID)},
+	{"method repeated, last a string: other id", `{"jsonrpc":"2.0","id":1,"method":5,"method":"x"}`, result("2"), set(check.UnknownID)},
 	// A method that is no string next to an error member: a response
 	// with a member too many as much as an invalid request (go-ethereum
 	// drops it as a response), so silence is allowed, as is -32600.
@@ -317,9 +319,9 @@ var judgeTests = []judgeTestCase{
 	// the spec does not say which role wins (mcp-go drops it as a response).
 	{"result and a string method: silence", `{"jsonrpc":"2.0","result":1,"id":2,"method":"x"}`, noReply, 0},
 	{"result and a string method: -32600", `{"jsonrpc":"2.0","result":1,"id":2,"method":"x"}`, errReply("2", -32600), 0},
-	{"result and a string method: a reply with another id", `{"jsonrpc":"2.0","result":1,"id":2,"method":"x"}`, errReply("3", -32600), set(UnknownID)},
+	{"result and a string method: a reply with another id", `{"jsonrpc":"2.0","result":1,"id":2,"method":"x"}`, errReply("3", -32600), set(check.UnknownID)},
 	{"id repeated, first null: silence", `{"jsonrpc":"2.0","method":"x","id":null,"id":[1]}`, noReply, 0},
-	{"id repeated, neither allows silence", `{"jsonrpc":"2.0","method":"x","id":5,"id":[1]}`, noReply, set(WrongErrorCode)},
+	{"id repeated, neither allows silence", `{"jsonrpc":"2.0","method":"x","id":5,"id":[1]}`, noReply, set(check.WrongErrorCode)},
 	// Inputs once listed as oracle false positives in interop/fuzz_test.go.
 	{"jsonrpc null then 2.0: last-wins result", `{"jsonrpc":null,"jsonrpc":"2.0","id":1,"method":"x"}`, res1, 0},
 	{"jsonrpc empty then 2.0: last-wins notification", `{"jsonrpc":"","jsonrpc":"2.0","method":"u"}`, noReply, 0},
@@ -327,8 +329,8 @@ var judgeTests = []judgeTestCase{
 	{"lone surrogate member name, id echoed as float64", `{"\uD80d":0,"id":9372036854775807}`, errReply("9372036854775808", -32600), 0},
 	{"lone surrogate id answered under U+FFFD", `{"jsonrpc":"2.0","id":"\ud800","method":"ping"}`, result(`"\ufffd"`), 0},
 	{"invalid UTF-8 id, -32601 under U+FFFD", "{\"jsonrpc\":\"2.0\",\"id\":\"\xbf\",\"method\":\"o\"}", errReply("\"\uFFFD\"", -32601), 0},
-	{"null params, no jsonrpc: result", `{"id":3,"method":"x","params":null}`, result("3"), set(WrongErrorCode)},
-	{"null params, no jsonrpc, no id: silence", `{"method":"x","params":null}`, noReply, set(WrongErrorCode)},
+	{"null params, no jsonrpc: result", `{"id":3,"method":"x","params":null}`, result("3"), set(check.WrongErrorCode)},
+	{"null params, no jsonrpc, no id: silence", `{"method":"x","params":null}`, noReply, set(check.WrongErrorCode)},
 }
 
 func TestJudgeFuzzReply(t *testing.T) {
@@ -341,10 +343,10 @@ func TestJudgeFuzzReply(t *testing.T) {
 			}
 			rules, note := JudgeFuzzReply(in, ClassifyRequest(in), reply, got)
 			if rules != tc.want {
-				t.Fatalf("JudgeFuzzReply(%.80s, %.80s) = %s %q; want %s", tc.input, tc.reply, rules.names(), note, tc.want.names())
+				t.Fatalf("JudgeFuzzReply(%.80s, %.80s) = %s %q; want %s", tc.input, tc.reply, names(rules), note, names(tc.want))
 			}
 			if (rules != 0) != (note != "") && !strings.Contains(tc.name, "server") {
-				t.Errorf("rules %s with note %q: a finding needs a note and only a finding has one", rules.names(), note)
+				t.Errorf("rules %s with note %q: a finding needs a note and only a finding has one", names(rules), note)
 			}
 			if len(note) > 300 {
 				t.Errorf("note is %d bytes long", len(note))
@@ -367,33 +369,33 @@ func arr(elems ...string) string { return "[" + strings.Join(elems, ",") + "]" }
 var batchTests = []judgeTestCase{
 	{"spec example", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`)), 0},
 	{"spec example shuffled", specBatch, arr(result(`"9"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"2"`), result(`"1"`)), 0},
-	{"missing one", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601)), set(BatchMissingReply)},
-	{"missing the invalid one", specBatch, arr(result(`"1"`), result(`"2"`), errReply(`"5"`, -32601), result(`"9"`)), set(BatchMissingReply)},
-	{"extra id", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`), result(`"10"`)), set(BatchExtraReply)},
-	{"answered twice", specBatch, arr(result(`"1"`), result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`)), set(DuplicateReply)},
-	{"id type changed", specBatch, arr(result(`1`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`)), set(IDTypeChanged)},
-	{"invalid element answered -32700", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32700), errReply(`"5"`, -32601), result(`"9"`)), set(WrongErrorCode)},
-	{"notification answered", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply("null", -32601), errReply(`"5"`, -32601), result(`"9"`)), set(ReplyToNotification)},
-	{"single object", specBatch, errReply("null", -32600), set(BatchNotArray)},
-	{"empty array", specBatch, `[]`, set(BatchMissingReply)},
-	{"silence", specBatch, noReply, set(Hang)},
-	{"element envelope", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), `{"jsonrpc":"2.0","id":"9","result":1,"x":2}`), set(InvalidEnvelope)},
-	{"element not an object", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`), `7`), set(InvalidEnvelope)},
-	{"request inside the reply", arr(call1), arr(res1, `{"jsonrpc":"2.0","id":9,"method":"m"}`), set(BatchExtraReply)},
-	{"reply not JSON", arr(call1), `[` + res1, set(InvalidJSON)},
+	{"missing one", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601)), set(check.BatchMissingReply)},
+	{"missing the invalid one", specBatch, arr(result(`"1"`), result(`"2"`), errReply(`"5"`, -32601), result(`"9"`)), set(check.BatchMissingReply)},
+	{"extra id", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`), result(`"10"`)), set(check.BatchExtraReply)},
+	{"answered twice", specBatch, arr(result(`"1"`), result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`)), set(check.DuplicateReply)},
+	{"id type changed", specBatch, arr(result(`1`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`)), set(check.IDTypeChanged)},
+	{"invalid element answered -32700", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32700), errReply(`"5"`, -32601), result(`"9"`)), set(check.WrongErrorCode)},
+	{"notification answered", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply("null", -32601), errReply(`"5"`, -32601), result(`"9"`)), set(check.ReplyToNotification)},
+	{"single object", specBatch, errReply("null", -32600), set(check.BatchNotArray)},
+	{"empty array", specBatch, `[]`, set(check.BatchMissingReply)},
+	{"silence", specBatch, noReply, set(check.Hang)},
+	{"element envelope", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), `{"jsonrpc":"2.0","id":"9","result":1,"x":2}`), set(check.InvalidEnvelope)},
+	{"element not an object", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`), `7`), set(check.InvalidEnvelope)},
+	{"request inside the reply", arr(call1), arr(res1, `{"jsonrpc":"2.0","id":9,"method":"m"}`), set(check.BatchExtraReply)},
+	{"reply not JSON", arr(call1), `[` + res1, set(check.InvalidJSON)},
 
 	{"all invalid: correct", `[1,2]`, arr(errReply("null", -32600), errReply("null", -32600)), 0},
-	{"all invalid: one", `[1,2]`, arr(errReply("null", -32600)), set(BatchMissingReply)},
-	{"all invalid: silence", `[1,2]`, noReply, set(WrongErrorCode)},
-	{"all invalid: wrong code", `[1,2]`, arr(errReply("null", -32600), errReply("null", -32700)), set(WrongErrorCode)},
+	{"all invalid: one", `[1,2]`, arr(errReply("null", -32600)), set(check.BatchMissingReply)},
+	{"all invalid: silence", `[1,2]`, noReply, set(check.WrongErrorCode)},
+	{"all invalid: wrong code", `[1,2]`, arr(errReply("null", -32600), errReply("null", -32700)), set(check.WrongErrorCode)},
 	{"nested batch", `[[]]`, arr(errReply("null", -32600)), 0},
 	{"only notifications: silence", `[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]`, noReply, 0},
-	{"only notifications: []", `[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]`, `[]`, set(ReplyToNotification)},
-	{"only notifications: errors", `[{"jsonrpc":"2.0","method":"a"}]`, arr(errReply("null", -32601)), set(ReplyToNotification)},
-	{"only notifications: object", `[{"jsonrpc":"2.0","method":"a"}]`, errReply("null", -32601), set(ReplyToNotification)},
-	{"only calls: null id", arr(call1), arr(errReply("null", -32603)), set(UnexpectedNullID, BatchMissingReply)},
+	{"only notifications: []", `[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]`, `[]`, set(check.ReplyToNotification)},
+	{"only notifications: errors", `[{"jsonrpc":"2.0","method":"a"}]`, arr(errReply("null", -32601)), set(check.ReplyToNotification)},
+	{"only notifications: object", `[{"jsonrpc":"2.0","method":"a"}]`, errReply("null", -32601), set(check.ReplyToNotification)},
+	{"only calls: null id", arr(call1), arr(errReply("null", -32603)), set(check.UnexpectedNullID, check.BatchMissingReply)},
 	{"duplicate ids", arr(call1, call1), arr(res1, res1), 0},
-	{"duplicate ids, one answer", arr(call1, call1), arr(res1), set(BatchMissingReply)},
+	{"duplicate ids, one answer", arr(call1, call1), arr(res1), set(check.BatchMissingReply)},
 	{"same id, invalid first", arr(`{"id":1,"method":"x"}`, call1), arr(res1, errReply("1", -32600)), 0},
 	{"same id, call first", arr(call1, `{"id":1,"method":"x"}`), arr(errReply("1", -32600), errReply("1", -32601)), 0},
 	{"same id, scalar params", arr(call1, `{"jsonrpc":"2.0","id":1,"method":"x","params":3}`), arr(errReply("1", -32602), res1), 0},
@@ -402,21 +404,21 @@ var batchTests = []judgeTestCase{
 	{"scalar params, no id, silent", arr(`{"jsonrpc":"2.0","method":"x","params":1}`, call1), arr(res1), 0},
 	{"float id echoed", arr(`{"jsonrpc":"2.0","id":9007199254740993,"method":"x"}`), arr(result("9007199254740992")), 0},
 	{"capped batch", arr(strings.Split(strings.Repeat(call1+"\n", 101), "\n")[:101]...), errReply("null", -32600), 0},
-	{"uncapped batch", arr(strings.Split(strings.Repeat(call1+"\n", 100), "\n")[:100]...), errReply("null", -32600), set(BatchNotArray)},
+	{"uncapped batch", arr(strings.Split(strings.Repeat(call1+"\n", 100), "\n")[:100]...), errReply("null", -32600), set(check.BatchNotArray)},
 	{"edge element refused", arr(strings.Replace(nest(70), `"id":1`, `"id":2`, 1), call1), arr(res1, errReply("null", -32700)), 0},
-	{"plain element refused", arr(strings.Replace(nest(7), `"id":1`, `"id":2`, 1), call1), arr(res1, errReply("null", -32700)), set(UnexpectedNullID, BatchMissingReply)},
+	{"plain element refused", arr(strings.Replace(nest(7), `"id":1`, `"id":2`, 1), call1), arr(res1, errReply("null", -32700)), set(check.UnexpectedNullID, check.BatchMissingReply)},
 
 	// Pairing: a reply goes to an element it answers correctly while one is
 	// left, whatever the order of the replies.
 	{"id null error to the element needing it", nullParamsAndNull, arr(errReply("null", -32600)), 0},
 	{"one error for a batch with null params", nullParamsAndNull, errReply("null", -32600), 0},
 	{"null params element answered too", nullParamsAndNull, arr(errReply("null", -32600), errReply("null", -32600)), 0},
-	{"null params element answered, null one not", nullParamsAndNull, arr(errReply("null", -32602)), set(BatchMissingReply)},
-	{"one error for a plain batch", arr(`{"jsonrpc":"2.0","method":"x","params":1}`, `null`), errReply("null", -32600), set(BatchNotArray)},
+	{"null params element answered, null one not", nullParamsAndNull, arr(errReply("null", -32602)), set(check.BatchMissingReply)},
+	{"one error for a plain batch", arr(`{"jsonrpc":"2.0","method":"x","params":1}`, `null`), errReply("null", -32600), set(check.BatchNotArray)},
 	{"id repeated: both answered with the id", repeatedID, arr(result("2"), result("2")), 0},
 	{"id repeated: answered as invalid", repeatedID, arr(result("2"), errReply("null", -32600)), 0},
 	{"id repeated: answered as invalid, reversed", repeatedID, arr(errReply("null", -32600), result("2")), 0},
-	{"id repeated: answered three times", repeatedID, arr(result("2"), result("2"), result("2")), set(DuplicateReply)},
+	{"id repeated: answered three times", repeatedID, arr(result("2"), result("2"), result("2")), set(check.DuplicateReply)},
 	{"fractional id repeated", `[{"jsonrpc":"2.0","method":"m","id":2.5},{"jsonrpc":"2.0","method":"m","id":[],"id":2.5}]`, arr(result("2.5"), result("2.5")), 0},
 	{"id repeated: answered with the first", arr(`{"jsonrpc":"2.0","method":"x","id":1,"id":2}`, `{"jsonrpc":"2.0","method":"x","id":2}`), arr(result("2"), result("1")), 0},
 	{"method repeated, read first", arr(call12, `{"jsonrpc":"2.0","id":12,"method":"echo","method":1}`, call12, `{"jsonrpc":"2.0","id":12,"method":null}`),
@@ -430,7 +432,7 @@ var batchTests = []judgeTestCase{
 		arr(errReply("79", -32600), result("79"), errReply("79", -32600), result("79")), 0},
 	{"augmenting path, one -32600 short", arr(`{"jsonrpc":"2.0","id":79,"method":"x"}`, `{"jsonrpc":"2.0","id":79,"method":"x","params":"2"}`,
 		`{"jsonrpc":"2.0","id":79,"method":"x","method":1}`, `{"jsonrpc":false,"id":79,"method":"x"}`),
-		arr(errReply("79", -32600), result("79"), result("79"), result("79")), set(WrongErrorCode)},
+		arr(errReply("79", -32600), result("79"), result("79"), result("79")), set(check.WrongErrorCode)},
 	// An unknown method with scalar params answered -32601 takes its own
 	// element, and the id-null error goes to the element that needs it.
 	{"scalar params -32601 and an id-null element", arr(`{"jsonrpc":"2.0","id":0,"method":"a","params":true}`, `{"id":null}`),
@@ -447,11 +449,11 @@ var batchTests = []judgeTestCase{
 		arr(errReply("0", -32600), errReply("null", -32600)), 0},
 	// A response whose id is of a wrong type (geth echoes id true) is an
 	// envelope fault; it still answers its element, which is not missing.
-	{"bool id echoed in a batch", `[{"id":true}]`, arr(errReply("true", -32600)), set(InvalidEnvelope)},
+	{"bool id echoed in a batch", `[{"id":true}]`, arr(errReply("true", -32600)), set(check.InvalidEnvelope)},
 	{"bool id echoed with a result in a batch", arr(`{"jsonrpc":"2.0","id":false,"method":"eth_blockNumber"}`, `{"jsonrpc":"2.0","id":0,"method":"eth_blockNumber"}`),
-		arr(`{"jsonrpc":"2.0","id":false,"result":"0x60"}`, `{"jsonrpc":"2.0","id":0,"result":"0x61"}`), set(InvalidEnvelope, WrongErrorCode)},
-	{"bool id answering nothing", arr(call1), arr(res1, `{"jsonrpc":"2.0","id":true,"result":1}`), set(InvalidEnvelope)},
-	{"reply without id for an invalid element", arr(`{"id":{}}`, call1), arr(res1, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"m"}}`), set(InvalidEnvelope)},
+		arr(`{"jsonrpc":"2.0","id":false,"result":"0x60"}`, `{"jsonrpc":"2.0","id":0,"result":"0x61"}`), set(check.InvalidEnvelope, check.WrongErrorCode)},
+	{"bool id answering nothing", arr(call1), arr(res1, `{"jsonrpc":"2.0","id":true,"result":1}`), set(check.InvalidEnvelope)},
+	{"reply without id for an invalid element", arr(`{"id":{}}`, call1), arr(res1, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"m"}}`), set(check.InvalidEnvelope)},
 	// A fraction no float64 holds (1e-999999999 reads as 0) next to the
 	// same id after a repeated "id" (first true, last 1e-999999999). Both
 	// are invalid requests (no method) due -32600; the first with its id
@@ -465,34 +467,34 @@ var batchTests = []judgeTestCase{
 	{"tiny fraction id twice: mixed echoes", tinyIDs, arr(errReply("-0", -32600), errReply(tiny, -32600)), 0},
 	{"tiny fraction id twice: first-wins reader", tinyIDs, arr(errReply("null", -32600), errReply(tiny, -32600)), 0},
 	{"tiny fraction id twice: id null both", tinyIDs, arr(errReply("null", -32600), errReply("null", -32600)), 0},
-	{"tiny fraction id twice: answered three times", tinyIDs, arr(errReply(tiny, -32600), errReply("0", -32600), errReply("0", -32600)), set(DuplicateReply)},
-	{"tiny fraction id twice: one answer", tinyIDs, arr(errReply("0", -32600)), set(BatchMissingReply)},
-	{"tiny fraction id twice: the id echoed true", tinyIDs, arr(errReply(tiny, -32600), errReply("true", -32600)), set(InvalidEnvelope)},
+	{"tiny fraction id twice: answered three times", tinyIDs, arr(errReply(tiny, -32600), errReply("0", -32600), errReply("0", -32600)), set(check.DuplicateReply)},
+	{"tiny fraction id twice: one answer", tinyIDs, arr(errReply("0", -32600)), set(check.BatchMissingReply)},
+	{"tiny fraction id twice: the id echoed true", tinyIDs, arr(errReply(tiny, -32600), errReply("true", -32600)), set(check.InvalidEnvelope)},
 	// (The second element takes any id: the tolerance for a repeated "id"
 	// member does not guess what a reader made of it.)
 	{"tiny fraction id twice: another number", tinyIDs, arr(errReply(tiny, -32600), errReply("1", -32600)), 0},
-	{"tiny fraction id: another number", `[{"id":1e-999999999}]`, arr(errReply("1", -32600)), set(BatchExtraReply, BatchMissingReply)},
-	{"tiny fraction id: answered twice", `[{"id":1e-999999999}]`, arr(errReply("0", -32600), errReply(tiny, -32600)), set(DuplicateReply)},
+	{"tiny fraction id: another number", `[{"id":1e-999999999}]`, arr(errReply("1", -32600)), set(check.BatchExtraReply, check.BatchMissingReply)},
+	{"tiny fraction id: answered twice", `[{"id":1e-999999999}]`, arr(errReply("0", -32600), errReply(tiny, -32600)), set(check.DuplicateReply)},
 	// Answers of interop servers whose pairing once named the wrong rule.
 	// go-ethereum echoes the id false of the second element (its -32601 is
 	// a wrong code); the response is that element's, though the first
 	// element (read first-wins, a notification) could take it.
 	{"bool id echoed next to a notification that could take it", arr(`{"jsonrpc":"2.0","method":"test_echo","params":[1],"params":1}`, `{"jsonrpc":"2.0","method":"n","id":false}`),
-		arr(`{"jsonrpc":"2.0","id":false,"error":{"code":-32601,"message":"the method n does not exist/is not available"}}`), set(InvalidEnvelope, WrongErrorCode)},
+		arr(`{"jsonrpc":"2.0","id":false,"error":{"code":-32601,"message":"the method n does not exist/is not available"}}`), set(check.InvalidEnvelope, check.WrongErrorCode)},
 	// jrpc2 answers valid JSON that is no request with -32700; the id-null
 	// -32600 answers the notification with method "" then.
 	{"-32700 with the id, -32600 free for a notification", arr(`{"jsonrpc":"2.0","method":""}`, `{"jsonrpc":-0,"method":"x","id":1}`),
-		arr(errReply("null", -32600), errReply("1", -32700)), set(WrongErrorCode)},
+		arr(errReply("null", -32600), errReply("1", -32700)), set(check.WrongErrorCode)},
 	{"-32700 with id null, -32600 free for a notification", arr(`{"jsonrpc":"2.0","method":""}`, `[1]`),
-		arr(errReply("null", -32600), errReply("null", -32700)), set(WrongErrorCode)},
+		arr(errReply("null", -32600), errReply("null", -32700)), set(check.WrongErrorCode)},
 	{"one -32700 for the invalid element, not the notification", arr("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":[\"\xf4\x90\x80\x80\"]}", `1`),
-		arr(errReply("null", -32700)), set(WrongErrorCode)},
+		arr(errReply("null", -32700)), set(check.WrongErrorCode)},
 	{"one -32600 for the invalid element, the notification refused", arr("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":[\"\xf4\x90\x80\x80\"]}", `1`),
 		arr(errReply("null", -32600)), 0},
 	{"both refused", arr("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":[\"\xf4\x90\x80\x80\"]}", `1`),
 		arr(errReply("null", -32700), errReply("null", -32600)), 0},
 	{"a call left unanswered is not blamed on a notification's error", arr(`{"jsonrpc":"2.0","method":""}`, call1),
-		arr(errReply("null", -32600)), set(BatchMissingReply)},
+		arr(errReply("null", -32600)), set(check.BatchMissingReply)},
 	// Inputs once listed as oracle false positives in interop/fuzz_test.go.
 	{"repeated id member read last-wins", `[{"id":[],"id":1},{"id":1}]`, arr(errReply("1", -32600), errReply("1", -32600)), 0},
 	{"repeated id member read first-wins", `[{"id":[],"id":1},{"id":1}]`, arr(errReply("1", -32600), errReply("null", -32600)), 0},
@@ -504,7 +506,7 @@ var batchTests = []judgeTestCase{
 	{"geth: id 0 twice past 46 elements", "[" + strings.Repeat(`{"id":null},`, 60) + `{"id":0},{"jsonrpc":"2.0","method":"l","params":0,"id":0}]`,
 		arr(append([]string{errReply("0", -32601), errReply("0", -32600)}, slices.Repeat([]string{errReply("null", -32600)}, 60)...)...), 0},
 	{"id null: a result for the invalid one", arr(`{"jsonrpc":"2.0","method":"x","id":null}`, `{"jsonrpc":null,"method":"x"}`),
-		arr(result("null"), result("null")), set(WrongErrorCode)},
+		arr(result("null"), result("null")), set(check.WrongErrorCode)},
 }
 
 const (
@@ -530,10 +532,10 @@ func TestJudgeBatch(t *testing.T) {
 			}
 			rules, note := JudgeFuzzReply(in, class, reply, got)
 			if rules != tc.want {
-				t.Fatalf("JudgeFuzzReply = %s %q; want %s", rules.names(), note, tc.want.names())
+				t.Fatalf("JudgeFuzzReply = %s %q; want %s", names(rules), note, names(tc.want))
 			}
 			if (rules != 0) != (note != "") {
-				t.Errorf("rules %s with note %q", rules.names(), note)
+				t.Errorf("rules %s with note %q", names(rules), note)
 			}
 		})
 	}
@@ -542,161 +544,15 @@ func TestJudgeBatch(t *testing.T) {
 // TestJudgeCoversRules checks that the tables reach every rule
 // JudgeFuzzReply can return, so a verdict added later gets a row.
 func TestJudgeCoversRules(t *testing.T) {
-	var seen Set
+	var seen check.Set
 	for _, tc := range append(judgeTests, batchTests...) {
 		seen |= tc.want
 	}
-	judgeRules := envelopeRules.Add(UnknownID).Add(DuplicateReply).Add(IDTypeChanged).Add(UnexpectedNullID).
-		Add(ReplyToNotification).Add(BatchMissingReply).Add(BatchExtraReply).Add(BatchNotArray).
-		Add(EmptyBatchReplyWrong).Add(Hang).Add(WrongErrorCode)
+	judgeRules := envelopeRules.Add(check.UnknownID).Add(check.DuplicateReply).Add(check.IDTypeChanged).Add(check.UnexpectedNullID).
+		Add(check.ReplyToNotification).Add(check.BatchMissingReply).Add(check.BatchExtraReply).Add(check.BatchNotArray).
+		Add(check.EmptyBatchReplyWrong).Add(check.Hang).Add(check.WrongErrorCode)
 	if seen != judgeRules {
-		t.Errorf("rows cover %s; JudgeFuzzReply can return %s", seen.names(), judgeRules.names())
-	}
-}
-
-func TestNumberKey(t *testing.T) {
-	groups := [][]string{
-		{"1", "1.0", "1e0", "10e-1", "0.1e1", "1.000E+0", "100e-2"},
-		{"0", "-0", "0.0", "-0e5", "0e-99999999999999999999"},
-		{"100", "1e2", "1E+2", "0.001e5"},
-		{"-12.5", "-125e-1", "-0.125e2"},
-		{"123456789012345678901234567890", "1.23456789012345678901234567890e29"},
-		{"1.5"}, {"15"}, {"-1.5"}, {"1e400"}, {"1e401"},
-	}
-	keys := map[string]int{}
-	for g, group := range groups {
-		for _, n := range group {
-			k := string(appendNumberKey(nil, []byte(n)))
-			if other, ok := keys[k]; ok && other != g {
-				t.Errorf("%s has key %q like group %d; want group %d", n, k, other, g)
-			}
-			keys[k] = g
-			if first := string(appendNumberKey(nil, []byte(group[0]))); k != first {
-				t.Errorf("key(%s) = %q; key(%s) = %q; want equal", n, k, group[0], first)
-			}
-		}
-	}
-}
-
-func TestCompareIDs(t *testing.T) {
-	tests := []struct {
-		req, rep string
-		loose    bool
-		want     int
-	}{
-		{`7`, `7`, false, idEqual},
-		{`7`, `7.0`, false, idEqual},
-		{`"7"`, `"7"`, false, idEqual},
-		{`"\u0037"`, `"7"`, false, idEqual},
-		{`"a\/b"`, `"a/b"`, false, idEqual},
-		{`7`, `"7"`, false, idTypeChanged},
-		{`"7"`, `7`, false, idTypeChanged},
-		{`"7.0"`, `7`, false, idTypeChanged},
-		{`7`, `8`, false, idDifferent},
-		{`"7"`, `"07"`, false, idDifferent},
-		{`"x"`, `7`, false, idDifferent},
-		{`9007199254740993`, `9007199254740992`, false, idDifferent},
-		{`9007199254740993`, `9007199254740992`, true, idEqual},
-		{`0.1`, `0.1000000000000000055511151231257827`, true, idEqual},
-		{`1e400`, `1e401`, true, idDifferent},
-	}
-	for _, tc := range tests {
-		if got := compareIDs([]byte(tc.req), []byte(tc.rep), tc.loose); got != tc.want {
-			t.Errorf("compareIDs(%s, %s, %v) = %d; want %d", tc.req, tc.rep, tc.loose, got, tc.want)
-		}
-	}
-}
-
-func TestEchoesID(t *testing.T) {
-	tests := []struct {
-		req, reply string
-		want       bool
-	}{
-		{`7`, `7`, true},
-		{`7`, `7.0`, true},
-		{`1E2`, `100`, true},
-		{`7`, `"7"`, false},
-		{`"a"`, `"a"`, true},
-		{`"a"`, `"\u0061"`, true},
-		{`"a"`, `"b"`, false},
-		{`9007199254740993`, `9007199254740992`, true},
-		{`9007199254740991`, `9007199254740990`, false},
-		{`1212345678901234567890`, `1.2123456789012346e+21`, true},
-		{`23372036854775808`, `2.337203685477581e+16`, true},
-		{`9223372036854775808`, `-9223372036854775808`, false},
-		{`1.5`, `1`, false},
-		{"\"\x80\"", "\"\uFFFD\"", true},
-		{"\"\x80\"", `"\ufffd"`, true},
-		{"\"a\xf0\x90\x80b\"", `"a\ufffdb"`, true},
-		{"\"a\xf0\x90\x80b\"", `"a\ufffd\ufffd\ufffdb"`, true},
-		{"\"a\xf0\x90\x80b\"", `"ab"`, false},
-		{`"\udc00"`, "\"\uFFFD\"", true},
-		{`"\ud800x"`, `"\ufffdx"`, true},
-		{`"\ud800x"`, `"\ufffdy"`, false},
-		{"\"\uFFFD\uFFFD\"", "\"\uFFFD\"", false},
-		{`9372036854775807`, `9372036854775808`, true},
-		{"\"\xbf\"", "\"\uFFFD\"", true},
-	}
-	for _, tc := range tests {
-		if got := EchoesID([]byte(tc.req), []byte(tc.reply)); got != tc.want {
-			t.Errorf("EchoesID(%q, %q) = %v; want %v", tc.req, tc.reply, got, tc.want)
-		}
-	}
-	a := testing.AllocsPerRun(100, func() {
-		EchoesID([]byte("\"a\xf0\x90\x80b\""), []byte(`"a\ufffdb"`))
-		EchoesID([]byte(`1212345678901234567890`), []byte(`1.2123456789012346e+21`))
-	})
-	if a != 0 {
-		t.Errorf("EchoesID allocates %v times per run", a)
-	}
-}
-
-func TestSafeInteger(t *testing.T) {
-	for raw, want := range map[string]bool{
-		"0": true, "-1": true, "9007199254740992": true, "-9007199254740992": true,
-		"9007199254740993": false, "18446744073709551616": false, "1.0": false, "1e2": false,
-	} {
-		if got := safeInteger([]byte(raw)); got != want {
-			t.Errorf("safeInteger(%s) = %v; want %v", raw, got, want)
-		}
-	}
-}
-
-func TestLoneSurrogate(t *testing.T) {
-	for s, want := range map[string]bool{
-		`"\ud800"`: true, `"\udc00"`: true, `"\ud800x"`: true, `"\ud800\u0041"`: true, `"\ud800\ud800"`: true,
-		`"\ud83d\ude00"`: false, `"\u00e9"`: false, `"\\ud800"`: false, `"plain"`: false, `"\ud83d\ude00\ud800"`: true,
-	} {
-		if got := loneSurrogate([]byte(s)); got != want {
-			t.Errorf("loneSurrogate(%s) = %v; want %v", s, got, want)
-		}
-	}
-}
-
-func TestSpecRef(t *testing.T) {
-	seen := map[string]bool{}
-	for r := Rule(0); r < NumRules; r++ {
-		ref := SpecRef(r)
-		if ref == "" {
-			t.Errorf("rule %s has no spec reference", r)
-		}
-		seen[ref] = true
-	}
-	if len(seen) < 20 {
-		t.Errorf("only %d distinct references for %d rules", len(seen), NumRules)
-	}
-	if SpecRef(NumRules) != "" {
-		t.Error("SpecRef(NumRules) is not empty")
-	}
-	for name, want := range map[string]bool{"slow_input": true, "mcp_legacy_code": true, "crash": false, "hang": false,
-		"canary_failed": false, "wrong_error_code": false, "unknown_id": false} {
-		r, ok := ParseRule(name)
-		if !ok {
-			t.Fatalf("no rule %s", name)
-		}
-		if r.Warning() != want {
-			t.Errorf("%s.Warning() = %v; want %v", name, r.Warning(), want)
-		}
+		t.Errorf("rows cover %s; JudgeFuzzReply can return %s", names(seen), names(judgeRules))
 	}
 }
 
@@ -768,7 +624,7 @@ func TestCorrectAnswersPass(t *testing.T) {
 	for _, in := range inputs {
 		reply, ok := correctReply([]byte(in))
 		if rules, note := JudgeFuzzReply([]byte(in), ClassifyRequest([]byte(in)), reply, ok); rules != 0 {
-			t.Errorf("the correct answer %.100s to %.100s breaks %s: %s", reply, in, rules.names(), note)
+			t.Errorf("the correct answer %.100s to %.100s breaks %s: %s", reply, in, names(rules), note)
 		}
 	}
 }
@@ -792,16 +648,16 @@ func FuzzClassify(f *testing.F) {
 		for _, got := range []bool{true, false} {
 			rules, note := JudgeFuzzReply(input, class, reply, got)
 			if rules != 0 && note == "" {
-				t.Fatalf("JudgeFuzzReply(%q, %q, %v) = %s without a note", input, reply, got, rules.names())
+				t.Fatalf("JudgeFuzzReply(%q, %q, %v) = %s without a note", input, reply, got, names(rules))
 			}
-			if rules&^(Set(1)<<NumRules-1) != 0 {
+			if rules&^(check.Set(1)<<check.NumRules-1) != 0 {
 				t.Fatalf("JudgeFuzzReply returned bits beyond the rules: %b", rules)
 			}
 		}
 		// The spec-correct answer breaks no rule.
 		want, ok := correctReply(input)
 		if rules, note := JudgeFuzzReply(input, class, want, ok); rules != 0 {
-			t.Fatalf("the correct answer %q to %q breaks %s: %s", want, input, rules.names(), note)
+			t.Fatalf("the correct answer %q to %q breaks %s: %s", want, input, names(rules), note)
 		}
 		// A request built by the encoder is a call, and its correct answer passes.
 		f := wire.IDInt
@@ -812,7 +668,7 @@ func FuzzClassify(f *testing.F) {
 		var params []byte
 		var m wire.Message
 		if wire.Scan(input, &m); !m.Problems.Has(wire.ProblemInvalidJSON) {
-			if i := skipJSONSpace(input, 0); input[i] == '[' || input[i] == '{' {
+			if i := wire.SkipSpace(input, 0); input[i] == '[' || input[i] == '{' {
 				params = input
 			}
 		}
@@ -822,7 +678,7 @@ func FuzzClassify(f *testing.F) {
 		}
 		want, _ = correctReply(req)
 		if rules, note := JudgeFuzzReply(req, Call, want, true); rules != 0 {
-			t.Fatalf("the correct answer %s to %s breaks %s: %s", want, req, rules.names(), note)
+			t.Fatalf("the correct answer %s to %s breaks %s: %s", want, req, names(rules), note)
 		}
 	})
 }
@@ -837,16 +693,16 @@ func TestJudgeHugeBatch(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		elem, rep string
-		full      Set // the verdict on the reply
-		short     Set // the verdict when the last reply is missing
+		full      check.Set // the verdict on the reply
+		short     check.Set // the verdict when the last reply is missing
 	}{
-		{"one id", call1, res1, 0, set(BatchMissingReply)},
-		{"distinct ids, reversed", "", "", 0, set(BatchMissingReply)},
+		{"one id", call1, res1, 0, set(check.BatchMissingReply)},
+		{"distinct ids, reversed", "", "", 0, set(check.BatchMissingReply)},
 		{"id null", `{"jsonrpc":"2.0","id":null,"method":"x"}`, result("null"), 0, 0},
-		{"invalid", `7`, errReply("null", -32600), 0, set(BatchMissingReply)},
-		{"invalid, wrong code", `7`, errReply("null", -32700), set(WrongErrorCode), set(WrongErrorCode, BatchMissingReply)},
-		{"one id, wrong code", call1, errReply("1", -32700), set(WrongErrorCode), set(WrongErrorCode, BatchMissingReply)},
-		{"repeated id", `{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}`, result("3"), 0, set(BatchMissingReply)},
+		{"invalid", `7`, errReply("null", -32600), 0, set(check.BatchMissingReply)},
+		{"invalid, wrong code", `7`, errReply("null", -32700), set(check.WrongErrorCode), set(check.WrongErrorCode, check.BatchMissingReply)},
+		{"one id, wrong code", call1, errReply("1", -32700), set(check.WrongErrorCode), set(check.WrongErrorCode, check.BatchMissingReply)},
+		{"repeated id", `{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}`, result("3"), 0, set(check.BatchMissingReply)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in, out := make([]string, n), make([]string, n)
@@ -859,16 +715,16 @@ func TestJudgeHugeBatch(t *testing.T) {
 			}
 			input := []byte(arr(in...))
 			if rules, note := JudgeFuzzReply(input, Batch, []byte(arr(out...)), true); rules != tc.full {
-				t.Fatalf("reply: %s %s; want %s", rules.names(), note, tc.full.names())
+				t.Fatalf("reply: %s %s; want %s", names(rules), note, names(tc.full))
 			}
 			if rules, note := JudgeFuzzReply(input, Batch, []byte(arr(out[:n-1]...)), true); rules != tc.short {
-				t.Fatalf("reply without its last element: %s %s; want %s", rules.names(), note, tc.short.names())
+				t.Fatalf("reply without its last element: %s %s; want %s", names(rules), note, names(tc.short))
 			}
 			if tc.elem == call1 && tc.full == 0 {
 				// A reply too many sends the pairing looking for a
 				// request to free, through every request of the id.
-				if rules, note := JudgeFuzzReply(input, Batch, []byte(arr(append(out, res1)...)), true); rules != set(DuplicateReply) {
-					t.Fatalf("reply with an element too many: %s %s; want duplicate_reply", rules.names(), note)
+				if rules, note := JudgeFuzzReply(input, Batch, []byte(arr(append(out, res1)...)), true); rules != set(check.DuplicateReply) {
+					t.Fatalf("reply with an element too many: %s %s; want duplicate_reply", names(rules), note)
 				}
 			}
 		})
@@ -953,7 +809,7 @@ func (x *exchanger) finding(frame []byte, seed uint64) string {
 		if rules == 0 {
 			return ""
 		}
-		return how + " " + rules.names() + " " + note + "\ninput: " + shortText(frame) + "\nreply: " + shortText(reply)
+		return how + " " + names(rules) + " " + note + "\ninput: " + shortText(frame) + "\nreply: " + shortText(reply)
 	}
 	reply := x.answer(frame)
 	if msg := judge("reply", reply); msg != "" {
@@ -997,7 +853,7 @@ func shortText(b []byte) string {
 func floatEchoIDs(reply []byte, js bool) ([]byte, bool) {
 	reply = reply[:len(reply):len(reply)]
 	var elems [][]byte
-	if i := skipJSONSpace(reply, 0); i < len(reply) && reply[i] == '[' {
+	if i := wire.SkipSpace(reply, 0); i < len(reply) && reply[i] == '[' {
 		for off := 0; ; {
 			e, next, ok := wire.NextElement(reply, off)
 			if !ok {
@@ -1013,7 +869,7 @@ func floatEchoIDs(reply []byte, js bool) ([]byte, bool) {
 	for k, e := range elems {
 		out[k] = e
 		var m wire.Message
-		if wire.Scan(e, &m); m.IDKind != wire.IDNumber || safeInteger(m.ID) && !(js && string(m.ID) == "-0") {
+		if wire.Scan(e, &m); m.IDKind != wire.IDNumber || wire.SafeInteger(m.ID) && !(js && string(m.ID) == "-0") {
 			continue
 		}
 		f, err := strconv.ParseFloat(string(m.ID), 64)
@@ -1183,33 +1039,33 @@ func TestJudgeNoteNamesRule(t *testing.T) {
 	calls12 := arr(call1, `{"jsonrpc":"2.0","id":2,"method":"x"}`)
 	for _, tc := range []struct {
 		name, input, reply string
-		want               Set
-		main               Rule
+		want               check.Set
+		main               check.Rule
 		note               string // the note's start
 	}{
 		// Element 0 gets a wrong code first, then id 3 answers nothing,
 		// then element 1 is unanswered: batch_missing_reply names it.
 		{"missing after a wrong code and an extra reply", calls12, arr(errReply("1", -32700), result("3")),
-			set(WrongErrorCode, BatchExtraReply, BatchMissingReply), BatchMissingReply, "no response for element 1 (id 2) (and 2 more)"},
+			set(check.WrongErrorCode, check.BatchExtraReply, check.BatchMissingReply), check.BatchMissingReply, "no response for element 1 (id 2) (and 2 more)"},
 		{"extra reply after a wrong code", calls12, arr(errReply("1", -32700), result("2"), result("3")),
-			set(WrongErrorCode, BatchExtraReply), BatchExtraReply, "reply element 2: id 3 answers no request of the batch (and 1 more)"},
+			set(check.WrongErrorCode, check.BatchExtraReply), check.BatchExtraReply, "reply element 2: id 3 answers no request of the batch (and 1 more)"},
 		{"duplicate after an extra reply", calls12, arr(result("3"), res1, result("2"), res1),
-			set(BatchExtraReply, DuplicateReply), DuplicateReply, "reply element 3: a second response for id 1 (and 1 more)"},
+			set(check.BatchExtraReply, check.DuplicateReply), check.DuplicateReply, "reply element 3: a second response for id 1 (and 1 more)"},
 		{"one finding keeps its note", calls12, arr(res1, errReply("2", -32700)),
-			set(WrongErrorCode), WrongErrorCode, "element 1 (id 2): "},
+			set(check.WrongErrorCode), check.WrongErrorCode, "element 1 (id 2): "},
 		// A single frame: the envelope's extra member outranks the code.
 		{"envelope before the code", `{"jsonrpc":"2.0","id":1,"method":"x","params":5}`,
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32700,"message":"m"},"x":1}`,
-			set(InvalidEnvelope, WrongErrorCode), InvalidEnvelope, "reply envelope: "},
+			set(check.InvalidEnvelope, check.WrongErrorCode), check.InvalidEnvelope, "reply envelope: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := []byte(tc.input)
 			rules, note := JudgeFuzzReply(in, ClassifyRequest(in), []byte(tc.reply), true)
 			if rules != tc.want {
-				t.Fatalf("JudgeFuzzReply = %s %q; want %s", rules.names(), note, tc.want.names())
+				t.Fatalf("JudgeFuzzReply = %s %q; want %s", names(rules), note, names(tc.want))
 			}
-			if got := MostSevere(rules); got != tc.main {
-				t.Errorf("MostSevere(%s) = %s; want %s", rules.names(), got, tc.main)
+			if got := check.MostSevere(rules); got != tc.main {
+				t.Errorf("MostSevere(%s) = %s; want %s", names(rules), got, tc.main)
 			}
 			if !strings.HasPrefix(note, tc.note) {
 				t.Errorf("note %q; want it to start with %q", note, tc.note)
@@ -1258,7 +1114,7 @@ func TestJudgeRepeatedIDsShuffled(t *testing.T) {
 		r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 		input, reply := arr(in...), arr(out...)
 		if rules, note := JudgeFuzzReply([]byte(input), Batch, []byte(reply), true); rules != 0 {
-			t.Fatalf("batch %d (%d elements, %d ids): %s %q\ninput %s\nreply %s", iter, n, ids, rules.names(), note, input, reply)
+			t.Fatalf("batch %d (%d elements, %d ids): %s %q\ninput %s\nreply %s", iter, n, ids, names(rules), note, input, reply)
 		}
 	}
 }

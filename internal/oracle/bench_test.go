@@ -1,4 +1,4 @@
-package check
+package oracle
 
 import (
 	"slices"
@@ -48,7 +48,7 @@ func BenchmarkJudgeFuzzReply(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			if rules, note := JudgeFuzzReply(bc.input, ClassifyRequest(bc.input), bc.reply, bc.got); rules != 0 {
-				b.Fatalf("the benchmark's reply is judged wrong: %s %s", rules.names(), note)
+				b.Fatalf("the benchmark's reply is judged wrong: %s %s", names(rules), note)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
@@ -80,7 +80,7 @@ func TestJudgeFuzzReplyAllocs(t *testing.T) {
 		in, reply := []byte(tc.input), []byte(tc.reply)
 		class := ClassifyRequest(in)
 		if rules, note := JudgeFuzzReply(in, class, reply, true); rules != 0 {
-			t.Fatalf("JudgeFuzzReply(%q, %q) = %s %s; want no finding", tc.input, tc.reply, rules.names(), note)
+			t.Fatalf("JudgeFuzzReply(%q, %q) = %s %s; want no finding", tc.input, tc.reply, names(rules), note)
 		}
 		if a := testing.AllocsPerRun(50, func() { JudgeFuzzReply(in, class, reply, true) }); a != 0 {
 			t.Errorf("JudgeFuzzReply(%q, %q) allocates %v times per call", tc.input, tc.reply, a)
