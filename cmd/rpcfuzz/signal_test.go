@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/fuzz"
 	"github.com/rpcload/rpcload/internal/stats"
 )
@@ -197,7 +198,7 @@ func TestSignals(t *testing.T) {
 			if ctx.Err() != nil || (err != nil && !errors.As(err, &ee)) {
 				t.Fatalf("rpcfuzz did not exit by itself (%v) after %s\nstderr:\n%s", err, stopped, l)
 			}
-			if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+			if code := cmd.ProcessState.ExitCode(); code != cli.ExitInterrupted {
 				t.Fatalf("exit %d, want 130\nstdout:\n%s\nstderr:\n%s", code, &stdout, l)
 			}
 			if stopped > 10*time.Second {
