@@ -68,6 +68,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "tcp://a:1", "--out", dir, "--max-frame", "10"}, "--max-frame must be at least 64 bytes"},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--seed", "-4"}, `--seed: "-4" is not a non-negative integer`},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--workers", "0"}, "--workers must be between 1 and 1024"},
+		{[]string{"run", "tcp://a:1", "--out", dir, "--max-rate", "-5"}, "--max-rate must be a number of inputs per second, 0 or more (got -5)"},
+		{[]string{"run", "tcp://a:1", "--out", dir, "--max-rate", "NaN"}, "--max-rate must be a number"},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--max-reply", "lots"}, `--max-reply: "lots" is not a positive size`},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--max-reply", "32GiB"}, `--max-reply: "32GiB" is too large`},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--slow-factor", "0.5"}, "--slow-factor must be at least 1"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -114,6 +115,7 @@ type runFlags struct {
 	execs          uint64
 	seed           string
 	workers        int
+	maxRate        float64
 	slowFactor     float64
 	slowFloor      time.Duration
 	canaryEvery    int
@@ -134,6 +136,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.execs, "execs", 0, "stop after this many inputs")
 	fs.StringVar(&f.seed, "seed", "", "seed of every random choice (default: drawn at random and printed); repeat a run with it")
 	fs.IntVar(&f.workers, "workers", 0, "connections fuzzed in parallel (default 8; 1 for a child process); --seed repeats a run's inputs only with 1")
+	fs.Float64Var(&f.maxRate, "max-rate", 0, "send at most N inputs per second over all workers together, canaries, confirmations and minimization attempts counting too (0: as fast as the target answers)")
 	f.tf.register(fs, fuzz.DefaultTimeout)
 	fs.Float64Var(&f.slowFactor, "slow-factor", fuzz.DefaultSlowFactor, "an input answered more than this times the median latency of inputs its size is slow_input (a warning)")
 	fs.DurationVar(&f.slowFloor, "slow-min", fuzz.DefaultSlowFloor, "... and only when slower than this")
@@ -246,7 +249,7 @@ func (f *runFlags) config(fs *pflag.FlagSet) (fuzz.Config, error) {
 	}
 	cfg = fuzz.Config{
 		Target: t, Profile: profile.Name(f.tf.profile), Header: hdr, TLS: tc, Child: f.tf.child(),
-		Workers: f.workers, Execs: f.execs, Timeout: f.tf.timeout, SlowFactor: f.slowFactor, SlowFloor: f.slowFloor,
+		Workers: f.workers, MaxRate: f.maxRate, Execs: f.execs, Timeout: f.tf.timeout, SlowFactor: f.slowFactor, SlowFloor: f.slowFloor,
 		CanaryEvery: f.canaryEvery, MaxRestarts: f.maxRestarts, MaxFindings: f.maxFindings, StopAfter: f.stopAfter,
 		MinimizeBudget: f.minimizeBudget, MinimizeTime: f.minimizeTime, OutDir: f.out,
 	}
@@ -261,6 +264,8 @@ func (f *runFlags) config(fs *pflag.FlagSet) (fuzz.Config, error) {
 		return cfg, cli.Usagef("--duration 0 needs --execs N: a run needs a bound")
 	case fs.Changed("workers") && (f.workers < 1 || f.workers > 1024):
 		return cfg, cli.Usagef("--workers must be between 1 and 1024 (got %d)", f.workers)
+	case !(f.maxRate >= 0) || math.IsInf(f.maxRate, 1):
+		return cfg, cli.Usagef("--max-rate must be a number of inputs per second, 0 or more (got %g)", f.maxRate)
 	case f.slowFactor < 1:
 		return cfg, cli.Usagef("--slow-factor must be at least 1 (got %g)", f.slowFactor)
 	case f.slowFloor < 0:

@@ -54,7 +54,7 @@ func main() {
 }
 
 func realMain(args []string, stdout, stderr io.Writer) int {
-	// Both streams scrub secrets once a command knows them (installSecrets).
+	// Both streams scrub secrets once a command knows them (cli.InstallSecrets).
 	out, errOut := stats.NewRedactor().Writer(stdout), stats.NewRedactor().Writer(stderr)
 	defer errOut.Flush()
 	defer out.Flush()

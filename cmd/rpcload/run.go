@@ -25,6 +25,7 @@ import (
 type runFlags struct {
 	rate            float64
 	concurrency     int
+	maxRate         float64
 	conns           int
 	duration        time.Duration
 	timeout         time.Duration
@@ -65,6 +66,7 @@ type runFlags struct {
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.rate, "rate", 0, "open loop: messages per second, a batch counting once (default 1000 unless --concurrency is given)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "closed loop: keep N requests in flight (excludes --rate)")
+	fs.Float64Var(&f.maxRate, "max-rate", 0, "closed loop: send at most R messages per second over all connections, a batch counting once (excludes --rate)")
 	fs.IntVar(&f.conns, "conns", 0, "connections (default: streams 4; child processes 1; http 64, or --concurrency in closed loop)")
 	fs.DurationVar(&f.duration, "duration", 10*time.Second, "length of the sending phase")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout; a reply after it is counted late")
@@ -137,7 +139,7 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 		return engine.Config{}, usagef("--grace must be positive (got %s)", f.grace)
 	}
 	c := engine.Config{
-		Target: t, Rate: f.rate, Concurrency: f.concurrency, Conns: f.conns, Duration: f.duration,
+		Target: t, Rate: f.rate, Concurrency: f.concurrency, MaxRate: f.maxRate, Conns: f.conns, Duration: f.duration,
 		Timeout: f.timeout, Drain: f.drain, MaxInFlight: f.maxInFlight, Method: f.method,
 		NotifyEvery: f.notifyEvery, Batch: f.batch, HTTP2: f.http2, Interval: f.interval,
 		Restart: f.restart, Child: transport.ChildOptions{StderrPath: f.stderrPath, Grace: f.grace},
@@ -425,6 +427,9 @@ func settings(c engine.Config) map[string]any {
 	}
 	if c.Params != nil {
 		s["params"] = string(c.Params)
+	}
+	if whole.MaxRate > 0 {
+		s["max_rate"] = whole.MaxRate
 	}
 	if c.Shard.Sharded() {
 		s["shard"] = fmt.Sprintf("%d/%d", c.Shard.Index, c.Shard.Count)

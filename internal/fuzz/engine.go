@@ -8,8 +8,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/ratecap"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
@@ -46,7 +49,10 @@ type run struct {
 	canary *canaryProbe
 	found  *findingSet
 	pr     *profileRules
-	parent context.Context // the caller's: interrupts end everything
+	// maxRate is Config.MaxRate's token bucket, shared by the workers (nil:
+	// no cap).
+	maxRate *rate.Limiter
+	parent  context.Context // the caller's: interrupts end everything
 	// bound is parent with the run's hard end: --duration, then
 	// windDownTimeouts × --timeout for the finding in progress (confirming,
 	// minimizing, its canary) and the dials it needs. Everything after the
@@ -106,6 +112,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		first.closeConn()
 		return nil, ctx.Err()
 	}
+	// A fresh cap: the loop starts with one token, neither what choosing
+	// the canary left nor what built up meanwhile.
+	r.maxRate = ratecap.New(cfg.MaxRate)
 	r.start = cfg.Now()
 	loopCtx, stop := context.WithCancel(ctx)
 	r.bound = ctx
@@ -289,6 +298,9 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 			o.end = endInterrupted
 		}
 	}
+	if w.c != nil && o.end == endNone && !w.r.paced(ctx) {
+		o.end = endInterrupted
+	}
 	if w.c != nil && o.end == endNone {
 		o = w.c.exchange(ctx, c, newWaitFor(c.Frames, infos), w.r.cfg.Timeout)
 		if !w.c.usable() || lifecycle {
@@ -359,6 +371,23 @@ func firstCode(o *outcome) int64 {
 		}
 	}
 	return 0
+}
+
+// paced waits for the MaxRate token of one exchange; false means ctx
+// ended first. A token due after ctx's deadline is not waited for, but the
+// deadline is: an interrupted exchange always means its context ended.
+func (r *run) paced(ctx context.Context) bool {
+	if r.maxRate == nil {
+		return true
+	}
+	if r.maxRate.Wait(ctx) != nil {
+		<-ctx.Done()
+		return false
+	}
+	if r.cfg.sent != nil {
+		r.cfg.sent()
+	}
+	return true
 }
 
 // work is a worker's loop: pick, mutate, send, judge, keep what is new.

@@ -57,13 +57,13 @@ func TestParseSize(t *testing.T) {
 		got, err := ParseSize(tt.in, MaxReadSize)
 		switch {
 		case tt.want == 0 && err == nil:
-			t.Errorf("parseSize(%q) = %d, want an error", tt.in, got)
+			t.Errorf("ParseSize(%q) = %d, want an error", tt.in, got)
 		case tt.want == 0:
 			if !strings.Contains(err.Error(), tt.in) {
-				t.Errorf("parseSize(%q) error %q does not quote the input", tt.in, err)
+				t.Errorf("ParseSize(%q) error %q does not quote the input", tt.in, err)
 			}
 		case err != nil || got != tt.want:
-			t.Errorf("parseSize(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
 		}
 	}
 }
