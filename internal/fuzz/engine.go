@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/oracle"
 	"github.com/rpcload/rpcload/internal/ratecap"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
@@ -226,13 +227,14 @@ type worker struct {
 	ch    mutate.Chooser
 	rec   *stats.Recorder
 	c     conn
-	lat   medians // latencies of clean exchanges by input size, for slow_input
-	since int     // inputs since the last canary
-	last  result  // the last exchange, for replay's report
+	lat   oracle.SlowRule // latencies of clean exchanges by input size, for slow_input
+	since int             // inputs since the last canary
+	last  result          // the last exchange, for replay's report
 }
 
 func (r *run) newWorker(i int) *worker {
-	return &worker{r: r, id: i, ch: mutate.NewRand(workerSeed(r.cfg.Seed, i)), rec: r.agg.NewRecorder()}
+	return &worker{r: r, id: i, ch: mutate.NewRand(workerSeed(r.cfg.Seed, i)), rec: r.agg.NewRecorder(),
+		lat: oracle.SlowRule{Factor: r.cfg.SlowFactor, Floor: r.cfg.SlowFloor}}
 }
 
 // workerSeed spreads the run's seed over workers (splitmix64 of seed+i), so
@@ -440,35 +442,20 @@ func (r *run) noteEnd(res *result, mainLoop bool) {
 
 // slow adds slow_input to a clean exchange of input c that took more than
 // SlowFactor times the median latency of inputs its size (and more than
-// SlowFloor).
+// SlowFloor): oracle.SlowRule.
 func (w *worker) slow(res *result, c mutate.Case) {
-	if res.o.end != endNone || res.v.rules.Has(check.Crash) {
+	if res.o.end != endNone || res.v.rules.Has(check.Crash) || !w.lat.Judge(c, res.o.latency) {
 		return
 	}
-	size := caseSize(c)
-	if over := w.slowThreshold(size); over > 0 && res.o.latency > over {
-		clean := res.v.rules == 0
-		res.v.rules = res.v.rules.Add(check.SlowInput)
-		if clean {
-			rep := firstReply(&res.o)
-			med, _ := w.lat.median(size)
-			res.v.rule, res.v.shape, res.v.reply = check.SlowInput, replyShape(rep), rep
-			res.v.code = firstCode(&res.o)
-			res.v.note = fmt.Sprintf("answered in %s; the median of inputs this size is %s", res.o.latency.Round(time.Microsecond), med)
-		}
-		return // a slow input would skew the median
+	clean := res.v.rules == 0
+	res.v.rules = res.v.rules.Add(check.SlowInput)
+	if clean {
+		rep := firstReply(&res.o)
+		med, _ := w.lat.Median(oracle.InputSize(c))
+		res.v.rule, res.v.shape, res.v.reply = check.SlowInput, replyShape(rep), rep
+		res.v.code = firstCode(&res.o)
+		res.v.note = fmt.Sprintf("answered in %s; the median of inputs this size is %s", res.o.latency.Round(time.Microsecond), med)
 	}
-	w.lat.observe(size, res.o.latency)
-}
-
-// slowThreshold is the latency above which an input of size bytes is
-// slow, or 0 before enough inputs its size were seen.
-func (w *worker) slowThreshold(size int) time.Duration {
-	med, ok := w.lat.median(size)
-	if !ok {
-		return 0
-	}
-	return max(time.Duration(float64(med)*w.r.cfg.SlowFactor), w.r.cfg.SlowFloor)
 }
 
 func firstReply(o *outcome) []byte {
