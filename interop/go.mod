@@ -13,6 +13,7 @@ require (
 )
 
 require (
+	github.com/HdrHistogram/hdrhistogram-go v1.3.0 // indirect
 	github.com/Microsoft/go-winio v0.6.2 // indirect
 	github.com/StackExchange/wmi v1.2.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
