@@ -280,9 +280,8 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	r.endSending = endSending
 	closedCtx, cancelClosed := context.WithTimeout(sendCtx, cfg.Duration)
 	defer cancelClosed()
-	r.sendDone = closedCtx.Done()
-	r.sending = closedCtx
-	r.maxRate = ratecap.New(cfg.MaxRate)
+	r.sendDone, r.sending = closedCtx.Done(), closedCtx
+	r.maxRate = ratecap.New(cfg.MaxRate) // made now: while connecting it would have filled up
 	served := make(chan struct{})
 	go func() { d.serve(); close(served) }()
 	sweepDone := make(chan struct{})
