@@ -3,7 +3,6 @@ package rpcfuzz
 import (
 	"math/bits"
 	"regexp"
-	"slices"
 	"sync"
 	"time"
 
@@ -133,23 +132,17 @@ func (h *harness) judge(in native.Input, infos []frameInfo, o *outcome) *result 
 		j.add(check.Set(0).Add(check.Hang), o.note, frame, nil)
 	}
 	if len(j.verdicts) == 0 && o.end == endNone && h.slowFactor > 0 {
-		if limit, ok := h.slow.threshold(h.slowFactor); ok && o.latency > limit {
+		if slow, limit := h.slow.judge(in.Case, o.latency); slow {
 			j.add(check.Set(0).Add(check.SlowInput), "answered in "+o.latency.Round(time.Microsecond).String()+
 				", more than the slow limit "+limit.Round(time.Microsecond).String(), 0, nil)
-		} else {
-			h.slow.observe(o.latency)
 		}
 	}
 	if len(j.verdicts) == 0 {
 		return nil
 	}
 	res := &result{in: in, verdicts: j.verdicts}
-	best := -1
-	for k, v := range res.verdicts {
-		r := mainRule(v.rules)
-		if p := rulePriority(r); best < 0 || p < best {
-			best, res.main, res.rule = p, k, r
-		}
+	res.name()
+	for _, v := range res.verdicts {
 		for x := uint32(v.rules); x != 0; x &= x - 1 {
 			if r := check.Rule(bits.TrailingZeros32(x)); !r.Warning() || h.failOnWarnings {
 				res.failed = true
@@ -157,6 +150,22 @@ func (h *harness) judge(in native.Input, infos []frameInfo, o *outcome) *result 
 		}
 	}
 	return res
+}
+
+// name picks the rule a finding is named after, and the verdict that
+// breaks it: the most severe of all (check.MostSevere, the engine's order).
+func (res *result) name() {
+	var all check.Set
+	for _, v := range res.verdicts {
+		all |= v.rules
+	}
+	res.rule = check.MostSevere(all)
+	for k, v := range res.verdicts {
+		if v.rules.Has(res.rule) {
+			res.main = k
+			return
+		}
+	}
 }
 
 // judging collects the verdicts of one input, less the ignored rules.
@@ -196,68 +205,20 @@ func replyKind(reply []byte) wire.Kind {
 	return m.Kind
 }
 
-// rulePriority orders the rules a finding is named after: a crash explains
-// everything after it, a hang the missing replies; warnings come last.
-func rulePriority(r check.Rule) int {
-	switch {
-	case r == check.Crash:
-		return 0
-	case r == check.Hang:
-		return 1
-	case r.Warning():
-		return 900 + int(r)
-	}
-	return 10 + int(r)
-}
+// slowFloor is the harness's oracle.SlowRule.Floor: nothing faster is
+// slow, as in-process timing jitters by that much.
+const slowFloor = 10 * time.Millisecond
 
-// mainRule returns the rule of s a finding is named after.
-func mainRule(s check.Set) check.Rule {
-	best, bestP := check.Rule(0), -1
-	for x := uint32(s); x != 0; x &= x - 1 {
-		r := check.Rule(bits.TrailingZeros32(x))
-		if p := rulePriority(r); bestP < 0 || p < bestP {
-			best, bestP = r, p
-		}
-	}
-	return best
-}
-
-// Limits of the slow_input heuristic.
-const (
-	slowWindow = 64                    // latencies the median is taken over
-	slowWarmup = 16                    // inputs seen before anything is slow
-	slowFloor  = 10 * time.Millisecond // nothing faster is slow: in-process timing jitters by that much
-)
-
-// slowTracker keeps the latencies of recent clean inputs for slow_input.
+// slowTracker is the harness's slow_input rule, under a lock: inputs may be
+// judged from several goroutines.
 type slowTracker struct {
-	mu     sync.Mutex
-	ring   [slowWindow]time.Duration
-	n      int // latencies observed in all
-	median time.Duration
+	mu   sync.Mutex
+	rule oracle.SlowRule
 }
 
-func (s *slowTracker) observe(d time.Duration) {
+// judge reports whether input c answered in d was slow, and the limit.
+func (s *slowTracker) judge(c mutate.Case, d time.Duration) (bool, time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ring[s.n%slowWindow] = d
-	s.n++
-	if s.n%slowWarmup == 0 {
-		// Re-taking the median every few inputs is plenty for a limit
-		// that is a multiple of it, and keeps the sort off most inputs.
-		w := slices.Clone(s.ring[:min(s.n, slowWindow)])
-		slices.Sort(w)
-		s.median = w[len(w)/2]
-	}
-}
-
-// threshold is the latency above which an input is slow, once enough
-// inputs were seen.
-func (s *slowTracker) threshold(factor float64) (time.Duration, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.n < slowWarmup {
-		return 0, false
-	}
-	return max(time.Duration(float64(s.median)*factor), slowFloor), true
+	return s.rule.Judge(c, d), s.rule.Limit(oracle.InputSize(c))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/rpcload/rpcload/internal/fuzzcase"
 	"github.com/rpcload/rpcload/internal/mutate"
 	"github.com/rpcload/rpcload/internal/native"
+	"github.com/rpcload/rpcload/internal/oracle"
 	"github.com/rpcload/rpcload/internal/profile"
 )
 
@@ -87,8 +88,9 @@ type Options struct {
 	// they are logged.
 	FailOnWarnings bool
 	// SlowFactor, when above 0, reports an input answered more than this
-	// many times slower than the median of recent inputs (and slower than
-	// 10ms) as slow_input, a warning. Off by default: timing is not
+	// many times slower than the median of the inputs its size before it
+	// (and slower than 10ms) as slow_input, a warning: the rule of the
+	// black-box fuzzer (--slow-factor). Off by default: timing is not
 	// reproducible.
 	SlowFactor float64
 }
@@ -222,6 +224,7 @@ func newHarness(target Target, o Options) (*harness, error) {
 		return nil, errors.New("no target")
 	}
 	h := &harness{target: target, timeout: o.Timeout, failOnWarnings: o.FailOnWarnings, slowFactor: o.SlowFactor, now: time.Now}
+	h.slow.rule = oracle.SlowRule{Factor: o.SlowFactor, Floor: slowFloor}
 	if h.timeout <= 0 {
 		h.timeout = DefaultTimeout
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/fuzzcase"
 	"github.com/rpcload/rpcload/internal/fuzztarget"
+	"github.com/rpcload/rpcload/internal/oracle"
 )
 
 // fakeF records what Fuzz does with its F: it has the methods of F and
@@ -433,7 +434,7 @@ func TestSlowInput(t *testing.T) {
 		step := time.Millisecond
 		h.now = func() time.Time { now = now.Add(step); return now }
 		input := Literal([]byte(call1))
-		for range slowWarmup {
+		for range oracle.SlowWarmup {
 			if res := h.run(input); res != nil {
 				t.Fatalf("a clean input: %+v", res)
 			}
@@ -450,6 +451,69 @@ func TestSlowInput(t *testing.T) {
 		} else {
 			checkReports(t, "log", ft.logs, "rpcfuzz: slow_input")
 			checkReports(t, "fatal", ft.fatals, "")
+		}
+	}
+}
+
+// TestSlowInputBySize: an input is slow against inputs its size, as in the
+// black-box fuzzer: a big input that takes its size's time is not slow
+// among small fast ones (the harness once judged it against the last 64
+// inputs of any size), but is once it takes many times that.
+func TestSlowInputBySize(t *testing.T) {
+	s := fuzztarget.New(0)
+	h := mustHarness(t, Func(func(req []byte) []byte { return s.Handle(context.Background(), req) }), Options{SlowFactor: 5})
+	var now time.Time
+	step := time.Millisecond
+	h.now = func() time.Time { now = now.Add(step); return now }
+	small := Literal([]byte(call1))
+	big := Literal([]byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":["` + strings.Repeat("x", 4096) + `"]}`))
+	for range oracle.SlowWarmup {
+		if res := h.run(small); res != nil {
+			t.Fatalf("a clean input: %+v", res)
+		}
+	}
+	step = 50 * time.Millisecond // big inputs take longer by nature
+	for i := range oracle.SlowWarmup {
+		if res := h.run(big); res != nil {
+			t.Fatalf("big input %d, as slow as the others its size: %+v", i, res)
+		}
+	}
+	step = time.Second
+	if res := h.run(big); res == nil || res.rule != check.SlowInput {
+		t.Fatalf("a big input 10 times slower than the others its size: %+v", res)
+	}
+}
+
+// TestFindingName: a finding is named after its most severe rule in the
+// engine's order (check.MostSevere), whichever verdict breaks it; the
+// harness once ranked canary_failed below every other violation.
+func TestFindingName(t *testing.T) {
+	set := func(rs ...check.Rule) check.Set {
+		var s check.Set
+		for _, r := range rs {
+			s = s.Add(r)
+		}
+		return s
+	}
+	for _, tt := range []struct {
+		verdicts []check.Set
+		rule     check.Rule
+		main     int
+	}{
+		{[]check.Set{set(check.UnknownID), set(check.CanaryFailed)}, check.CanaryFailed, 1},
+		{[]check.Set{set(check.WrongErrorCode, check.Hang), set(check.Crash)}, check.Crash, 1},
+		{[]check.Set{set(check.SlowInput), set(check.MCPLegacyCode, check.InvalidJSON)}, check.InvalidJSON, 1},
+		{[]check.Set{set(check.MCPLegacyCode), set(check.SlowInput)}, check.MCPLegacyCode, 0},
+	} {
+		res := &result{}
+		var all check.Set
+		for _, s := range tt.verdicts {
+			res.verdicts = append(res.verdicts, verdict{rules: s})
+			all |= s
+		}
+		res.name()
+		if res.rule != tt.rule || res.main != tt.main || res.rule != check.MostSevere(all) {
+			t.Errorf("%v: named %s after verdict %d, want %s after %d", tt.verdicts, res.rule, res.main, tt.rule, tt.main)
 		}
 	}
 }

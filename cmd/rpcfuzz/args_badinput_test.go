@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/stats"
 )
 
@@ -69,7 +70,7 @@ func FuzzArgs(f *testing.F) {
 		if err.Error() == "" {
 			t.Fatalf("%q: an empty error", args)
 		}
-		var ue usageError
+		var ue cli.UsageError
 		if fs.Parsed() && !errors.As(err, &ue) && !strings.Contains(err.Error(), "flag") && !strings.Contains(err.Error(), "argument") {
 			t.Errorf("%q: %v is not a usage error (exit 2)", args, err)
 		}

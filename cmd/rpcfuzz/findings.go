@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/fuzz"
 	"github.com/rpcload/rpcload/internal/mutate"
 	"github.com/rpcload/rpcload/internal/native"
@@ -38,14 +39,14 @@ func (f *findingFlags) register(fs *pflag.FlagSet) {
 func (f *findingFlags) options(fs *pflag.FlagSet) (fuzz.ReplayOptions, error) {
 	var o fuzz.ReplayOptions
 	if fs.Changed("timeout") && f.tf.timeout <= 0 {
-		return o, usagef("--timeout must be positive (got %s)", f.tf.timeout)
+		return o, cli.Usagef("--timeout must be positive (got %s)", f.tf.timeout)
 	}
 	if f.tf.grace <= 0 {
-		return o, usagef("--grace must be positive (got %s)", f.tf.grace)
+		return o, cli.Usagef("--grace must be positive (got %s)", f.tf.grace)
 	}
 	if f.tf.profile != "" {
 		if _, err := profile.New(profile.Name(f.tf.profile), profile.Options{}); err != nil {
-			return o, usagef("--profile: %v", err)
+			return o, cli.Usagef("--profile: %v", err)
 		}
 	}
 	t, err := f.tf.target(fs, nil, f.target)
@@ -55,10 +56,10 @@ func (f *findingFlags) options(fs *pflag.FlagSet) (fuzz.ReplayOptions, error) {
 	if t.Scheme != "" {
 		o.Target = &t
 	}
-	if o.Header, err = f.tf.header(); err != nil {
+	if o.Header, err = cli.Headers(f.tf.headers, t); err != nil {
 		return o, err
 	}
-	if o.TLS, err = f.tf.tls(); err != nil {
+	if o.TLS, err = f.tf.tls.Load(fs, t); err != nil {
 		return o, err
 	}
 	o.Profile, o.Timeout, o.Child = profile.Name(f.tf.profile), f.tf.timeout, f.tf.child()
@@ -72,7 +73,7 @@ func findingDir(fs *pflag.FlagSet, cmd string) (string, error) {
 		args = args[:dash]
 	}
 	if len(args) != 1 {
-		return "", usagef("%s takes one FINDING_DIR (got %d)", cmd, len(args))
+		return "", cli.Usagef("%s takes one FINDING_DIR (got %d)", cmd, len(args))
 	}
 	return args[0], nil
 }
@@ -81,13 +82,13 @@ func findingDir(fs *pflag.FlagSet, cmd string) (string, error) {
 func findingError(ctx context.Context, err error) (int, error) {
 	switch {
 	case errors.Is(err, fuzz.ErrUnreachable):
-		return exitUnreachable, err
+		return cli.ExitUnreachable, err
 	case ctx.Err() != nil:
-		return exitInterrupted, err
+		return cli.ExitInterrupted, err
 	case errors.Is(err, fuzz.ErrNoTarget):
-		return exitUsage, usagef("%v: --target URL or -- COMMAND", err)
+		return cli.ExitUsage, cli.Usagef("%v: --target URL or -- COMMAND", err)
 	}
-	return exitUsage, err
+	return cli.ExitUsage, err
 }
 
 const replayUsage = `usage: rpcfuzz replay FINDING_DIR [--target URL | -- COMMAND] [flags]
@@ -109,23 +110,23 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	fs.Usage = func() { fmt.Fprintf(stderr, replayUsage, fs.FlagUsages()) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK, nil
+			return cli.ExitOK, nil
 		}
-		return exitUsage, usageError{err}
+		return cli.ExitUsage, cli.UsageError{Err: err}
 	}
 	if err := f.tf.installSecrets(fs, stdout, stderr, f.target); err != nil {
-		return exitUsage, err
+		return cli.ExitUsage, err
 	}
 	dir, err := findingDir(fs, "replay")
 	if err != nil {
-		return exitUsage, err
+		return cli.ExitUsage, err
 	}
 	if *times < 1 {
-		return exitUsage, usagef("--times must be at least 1 (got %d)", *times)
+		return cli.ExitUsage, cli.Usagef("--times must be at least 1 (got %d)", *times)
 	}
 	o, err := f.options(fs)
 	if err != nil {
-		return exitUsage, err
+		return cli.ExitUsage, err
 	}
 	o.Times = *times
 	res, err := fuzz.Replay(ctx, dir, o)
@@ -141,9 +142,9 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		fmt.Fprintf(stdout, "  run %d: %s\n", i+1, s)
 	}
 	if res.Reproduced > 0 {
-		return exitFindings, nil
+		return cli.ExitFindings, nil
 	}
-	return exitOK, nil
+	return cli.ExitOK, nil
 }
 
 const minimizeUsage = `usage: rpcfuzz minimize FINDING_DIR [--budget N] [--target URL | -- COMMAND] [flags]
@@ -166,26 +167,26 @@ func minimizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	fs.Usage = func() { fmt.Fprintf(stderr, minimizeUsage, fs.FlagUsages()) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK, nil
+			return cli.ExitOK, nil
 		}
-		return exitUsage, usageError{err}
+		return cli.ExitUsage, cli.UsageError{Err: err}
 	}
 	if err := f.tf.installSecrets(fs, stdout, stderr, f.target); err != nil {
-		return exitUsage, err
+		return cli.ExitUsage, err
 	}
 	dir, err := findingDir(fs, "minimize")
 	if err != nil {
-		return exitUsage, err
+		return cli.ExitUsage, err
 	}
 	switch {
 	case *budget < 1:
-		return exitUsage, usagef("--budget must be at least 1 (got %d)", *budget)
+		return cli.ExitUsage, cli.Usagef("--budget must be at least 1 (got %d)", *budget)
 	case *limit < 0:
-		return exitUsage, usagef("--time must not be negative (got %s)", *limit)
+		return cli.ExitUsage, cli.Usagef("--time must not be negative (got %s)", *limit)
 	}
 	o, err := f.options(fs)
 	if err != nil {
-		return exitUsage, err
+		return cli.ExitUsage, err
 	}
 	var deadline time.Time
 	if *limit > 0 {
@@ -198,13 +199,13 @@ func minimizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	fnd, err := fuzz.MinimizeFinding(ctx, dir, o, *budget, deadline)
 	if errors.Is(err, fuzz.ErrNotReproduced) {
 		fmt.Fprintf(stdout, "%s: NOT REPRODUCED: %v\n", dir, err)
-		return exitFindings, nil
+		return cli.ExitFindings, nil
 	}
 	if err != nil {
 		return findingError(ctx, err)
 	}
 	fmt.Fprintf(stdout, "%s: %d -> %d bytes in %d checks (%.1fs)%s\n", dir, before, fnd.MinimizedBytes, fnd.Minimize.Checks, fnd.Minimize.DurationS, incomplete(fnd))
-	return exitOK, nil
+	return cli.ExitOK, nil
 }
 
 func incomplete(f *fuzz.Finding) string {
@@ -231,24 +232,24 @@ func exportCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	fs.Usage = func() { fmt.Fprintf(stderr, exportUsage, fs.FlagUsages()) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK, nil
+			return cli.ExitOK, nil
 		}
-		return exitUsage, usageError{err}
+		return cli.ExitUsage, cli.UsageError{Err: err}
 	}
 	switch {
 	case fs.NArg() != 1:
-		return exitUsage, usagef("export-go takes one OUT_DIR (got %d)", fs.NArg())
+		return cli.ExitUsage, cli.Usagef("export-go takes one OUT_DIR (got %d)", fs.NArg())
 	case *findings == "":
-		return exitUsage, usagef("--findings DIR is required")
+		return cli.ExitUsage, cli.Usagef("--findings DIR is required")
 	}
 	done, err := fuzz.ExportGo(*findings, fs.Arg(0))
 	for _, e := range done {
 		fmt.Fprintf(stdout, "%s\n  %s\n", e.File, e.GoTest)
 	}
 	if err != nil {
-		return exitUsage, err
+		return cli.ExitUsage, err
 	}
-	return exitOK, nil
+	return cli.ExitOK, nil
 }
 
 const importUsage = `usage: rpcfuzz import-go GO_CORPUS_DIR --out DIR [--target URL | -- COMMAND] [fuzz test options]
@@ -275,27 +276,27 @@ func importCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	fs.Usage = func() { fmt.Fprintf(stderr, importUsage, fs.FlagUsages()) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK, nil
+			return cli.ExitOK, nil
 		}
-		return exitUsage, usageError{err}
+		return cli.ExitUsage, cli.UsageError{Err: err}
 	}
 	if err := f.tf.installSecrets(fs, stdout, stderr, f.target); err != nil {
-		return exitUsage, err
+		return cli.ExitUsage, err
 	}
 	args = fs.Args()
 	if dash := fs.ArgsLenAtDash(); dash >= 0 {
 		args = args[:dash]
 	}
 	if len(args) != 1 {
-		return exitUsage, usagef("import-go takes one GO_CORPUS_DIR (got %d)", len(args))
+		return cli.ExitUsage, cli.Usagef("import-go takes one GO_CORPUS_DIR (got %d)", len(args))
 	}
 	dir := args[0]
 	if *out == "" {
-		return exitUsage, usagef("--out DIR is required")
+		return cli.ExitUsage, cli.Usagef("--out DIR is required")
 	}
 	o, err := f.options(fs)
 	if err != nil {
-		return exitUsage, err
+		return cli.ExitUsage, err
 	}
 	var info *fuzz.TargetInfo
 	if o.Target != nil {
@@ -314,7 +315,7 @@ func importCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	nopts, err := nf.options(f.tf.profile)
 	if err != nil {
-		return exitUsage, err
+		return cli.ExitUsage, err
 	}
 	done, err := fuzz.ImportGo(dir, *out, info, nopts)
 	n := 0
@@ -327,12 +328,12 @@ func importCmd(args []string, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stdout, "%s -> %s\n", im.File, im.Dir)
 	}
 	if err != nil {
-		return exitUsage, err
+		return cli.ExitUsage, err
 	}
 	if n == 0 {
-		return exitUsage, fmt.Errorf("import-go: no input in %s", dir)
+		return cli.ExitUsage, fmt.Errorf("import-go: no input in %s", dir)
 	}
-	return exitOK, nil
+	return cli.ExitOK, nil
 }
 
 // nativeFlags are the options of the rpcfuzz.Fuzz test whose corpus
@@ -361,25 +362,25 @@ func (n *nativeFlags) options(prof string) (native.Options, error) {
 		o.Framing = mutate.FramingNewline
 	}
 	if n.maxFrame != "" {
-		size, err := parseSize(n.maxFrame)
+		size, err := cli.ParseSize(n.maxFrame, cli.MaxFuzzSize)
 		if err != nil {
-			return o, usagef("--max-frame: %v", err)
+			return o, cli.Usagef("--max-frame: %v", err)
 		}
 		o.MaxFrame = size
 	}
 	if n.params != "" {
 		data, err := os.ReadFile(n.params)
 		if err != nil {
-			return o, usagef("--params: %v", err)
+			return o, cli.Usagef("--params: %v", err)
 		}
 		if err := json.Unmarshal(data, &o.Params); err != nil {
-			return o, usagef("--params %s: not a JSON object of schemas: %v", n.params, err)
+			return o, cli.Usagef("--params %s: not a JSON object of schemas: %v", n.params, err)
 		}
 	}
 	if n.seeds != "" {
 		data, err := os.ReadFile(n.seeds)
 		if err != nil {
-			return o, usagef("--seeds: %v", err)
+			return o, cli.Usagef("--seeds: %v", err)
 		}
 		for i, line := range bytes.Split(data, []byte("\n")) {
 			line = bytes.TrimSpace(line)
@@ -387,7 +388,7 @@ func (n *nativeFlags) options(prof string) (native.Options, error) {
 				continue
 			}
 			if !json.Valid(line) {
-				return o, usagef("--seeds %s: line %d is not a JSON text", n.seeds, i+1)
+				return o, cli.Usagef("--seeds %s: line %d is not a JSON text", n.seeds, i+1)
 			}
 			o.Seeds = append(o.Seeds, line)
 		}

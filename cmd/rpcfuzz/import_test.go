@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/fuzz"
 	"github.com/rpcload/rpcload/internal/fuzzcase"
 	"github.com/rpcload/rpcload/internal/mutate"
@@ -53,7 +54,7 @@ func TestImportGoChoiceStream(t *testing.T) {
 	out := filepath.Join(dir, "imported")
 	code, stdout, stderr := run("import-go", corpus, "--out", out, "--method", "add", "--method", "echo",
 		"--params", params, "--seeds", seedsFile, "--max-frame", "4096", "--stream")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("import-go: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	dirs, err := fuzz.FindingDirs(out)
@@ -91,7 +92,7 @@ func TestImportGoChoiceStream(t *testing.T) {
 		{[]string{"--max-frame", "big"}, `--max-frame: "big" is not a positive size`},
 	} {
 		code, _, stderr := run(append([]string{"import-go", corpus, "--out", t.TempDir()}, tc.args...)...)
-		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+		if code != cli.ExitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%q: exit %d, %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
 		}
 	}

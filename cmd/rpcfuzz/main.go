@@ -16,53 +16,33 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
+	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/stats"
-)
-
-// Exit codes; docs/fuzzing.md documents them.
-const (
-	exitOK          = 0
-	exitFindings    = 1
-	exitUsage       = 2
-	exitUnreachable = 3
-	exitInterrupted = 130
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
-
-// usageError marks errors that are the user's to fix (exit 2).
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
 func main() {
 	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 func realMain(args []string, stdout, stderr io.Writer) int {
-	// Both streams scrub secrets once a command knows them (installSecrets).
+	// Both streams scrub secrets once a command knows them (cli.InstallSecrets).
 	out, errOut := stats.NewRedactor().Writer(stdout), stats.NewRedactor().Writer(stderr)
 	defer errOut.Flush()
 	defer out.Flush()
 	defer stats.SetFileRedactor(nil)
 	stdout, stderr = out, errOut
-	ctx, stop := signalContext(stderr)
+	ctx, stop := cli.SignalContext(stderr, "rpcfuzz: interrupted; writing the findings so far (interrupt again to quit at once)")
 	defer stop()
 	if len(args) == 0 {
 		fmt.Fprint(stderr, topUsage)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	cmd, rest := args[0], args[1:]
 	var code int
@@ -80,26 +60,17 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		code, err = importCmd(rest, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "rpcfuzz %s\n", version)
-		return exitOK
+		return cli.ExitOK
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, topUsage)
-		return exitOK
+		return cli.ExitOK
 	default:
-		err = usagef("unknown command %q\n\n%s", cmd, topUsage)
+		err = cli.Usagef("unknown command %q\n\n%s", cmd, topUsage)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rpcfuzz: %v\n", err)
-		var ue usageError
-		switch {
-		case errors.As(err, &ue):
-			return exitUsage
-		case code != 0:
-			return code
-		default:
-			return exitUsage
-		}
 	}
-	return code
+	return cli.ExitCode(code, err)
 }
 
 const topUsage = `rpcfuzz: fuzz JSON-RPC 2.0 servers black-box and keep minimized, replayable findings
@@ -116,31 +87,3 @@ usage:
 Exit codes: 0 nothing failed; 1 a failure found (replay: reproduced); 2 usage; 3 target unreachable;
 130 interrupted. Run "rpcfuzz COMMAND --help" for a command's flags; docs/fuzzing.md is the guide.
 `
-
-// signalContext is cancelled by the first SIGINT or SIGTERM, so a run stops
-// and still writes its findings and summary; a second one exits at once
-// (every file is written atomically, so none is left half-written).
-func signalContext(stderr io.Writer) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 2)
-	done := make(chan struct{})
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		for n := 1; ; n++ {
-			select {
-			case <-done:
-				return
-			case <-ch:
-			}
-			if n > 1 {
-				// Files being written are removed rather than left half
-				// done; complete ones stay.
-				stats.AbortWrites()
-				os.Exit(exitInterrupted)
-			}
-			fmt.Fprintln(stderr, "rpcfuzz: interrupted; writing the findings so far (interrupt again to quit at once)")
-			cancel()
-		}
-	}()
-	return ctx, func() { signal.Stop(ch); close(done); cancel() }
-}

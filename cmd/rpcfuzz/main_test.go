@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/fuzz"
 	"github.com/rpcload/rpcload/internal/fuzztarget"
 	"github.com/rpcload/rpcload/internal/testsrv"
@@ -67,6 +68,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "tcp://a:1", "--out", dir, "--max-frame", "10"}, "--max-frame must be at least 64 bytes"},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--seed", "-4"}, `--seed: "-4" is not a non-negative integer`},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--workers", "0"}, "--workers must be between 1 and 1024"},
+		{[]string{"run", "tcp://a:1", "--out", dir, "--max-rate", "-5"}, "--max-rate must be a number of inputs per second, 0 or more (got -5)"},
+		{[]string{"run", "tcp://a:1", "--out", dir, "--max-rate", "NaN"}, "--max-rate must be a number"},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--max-reply", "lots"}, `--max-reply: "lots" is not a positive size`},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--max-reply", "32GiB"}, `--max-reply: "32GiB" is too large`},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--slow-factor", "0.5"}, "--slow-factor must be at least 1"},
@@ -76,6 +79,13 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "tcp://a:1", "--out", dir, "--framing", "content-length"}, "--framing applies to a child process"},
 		{[]string{"run", "tcp://a:1", "--out", dir, "-H", "X-A: 1"}, "--header applies to http(s) and ws(s) targets only"},
 		{[]string{"run", "http://a:1", "--out", dir, "-H", "nocolon"}, "--header: header 1 has no ':'"},
+		// The header rules are rpcload's (RFC 9110, what net/http sends);
+		// rpcfuzz once took these and then failed every request.
+		{[]string{"run", "http://a:1", "--out", dir, "-H", "X-A: 1", "-H", "X(A): v"}, "--header: header 2: name \"X(A)\" has characters not allowed"},
+		{[]string{"run", "http://a:1", "--out", dir, "-H", "X-A: a\x1bb"}, `--header: header "X-A": value contains a control character`},
+		{[]string{"run", "http://a:1", "--out", dir, "-H", "X-A: a\x7f"}, `--header: header "X-A": value contains a control character`},
+		{[]string{"run", "http://a:1", "--out", dir, "--secret-header", "X(A)"}, `--secret-header "X(A)" is not a header name`},
+		{[]string{"replay", dir, "-H", "X/A: v"}, "--header: header 1: name \"X/A\" has characters not allowed"},
 		{[]string{"run", "--out", dir, "--framing", "xml", "--", "srv"}, "--framing must be newline or content-length"},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--baseline", filepath.Join(dir, "nope")}, "--baseline:"},
 		{[]string{"run", "tcp://a:1", "--out", dir, "--bogus"}, "unknown flag: --bogus"},
@@ -88,7 +98,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"import-go", dir}, "--out DIR is required"},
 	} {
 		code, _, stderr := run(tc.args...)
-		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+		if code != cli.ExitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("rpcfuzz %q: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
 		}
 	}
@@ -96,7 +106,7 @@ func TestUsageErrors(t *testing.T) {
 
 func TestHelpAndVersion(t *testing.T) {
 	for _, args := range [][]string{{"help"}, {"--help"}, {"run", "--help"}, {"replay", "-h"}, {"version"}} {
-		if code, out, stderr := run(args...); code != exitOK || out+stderr == "" {
+		if code, out, stderr := run(args...); code != cli.ExitOK || out+stderr == "" {
 			t.Errorf("rpcfuzz %q: exit %d", args, code)
 		}
 	}
@@ -110,7 +120,7 @@ func TestRunExitCodes(t *testing.T) {
 	out := t.TempDir()
 	code, stdout, stderr := run("run", serve(t, fuzztarget.LoneSurrogate), "--out", out, "--execs", "2000", "--seed", "1",
 		"--workers", "1", "--stop-after", "1", "--minimize-budget", "100", "-q")
-	if code != exitFindings {
+	if code != cli.ExitFindings {
 		t.Fatalf("planted bug: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if !strings.Contains(stdout, "findings: 1 (crash 1)") || !strings.Contains(stderr, "with seed 1 (repeat with --seed 1)") {
@@ -121,38 +131,38 @@ func TestRunExitCodes(t *testing.T) {
 		t.Fatalf("findings %q (%v)", dirs, err)
 	}
 	code, stdout, _ = run("replay", dirs[0])
-	if code != exitFindings || !strings.Contains(stdout, "REPRODUCED (3/3) (crash)") {
+	if code != cli.ExitFindings || !strings.Contains(stdout, "REPRODUCED (3/3) (crash)") {
 		t.Errorf("replay: exit %d, %q", code, stdout)
 	}
 	code, stdout, stderr = run("minimize", dirs[0], "--budget", "50")
-	if code != exitOK || !strings.Contains(stdout, " bytes in ") {
+	if code != cli.ExitOK || !strings.Contains(stdout, " bytes in ") {
 		t.Errorf("minimize: exit %d, %q %q", code, stdout, stderr)
 	}
 	clean := serve(t, 0)
 	code, stdout, _ = run("replay", dirs[0], "--target", clean, "--times", "2")
-	if code != exitOK || !strings.Contains(stdout, "NOT REPRODUCED (0/2)") {
+	if code != cli.ExitOK || !strings.Contains(stdout, "NOT REPRODUCED (0/2)") {
 		t.Errorf("replay against a fixed server: exit %d, %q", code, stdout)
 	}
 	code, stdout, _ = run("minimize", dirs[0], "--target", clean)
-	if code != exitFindings || !strings.Contains(stdout, "NOT REPRODUCED") {
+	if code != cli.ExitFindings || !strings.Contains(stdout, "NOT REPRODUCED") {
 		t.Errorf("minimize against a fixed server: exit %d, %q", code, stdout)
 	}
 	corpus := filepath.Join(t.TempDir(), "testdata", "fuzz", "FuzzServer")
 	code, stdout, stderr = run("export-go", corpus, "--findings", out)
-	if code != exitOK || !strings.Contains(stdout, "go test -run '^FuzzServer$/^crash-") {
+	if code != cli.ExitOK || !strings.Contains(stdout, "go test -run '^FuzzServer$/^crash-") {
 		t.Errorf("export-go: exit %d, %q %q", code, stdout, stderr)
 	}
 	code, stdout, stderr = run("import-go", corpus, "--out", t.TempDir(), "--target", clean)
-	if code != exitOK || !strings.Contains(stdout, "-> ") {
+	if code != cli.ExitOK || !strings.Contains(stdout, "-> ") {
 		t.Errorf("import-go: exit %d, %q %q", code, stdout, stderr)
 	}
 
 	code, stdout, stderr = run("run", refServer(t), "--out", t.TempDir(), "--execs", "500", "--seed", "2", "-q", "--timeout", "2s")
-	if code != exitOK || !strings.Contains(stdout, "findings: none") {
+	if code != cli.ExitOK || !strings.Contains(stdout, "findings: none") {
 		t.Errorf("reference server: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	code, _, stderr = run("run", "tcp://127.0.0.1:1", "--out", t.TempDir(), "--execs", "10", "-q")
-	if code != exitUnreachable || !strings.Contains(stderr, "target unreachable") {
+	if code != cli.ExitUnreachable || !strings.Contains(stderr, "target unreachable") {
 		t.Errorf("unreachable: exit %d, %q", code, stderr)
 	}
 
@@ -161,7 +171,7 @@ func TestRunExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	var sout, serr bytes.Buffer
 	code, err = runCmd(ctx, []string{refServer(t), "--out", dir, "--duration", "1m", "-q"}, &sout, &serr)
-	if code != exitInterrupted || err != nil || !strings.Contains(sout.String(), "interrupted") {
+	if code != cli.ExitInterrupted || err != nil || !strings.Contains(sout.String(), "interrupted") {
 		t.Errorf("interrupted: exit %d, %v, %q", code, err, sout.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
@@ -179,33 +189,4 @@ func TestStatusLine(t *testing.T) {
 	if b.String() != want {
 		t.Errorf("status %q, want %q", b.String(), want)
 	}
-}
-
-func TestParseSize(t *testing.T) {
-	for in, want := range map[string]int{"1MiB": 1 << 20, "64KiB": 64 << 10, "100000": 100000, "2MB": 2e6, " 7 B": 7} {
-		if got, err := parseSize(in); err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v", in, got, err)
-		}
-	}
-	for _, in := range []string{"", "0", "-1KiB", "1TiB", "99GiB", "x"} {
-		if _, err := parseSize(in); err == nil {
-			t.Errorf("parseSize(%q) succeeded", in)
-		}
-	}
-}
-
-// FuzzParseSize: an accepted size is positive and within the limit.
-func FuzzParseSize(f *testing.F) {
-	for _, s := range []string{"1MiB", "64KiB", "100000", "2GB", "-1", "1e3"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		n, err := parseSize(s)
-		if err != nil {
-			return
-		}
-		if n <= 0 || n > 1<<34 {
-			t.Fatalf("parseSize(%q) = %d", s, n)
-		}
-	})
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/fuzz"
 	"github.com/rpcload/rpcload/internal/live"
 	"github.com/rpcload/rpcload/internal/profile"
@@ -24,17 +24,14 @@ import (
 // targetFlags are the flags that say how to reach a target; run, replay,
 // minimize and import-go share them.
 type targetFlags struct {
-	secretHeaders []string
-	framing       string
-	stderr        string
-	grace         time.Duration
-	headers       []string
-	insecure      bool
-	caCert        string
-	clientCert    string
-	clientKey     string
-	profile       string
-	timeout       time.Duration
+	secret  cli.SecretFlags
+	framing string
+	stderr  string
+	grace   time.Duration
+	headers []string
+	tls     cli.TLSFlags
+	profile string
+	timeout time.Duration
 }
 
 func (t *targetFlags) register(fs *pflag.FlagSet, timeoutDefault time.Duration) {
@@ -44,11 +41,8 @@ func (t *targetFlags) register(fs *pflag.FlagSet, timeoutDefault time.Duration) 
 	fs.StringVar(&t.stderr, "stderr", "", "child process: append its stderr to this file (the last lines are kept in crash findings either way)")
 	fs.DurationVar(&t.grace, "grace", 2*time.Second, "child process shutdown: wait this long after closing stdin, then SIGTERM, wait again, then SIGKILL")
 	fs.StringArrayVarP(&t.headers, "header", "H", nil, "extra HTTP header 'Name: value' (repeatable; http(s) and ws(s) targets)")
-	fs.BoolVar(&t.insecure, "insecure", false, "https, wss: do not verify the server's certificate (summary.json says so)")
-	fs.StringVar(&t.caCert, "ca-cert", "", "https, wss: trust only the certificate authorities in this PEM file (instead of the system's)")
-	fs.StringVar(&t.clientCert, "client-cert", "", "https, wss: present this PEM client certificate (with its key, or --client-key)")
-	fs.StringVar(&t.clientKey, "client-key", "", "https, wss: the PEM private key of --client-cert")
-	fs.StringArrayVar(&t.secretHeaders, "secret-header", nil, "the value of header `NAME` is a secret: it is scrubbed from every finding, summary and message (repeatable; Authorization, Proxy-Authorization, Cookie and names holding key, token, secret, auth, session ... are secret anyway)")
+	t.tls.Register(fs, "summary.json says so")
+	t.secret.Register(fs, "every finding, summary and message")
 }
 
 // target parses the target: a URL (positional, or url when not empty), or
@@ -59,9 +53,9 @@ func (t *targetFlags) target(fs *pflag.FlagSet, positional []string, url string)
 	dash := fs.ArgsLenAtDash()
 	switch {
 	case dash >= 0 && url != "":
-		return tg, usagef("give the target as --target URL or as a command after --, not both")
+		return tg, cli.Usagef("give the target as --target URL or as a command after --, not both")
 	case dash >= 0 && len(fs.Args()[dash:]) == 0:
-		return tg, usagef("no command after --")
+		return tg, cli.Usagef("no command after --")
 	case dash >= 0:
 		fr := transport.Newline
 		switch t.framing {
@@ -69,18 +63,18 @@ func (t *targetFlags) target(fs *pflag.FlagSet, positional []string, url string)
 		case "content-length":
 			fr = transport.ContentLength
 		default:
-			return tg, usagef("--framing must be newline or content-length (got %q)", t.framing)
+			return tg, cli.Usagef("--framing must be newline or content-length (got %q)", t.framing)
 		}
 		if tg, err = transport.CommandTarget(fs.Args()[dash:], fr); err != nil {
-			return tg, usagef("%v", err)
+			return tg, cli.Usagef("%v", err)
 		}
 	case url != "":
 		if tg, err = transport.ParseTarget(url); err != nil {
-			return tg, usagef("%v", err)
+			return tg, cli.Usagef("%v", err)
 		}
 	case len(positional) > 0:
 		if tg, err = transport.ParseTarget(positional[0]); err != nil {
-			return tg, usagef("%v", err)
+			return tg, cli.Usagef("%v", err)
 		}
 	default:
 		return tg, nil
@@ -88,22 +82,8 @@ func (t *targetFlags) target(fs *pflag.FlagSet, positional []string, url string)
 	if tg.Scheme != transport.Stdio {
 		for _, name := range []string{"framing", "stderr", "grace"} {
 			if fs.Changed(name) {
-				return tg, usagef("--%s applies to a child process given after --, not to %s", name, tg.URL)
+				return tg, cli.Usagef("--%s applies to a child process given after --, not to %s", name, tg.URL)
 			}
-		}
-	}
-	if tg.Scheme != transport.HTTPS && tg.Scheme != transport.WSS {
-		for _, name := range []string{"insecure", "ca-cert", "client-cert", "client-key"} {
-			if fs.Changed(name) {
-				return tg, usagef("--%s applies to https:// and wss:// targets only, not %s", name, tg.URL)
-			}
-		}
-	}
-	if len(t.headers) > 0 {
-		switch tg.Scheme {
-		case transport.HTTP, transport.HTTPS, transport.WS, transport.WSS:
-		default:
-			return tg, usagef("--header applies to http(s) and ws(s) targets only, not %s", tg.Scheme)
 		}
 	}
 	return tg, nil
@@ -113,46 +93,14 @@ func (t *targetFlags) target(fs *pflag.FlagSet, positional []string, url string)
 func (t *targetFlags) check() error {
 	switch {
 	case t.timeout <= 0:
-		return usagef("--timeout must be positive (got %s)", t.timeout)
+		return cli.Usagef("--timeout must be positive (got %s)", t.timeout)
 	case t.grace <= 0:
-		return usagef("--grace must be positive (got %s)", t.grace)
+		return cli.Usagef("--grace must be positive (got %s)", t.grace)
 	}
 	if _, err := profile.New(profile.Name(t.profile), profile.Options{}); err != nil {
-		return usagef("--profile: %v", err)
+		return cli.Usagef("--profile: %v", err)
 	}
 	return nil
-}
-
-// header parses --header. No error quotes a value, nor a name that may be
-// one (a missing colon): values are often secrets. Headers are counted
-// from 1 in the order given.
-func (t *targetFlags) header() (http.Header, error) {
-	h := http.Header{}
-	for i, s := range t.headers {
-		name, value, ok := strings.Cut(s, ":")
-		name = strings.TrimSpace(name)
-		switch {
-		case !ok:
-			return nil, usagef("--header: header %d has no ':' between a name and a value (write 'Name: value')", i+1)
-		case name == "":
-			return nil, usagef("--header: header %d has no name before its ':' (write 'Name: value')", i+1)
-		case strings.ContainsAny(name, " \t\r\n"):
-			return nil, usagef("--header: header %d: the name before the first ':' holds a space or a line break", i+1)
-		case strings.ContainsAny(value, "\r\n"):
-			return nil, usagef("--header %q: the value contains a line break", name)
-		}
-		h.Add(name, strings.TrimSpace(value))
-	}
-	return h, nil
-}
-
-// tls reads the files --ca-cert, --client-cert and --client-key name.
-func (t *targetFlags) tls() (transport.TLS, error) {
-	c, err := transport.LoadTLS(t.insecure, t.caCert, t.clientCert, t.clientKey)
-	if err != nil {
-		return c, usagef("%v", err)
-	}
-	return c, nil
 }
 
 func (t *targetFlags) child() transport.ChildOptions {
@@ -167,6 +115,7 @@ type runFlags struct {
 	execs          uint64
 	seed           string
 	workers        int
+	maxRate        float64
 	slowFactor     float64
 	slowFloor      time.Duration
 	canaryEvery    int
@@ -187,6 +136,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.execs, "execs", 0, "stop after this many inputs")
 	fs.StringVar(&f.seed, "seed", "", "seed of every random choice (default: drawn at random and printed); repeat a run with it")
 	fs.IntVar(&f.workers, "workers", 0, "connections fuzzed in parallel (default 8; 1 for a child process); --seed repeats a run's inputs only with 1")
+	fs.Float64Var(&f.maxRate, "max-rate", 0, "send at most N inputs per second over all workers together, canaries, confirmations and minimization attempts counting too (0: as fast as the target answers)")
 	f.tf.register(fs, fuzz.DefaultTimeout)
 	fs.Float64Var(&f.slowFactor, "slow-factor", fuzz.DefaultSlowFactor, "an input answered more than this times the median latency of inputs its size is slow_input (a warning)")
 	fs.DurationVar(&f.slowFloor, "slow-min", fuzz.DefaultSlowFloor, "... and only when slower than this")
@@ -221,16 +171,16 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs.Usage = func() { fmt.Fprintf(stderr, runUsage, fs.FlagUsages()) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK, nil
+			return cli.ExitOK, nil
 		}
-		return exitUsage, usageError{err}
+		return cli.ExitUsage, cli.UsageError{Err: err}
 	}
 	if err := f.tf.installSecrets(fs, stdout, stderr); err != nil {
-		return exitUsage, err
+		return cli.ExitUsage, err
 	}
 	cfg, err := f.config(fs)
 	if err != nil {
-		return exitUsage, err
+		return cli.ExitUsage, err
 	}
 	fmt.Fprintf(stderr, "rpcfuzz: fuzzing %s with seed %d (repeat with --seed %d); findings go to %s\n", cfg.Target.URL, cfg.Seed, cfg.Seed, cfg.OutDir)
 	var st *statusLine
@@ -246,25 +196,25 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err != nil {
 		switch {
 		case errors.Is(err, fuzz.ErrUnreachable):
-			return exitUnreachable, err
+			return cli.ExitUnreachable, err
 		case ctx.Err() != nil && sum == nil:
-			return exitInterrupted, err
+			return cli.ExitInterrupted, err
 		}
 		if sum == nil {
-			return exitUsage, err
+			return cli.ExitUsage, err
 		}
 		fmt.Fprintf(stderr, "rpcfuzz: %v\n", err)
 	}
 	if werr := fuzz.WriteText(stdout, sum); werr != nil {
-		return exitUsage, fmt.Errorf("writing the summary: %w", werr)
+		return cli.ExitUsage, fmt.Errorf("writing the summary: %w", werr)
 	}
 	switch {
 	case sum.Interrupted:
-		return exitInterrupted, nil
+		return cli.ExitInterrupted, nil
 	case sum.Failures > 0:
-		return exitFindings, nil
+		return cli.ExitFindings, nil
 	}
-	return exitOK, nil
+	return cli.ExitOK, nil
 }
 
 // config validates the flags and builds the engine's Config; every error
@@ -274,13 +224,13 @@ func (f *runFlags) config(fs *pflag.FlagSet) (fuzz.Config, error) {
 	dash := fs.ArgsLenAtDash()
 	switch {
 	case dash > 0:
-		return cfg, usagef("give either a TARGET or a command after --, not both")
+		return cfg, cli.Usagef("give either a TARGET or a command after --, not both")
 	case dash < 0 && fs.NArg() == 0:
-		return cfg, usagef("run needs a TARGET or a command after -- (see rpcfuzz run --help)")
+		return cfg, cli.Usagef("run needs a TARGET or a command after -- (see rpcfuzz run --help)")
 	case dash < 0 && fs.NArg() > 1:
-		return cfg, usagef("run takes one TARGET (got %d: %s)", fs.NArg(), strings.Join(fs.Args(), " "))
+		return cfg, cli.Usagef("run takes one TARGET (got %d: %s)", fs.NArg(), strings.Join(fs.Args(), " "))
 	case f.out == "":
-		return cfg, usagef("--out DIR is required: findings, summary.json and latency.json go there")
+		return cfg, cli.Usagef("--out DIR is required: findings, summary.json and latency.json go there")
 	}
 	if err := f.tf.check(); err != nil {
 		return cfg, err
@@ -289,17 +239,17 @@ func (f *runFlags) config(fs *pflag.FlagSet) (fuzz.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	hdr, err := f.tf.header()
+	hdr, err := cli.Headers(f.tf.headers, t)
 	if err != nil {
 		return cfg, err
 	}
-	tc, err := f.tf.tls()
+	tc, err := f.tf.tls.Load(fs, t)
 	if err != nil {
 		return cfg, err
 	}
 	cfg = fuzz.Config{
 		Target: t, Profile: profile.Name(f.tf.profile), Header: hdr, TLS: tc, Child: f.tf.child(),
-		Workers: f.workers, Execs: f.execs, Timeout: f.tf.timeout, SlowFactor: f.slowFactor, SlowFloor: f.slowFloor,
+		Workers: f.workers, MaxRate: f.maxRate, Execs: f.execs, Timeout: f.tf.timeout, SlowFactor: f.slowFactor, SlowFloor: f.slowFloor,
 		CanaryEvery: f.canaryEvery, MaxRestarts: f.maxRestarts, MaxFindings: f.maxFindings, StopAfter: f.stopAfter,
 		MinimizeBudget: f.minimizeBudget, MinimizeTime: f.minimizeTime, OutDir: f.out,
 	}
@@ -309,27 +259,29 @@ func (f *runFlags) config(fs *pflag.FlagSet) (fuzz.Config, error) {
 	cfg.Duration = f.duration
 	switch {
 	case f.duration < 0:
-		return cfg, usagef("--duration must not be negative (got %s)", f.duration)
+		return cfg, cli.Usagef("--duration must not be negative (got %s)", f.duration)
 	case f.duration == 0 && f.execs == 0:
-		return cfg, usagef("--duration 0 needs --execs N: a run needs a bound")
+		return cfg, cli.Usagef("--duration 0 needs --execs N: a run needs a bound")
 	case fs.Changed("workers") && (f.workers < 1 || f.workers > 1024):
-		return cfg, usagef("--workers must be between 1 and 1024 (got %d)", f.workers)
+		return cfg, cli.Usagef("--workers must be between 1 and 1024 (got %d)", f.workers)
+	case !(f.maxRate >= 0) || math.IsInf(f.maxRate, 1):
+		return cfg, cli.Usagef("--max-rate must be a number of inputs per second, 0 or more (got %g)", f.maxRate)
 	case f.slowFactor < 1:
-		return cfg, usagef("--slow-factor must be at least 1 (got %g)", f.slowFactor)
+		return cfg, cli.Usagef("--slow-factor must be at least 1 (got %g)", f.slowFactor)
 	case f.slowFloor < 0:
-		return cfg, usagef("--slow-min must not be negative (got %s)", f.slowFloor)
+		return cfg, cli.Usagef("--slow-min must not be negative (got %s)", f.slowFloor)
 	case f.canaryEvery < 0:
-		return cfg, usagef("--canary-every must not be negative (got %d; 0 turns the canary off)", f.canaryEvery)
+		return cfg, cli.Usagef("--canary-every must not be negative (got %d; 0 turns the canary off)", f.canaryEvery)
 	case f.maxRestarts < 0:
-		return cfg, usagef("--max-restarts must not be negative (got %d)", f.maxRestarts)
+		return cfg, cli.Usagef("--max-restarts must not be negative (got %d)", f.maxRestarts)
 	case f.maxFindings < 1:
-		return cfg, usagef("--max-findings must be at least 1 (got %d)", f.maxFindings)
+		return cfg, cli.Usagef("--max-findings must be at least 1 (got %d)", f.maxFindings)
 	case f.stopAfter < 0:
-		return cfg, usagef("--stop-after must not be negative (got %d)", f.stopAfter)
+		return cfg, cli.Usagef("--stop-after must not be negative (got %d)", f.stopAfter)
 	case f.minimizeBudget < 0:
-		return cfg, usagef("--minimize-budget must not be negative (got %d)", f.minimizeBudget)
+		return cfg, cli.Usagef("--minimize-budget must not be negative (got %d)", f.minimizeBudget)
 	case f.minimizeTime <= 0:
-		return cfg, usagef("--minimize-time must be positive (got %s)", f.minimizeTime)
+		return cfg, cli.Usagef("--minimize-time must be positive (got %s)", f.minimizeTime)
 	}
 	if f.canaryEvery == 0 {
 		cfg.CanaryEvery = -1
@@ -337,21 +289,21 @@ func (f *runFlags) config(fs *pflag.FlagSet) (fuzz.Config, error) {
 	if f.minimizeBudget == 0 {
 		cfg.MinimizeBudget = 1 // the engine's zero means the default; one check keeps the input as found
 	}
-	if cfg.MaxFrame, err = parseSize(f.maxFrame); err != nil {
-		return cfg, usagef("--max-frame: %v", err)
+	if cfg.MaxFrame, err = cli.ParseSize(f.maxFrame, cli.MaxFuzzSize); err != nil {
+		return cfg, cli.Usagef("--max-frame: %v", err)
 	}
 	if cfg.MaxFrame < 64 {
-		return cfg, usagef("--max-frame must be at least 64 bytes (got %d)", cfg.MaxFrame)
+		return cfg, cli.Usagef("--max-frame must be at least 64 bytes (got %d)", cfg.MaxFrame)
 	}
-	if cfg.MaxReply, err = parseSize(f.maxReply); err != nil {
-		return cfg, usagef("--max-reply: %v", err)
+	if cfg.MaxReply, err = cli.ParseSize(f.maxReply, cli.MaxFuzzSize); err != nil {
+		return cfg, cli.Usagef("--max-reply: %v", err)
 	}
 	if cfg.Seed, err = parseSeed(f.seed); err != nil {
-		return cfg, usagef("--seed: %v", err)
+		return cfg, cli.Usagef("--seed: %v", err)
 	}
 	if f.baseline != "" {
 		if cfg.Baseline, err = fuzz.ReadBaseline(f.baseline); err != nil {
-			return cfg, usageError{err}
+			return cfg, cli.UsageError{Err: err}
 		}
 	}
 	return cfg, nil
@@ -369,29 +321,6 @@ func parseSeed(s string) (uint64, error) {
 	return n, nil
 }
 
-// parseSize reads a size like 1MiB, 64KiB or 100000.
-func parseSize(s string) (int, error) {
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
-	num, mult := strings.TrimSpace(s), int64(1)
-	for _, u := range units {
-		if strings.HasSuffix(num, u.suffix) {
-			num, mult = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%q is not a positive size like 1MiB", s)
-	}
-	if n > min(1<<34, math.MaxInt)/mult {
-		return 0, fmt.Errorf("%q is too large (16 GiB at most)", s)
-	}
-	return int(n * mult), nil
-}
-
 // statusLine shows progress on stderr: one line rewritten in place on a
 // terminal, a plain line per interval elsewhere. Finding lines from the
 // engine go through it so they do not tear the status line.
@@ -404,7 +333,7 @@ type statusLine struct {
 }
 
 func newStatusLine(w io.Writer, total time.Duration) *statusLine {
-	return &statusLine{w: w, terminal: live.IsTerminal(osFile(w)), total: total}
+	return &statusLine{w: w, terminal: live.IsTerminal(cli.OSFile(w)), total: total}
 }
 
 func (s *statusLine) update(st fuzz.Status) {

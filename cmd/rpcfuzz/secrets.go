@@ -2,12 +2,10 @@ package main
 
 import (
 	"io"
-	"net/http"
-	"os"
-	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/stats"
 )
 
@@ -18,18 +16,10 @@ import (
 // arguments. It runs right after the flags are parsed, before any message
 // could quote a value.
 func (t *targetFlags) installSecrets(fs *pflag.FlagSet, stdout, stderr io.Writer, urls ...string) error {
-	for _, n := range t.secretHeaders {
-		if n == "" || strings.ContainsAny(n, " \t\r\n:") {
-			return usagef("--secret-header %q is not a header name", n)
-		}
+	if err := t.secret.Check(); err != nil {
+		return err
 	}
-	h := http.Header{}
-	for _, s := range t.headers {
-		if name, value, ok := strings.Cut(s, ":"); ok {
-			h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
-		}
-	}
-	secrets := stats.SecretValues(h, t.secretHeaders)
+	secrets := cli.HeaderSecrets(t.headers, t.secret.Names)
 	args := fs.Args()
 	if dash := fs.ArgsLenAtDash(); dash >= 0 {
 		args = args[:dash]
@@ -37,30 +27,6 @@ func (t *targetFlags) installSecrets(fs *pflag.FlagSet, stdout, stderr io.Writer
 	for _, u := range append(urls, args...) {
 		secrets = append(secrets, stats.URLSecrets(u)...)
 	}
-	r := stats.NewRedactor(secrets...)
-	if !r.Active() {
-		return nil
-	}
-	for _, w := range []io.Writer{stdout, stderr} {
-		if rw, ok := w.(*stats.RedactingWriter); ok {
-			rw.SetRedactor(r)
-		}
-	}
-	stats.SetFileRedactor(r)
+	cli.InstallSecrets(stdout, stderr, secrets)
 	return nil
-}
-
-// osFile returns the file behind w, looking through a redacting wrapper,
-// or nil.
-func osFile(w io.Writer) *os.File {
-	for {
-		switch x := w.(type) {
-		case *os.File:
-			return x
-		case *stats.RedactingWriter:
-			w = x.Underlying()
-		default:
-			return nil
-		}
-	}
 }

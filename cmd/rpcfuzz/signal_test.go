@@ -3,13 +3,10 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -22,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcload/rpcload/cmd/internal/cli"
+	"github.com/rpcload/rpcload/cmd/internal/clitest"
 	"github.com/rpcload/rpcload/internal/fuzz"
 	"github.com/rpcload/rpcload/internal/stats"
 )
@@ -66,59 +65,6 @@ func binaries(t *testing.T) (rpcfuzz, rpcload string) {
 	return filepath.Join(buildDir, "rpcfuzz"), filepath.Join(buildDir, "rpcload")
 }
 
-// lines reads a child's output line by line, keeps all of it, and hands
-// each line to whoever waits for one that matches.
-type lines struct {
-	ch   chan string
-	done chan struct{}
-	mu   sync.Mutex
-	buf  bytes.Buffer
-}
-
-func readLines(r io.Reader) *lines {
-	l := &lines{ch: make(chan string, 1024), done: make(chan struct{})}
-	go func() {
-		defer close(l.done)
-		sc := bufio.NewScanner(r)
-		for sc.Scan() {
-			l.mu.Lock()
-			l.buf.WriteString(sc.Text() + "\n")
-			l.mu.Unlock()
-			select {
-			case l.ch <- sc.Text():
-			default: // nobody is waiting for lines this far on
-			}
-		}
-	}()
-	return l
-}
-
-func (l *lines) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-// wait returns the first line from now on that matches, failing the test
-// when the output ends or the limit passes first.
-func (l *lines) wait(t *testing.T, what string, match func(string) bool) string {
-	t.Helper()
-	timer := time.NewTimer(childLimit)
-	defer timer.Stop()
-	for {
-		select {
-		case s := <-l.ch:
-			if match(s) {
-				return s
-			}
-		case <-l.done:
-			t.Fatalf("output ended before %s:\n%s", what, l)
-		case <-timer.C:
-			t.Fatalf("no %s within %s:\n%s", what, childLimit, l)
-		}
-	}
-}
-
 // serveRef starts "rpcload serve" on 127.0.0.1 and returns its tcp:// URL.
 func serveRef(t *testing.T, rpcload string) string {
 	t.Helper()
@@ -131,8 +77,8 @@ func serveRef(t *testing.T, rpcload string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	l := readLines(stdout)
-	line := l.wait(t, "serve's tcp:// line", func(s string) bool { return strings.Contains(s, "tcp://") })
+	l := clitest.Read(stdout)
+	line := l.Wait(t, childLimit, "serve's tcp:// line", func(s string) bool { return strings.Contains(s, "tcp://") })
 	return line[strings.Index(line, "tcp://"):]
 }
 
@@ -160,19 +106,8 @@ func TestSignals(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			ctx, cancel := context.WithTimeout(context.Background(), childLimit)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, rpcfuzz, "run", target, "--out", out, "--duration", "1h", "--seed", "7", "--workers", "2")
-			cmd.WaitDelay = time.Second
-			var stdout bytes.Buffer
-			cmd.Stdout = &stdout
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			l := readLines(stderr)
-			l.wait(t, "a status line with inputs sent", func(s string) bool {
+			cmd, stdout, l := clitest.Start(ctx, t, rpcfuzz, "run", target, "--out", out, "--duration", "1h", "--seed", "7", "--workers", "2")
+			l.Wait(t, childLimit, "a status line with inputs sent", func(s string) bool {
 				m := execsLine.FindStringSubmatch(s)
 				if m == nil {
 					return false
@@ -185,20 +120,20 @@ func TestSignals(t *testing.T) {
 			}
 			signalled := time.Now()
 			if tc.twice {
-				l.wait(t, "the interrupted line", func(s string) bool { return strings.Contains(s, "interrupted;") })
+				l.Wait(t, childLimit, "the interrupted line", func(s string) bool { return strings.Contains(s, "interrupted;") })
 				if err := cmd.Process.Signal(tc.sigs[1]); err != nil && !errors.Is(err, os.ErrProcessDone) {
 					t.Fatal(err)
 				}
 			}
-			<-l.done
-			err = cmd.Wait()
+			<-l.Done()
+			err := cmd.Wait()
 			stopped := time.Since(signalled)
 			var ee *exec.ExitError
 			if ctx.Err() != nil || (err != nil && !errors.As(err, &ee)) {
 				t.Fatalf("rpcfuzz did not exit by itself (%v) after %s\nstderr:\n%s", err, stopped, l)
 			}
-			if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
-				t.Fatalf("exit %d, want 130\nstdout:\n%s\nstderr:\n%s", code, &stdout, l)
+			if code := cmd.ProcessState.ExitCode(); code != cli.ExitInterrupted {
+				t.Fatalf("exit %d, want 130\nstdout:\n%s\nstderr:\n%s", code, stdout, l)
 			}
 			if stopped > 10*time.Second {
 				t.Errorf("took %s to stop after the signal", stopped)

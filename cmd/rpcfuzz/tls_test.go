@@ -2,10 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"encoding/pem"
 	"io"
-	"log"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +10,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rpcload/rpcload/cmd/internal/cli"
+	"github.com/rpcload/rpcload/cmd/internal/clitest"
 	"github.com/rpcload/rpcload/internal/fuzz"
 	"github.com/rpcload/rpcload/internal/testsrv"
 )
@@ -26,14 +25,7 @@ func TestTLSFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewUnstartedServer(srv.Handler())
-	ts.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are the point
-	ts.StartTLS()
-	t.Cleanup(ts.Close)
-	ca := filepath.Join(t.TempDir(), "server.pem")
-	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tsURL, ca := clitest.TLSServer(t, srv.Handler())
 	const warning = "TLS certificate verification was off (--insecure)"
 	for _, tc := range []struct {
 		name     string
@@ -43,13 +35,13 @@ func TestTLSFlags(t *testing.T) {
 		want     string // in stdout + stderr
 		insecure bool   // summary.json's insecure, when the run was made
 	}{
-		{"verified by default", ts.URL, nil, exitUnreachable, "certificate signed by unknown authority", false},
-		{"--ca-cert trusts the server's CA", ts.URL, []string{"--ca-cert", ca}, exitOK, "findings: none", false},
-		{"--insecure skips verification and says so", ts.URL, []string{"--insecure"}, exitOK, warning, true},
-		{"--ca-cert with a file that is no certificate", ts.URL, []string{"--ca-cert", "/dev/null"}, exitUsage, "--ca-cert /dev/null: no PEM certificate", false},
-		{"--client-key without --client-cert", ts.URL, []string{"--client-key", ca}, exitUsage, "--client-key needs --client-cert", false},
-		{"--insecure on plain http", "http://127.0.0.1:1/", []string{"--insecure"}, exitUsage, "--insecure applies to https:// and wss:// targets only", false},
-		{"--ca-cert on tcp", "tcp://127.0.0.1:1", []string{"--ca-cert", ca}, exitUsage, "--ca-cert applies to https:// and wss:// targets only", false},
+		{"verified by default", tsURL, nil, cli.ExitUnreachable, "certificate signed by unknown authority", false},
+		{"--ca-cert trusts the server's CA", tsURL, []string{"--ca-cert", ca}, cli.ExitOK, "findings: none", false},
+		{"--insecure skips verification and says so", tsURL, []string{"--insecure"}, cli.ExitOK, warning, true},
+		{"--ca-cert with a file that is no certificate", tsURL, []string{"--ca-cert", "/dev/null"}, cli.ExitUsage, "--ca-cert /dev/null: no PEM certificate", false},
+		{"--client-key without --client-cert", tsURL, []string{"--client-key", ca}, cli.ExitUsage, "--client-key needs --client-cert", false},
+		{"--insecure on plain http", "http://127.0.0.1:1/", []string{"--insecure"}, cli.ExitUsage, "--insecure applies to https:// and wss:// targets only", false},
+		{"--ca-cert on tcp", "tcp://127.0.0.1:1", []string{"--ca-cert", ca}, cli.ExitUsage, "--ca-cert applies to https:// and wss:// targets only", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()
@@ -58,7 +50,7 @@ func TestTLSFlags(t *testing.T) {
 			if all := stdout + stderr; code != tc.code || !strings.Contains(all, tc.want) {
 				t.Fatalf("exit %d, want %d; output should contain %q:\n%s", code, tc.code, tc.want, all)
 			}
-			if code != exitOK {
+			if code != cli.ExitOK {
 				return
 			}
 			data, err := os.ReadFile(filepath.Join(out, "summary.json"))

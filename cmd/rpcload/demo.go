@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/testsrv"
 )
 
@@ -38,10 +39,10 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) (int, er
 	if fs.NArg() > 0 {
 		return exitUsage, usagef("unexpected argument %q; to load-test a server use: rpcload run TARGET --method NAME", fs.Arg(0))
 	}
-	if err := f.secret.check(); err != nil {
+	if err := f.secret.Check(); err != nil {
 		return exitUsage, err
 	}
-	installSecrets(stdout, stderr, headerSecrets(f.headers, f.secret.names))
+	cli.InstallSecrets(stdout, stderr, cli.HeaderSecrets(f.headers, f.secret.Names))
 	if !fs.Changed("rate") && !fs.Changed("concurrency") {
 		f.rate = 5000
 	}

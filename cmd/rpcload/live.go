@@ -11,6 +11,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/spf13/pflag"
 
+	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/engine"
 	"github.com/rpcload/rpcload/internal/live"
 	"github.com/rpcload/rpcload/internal/soak"
@@ -83,7 +84,7 @@ func startLive(cfg *engine.Config, f *runFlags, stderr io.Writer) (*liveRun, err
 	l := &liveRun{flags: &f.live, interval: cfg.Interval, start: time.Now()}
 	if !f.quiet {
 		terminal := false
-		if file := osFile(stderr); file != nil && live.IsTerminal(file) {
+		if file := cli.OSFile(stderr); file != nil && live.IsTerminal(file) {
 			terminal = true
 			defer func() {
 				if w := live.TerminalWidth(file); w > 0 {

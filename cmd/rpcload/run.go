@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/engine"
 	"github.com/rpcload/rpcload/internal/stats"
@@ -26,6 +25,7 @@ import (
 type runFlags struct {
 	rate            float64
 	concurrency     int
+	maxRate         float64
 	conns           int
 	duration        time.Duration
 	timeout         time.Duration
@@ -60,12 +60,13 @@ type runFlags struct {
 	scen            scenarioFlags // likewise
 	targets         targetsFlags  // likewise: --target, --rounds, --diff (targets.go)
 	drainFromFile   bool          // the scenario file set the drain
-	secret          secretFlags
+	secret          cli.SecretFlags
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.rate, "rate", 0, "open loop: messages per second, a batch counting once (default 1000 unless --concurrency is given)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "closed loop: keep N requests in flight (excludes --rate)")
+	fs.Float64Var(&f.maxRate, "max-rate", 0, "closed loop: send at most R messages per second over all connections, a batch counting once (excludes --rate)")
 	fs.IntVar(&f.conns, "conns", 0, "connections (default: streams 4; child processes 1; http 64, or --concurrency in closed loop)")
 	fs.DurationVar(&f.duration, "duration", 10*time.Second, "length of the sending phase")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout; a reply after it is counted late")
@@ -81,7 +82,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.stderrPath, "stderr", "", "child process: append its stderr to this file (the last lines are in the report either way)")
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "child process shutdown: wait this long after closing stdin, then SIGTERM, wait again, then SIGKILL")
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra HTTP header 'Name: value' (repeatable)")
-	f.secret.register(fs)
+	f.secret.Register(fs, "every report, result file and message")
 	fs.StringVar(&f.maxFrame, "max-frame", "16MiB", "largest reply frame or body accepted (e.g. 16MiB, 512KiB, 1000000)")
 	fs.BoolVar(&f.insecure, "insecure", false, "https, wss: do not verify the server's certificate (the report warns)")
 	fs.StringVar(&f.caCert, "ca-cert", "", "https, wss: trust only the certificate authorities in this PEM file (instead of the system's)")
@@ -138,7 +139,7 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 		return engine.Config{}, usagef("--grace must be positive (got %s)", f.grace)
 	}
 	c := engine.Config{
-		Target: t, Rate: f.rate, Concurrency: f.concurrency, Conns: f.conns, Duration: f.duration,
+		Target: t, Rate: f.rate, Concurrency: f.concurrency, MaxRate: f.maxRate, Conns: f.conns, Duration: f.duration,
 		Timeout: f.timeout, Drain: f.drain, MaxInFlight: f.maxInFlight, Method: f.method,
 		NotifyEvery: f.notifyEvery, Batch: f.batch, HTTP2: f.http2, Interval: f.interval,
 		Restart: f.restart, Child: transport.ChildOptions{StderrPath: f.stderrPath, Grace: f.grace},
@@ -172,30 +173,15 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 	default:
 		return c, usagef("--id-format must be int or string (got %q)", f.idFormat)
 	}
-	if f.caCert != "" || f.clientCert != "" || f.clientKey != "" || f.insecure {
-		if t.Scheme != transport.HTTPS && t.Scheme != transport.WSS {
-			for _, name := range []string{"insecure", "ca-cert", "client-cert", "client-key"} {
-				if fs.Changed(name) {
-					return c, usagef("--%s applies to https:// and wss:// targets only, not %s", name, t.URL)
-				}
-			}
-		}
+	tf := cli.TLSFlags{Insecure: f.insecure, CACert: f.caCert, ClientCert: f.clientCert, ClientKey: f.clientKey}
+	if c.TLS, err = tf.Load(fs, t); err != nil {
+		return c, err
 	}
-	if c.TLS, err = transport.LoadTLS(f.insecure, f.caCert, f.clientCert, f.clientKey); err != nil {
-		return c, usagef("%v", err)
-	}
-	if c.MaxFrame, err = parseSize(f.maxFrame); err != nil {
+	if c.MaxFrame, err = cli.ParseSize(f.maxFrame, cli.MaxReadSize); err != nil {
 		return c, usagef("--max-frame: %v", err)
 	}
-	if len(f.headers) > 0 {
-		switch t.Scheme {
-		case transport.HTTP, transport.HTTPS, transport.WS, transport.WSS:
-		default:
-			return c, usagef("--header applies to http(s) and ws(s) targets only, not %s", t.Scheme)
-		}
-		if c.Header, err = parseHeaders(f.headers); err != nil {
-			return c, usagef("--header: %v", err)
-		}
+	if c.Header, err = cli.Headers(f.headers, t); err != nil {
+		return c, err
 	}
 	if f.interval <= 0 {
 		return c, usagef("--interval must be positive (got %s)", f.interval)
@@ -237,89 +223,6 @@ func parseShard(s string) (engine.Shard, error) {
 	return engine.Shard{Index: i, Count: n}, nil
 }
 
-// parseHeaders reads curl-style "Name: value" headers. No error quotes a
-// value, nor a name that may be one (a missing colon): values are often
-// secrets. Headers are counted from 1 in the order given.
-func parseHeaders(hs []string) (http.Header, error) {
-	h := http.Header{}
-	for i, s := range hs {
-		name, value, ok := strings.Cut(s, ":")
-		name = strings.TrimSpace(name)
-		switch {
-		case !ok:
-			return nil, fmt.Errorf("header %d has no ':' between a name and a value (write 'Name: value')", i+1)
-		case name == "":
-			return nil, fmt.Errorf("header %d has no name before its ':' (write 'Name: value')", i+1)
-		case strings.ContainsAny(name, " \t\r\n"):
-			return nil, fmt.Errorf("header %d: the name before the first ':' holds a space or a line break (write 'Name: value')", i+1)
-		case !validHeaderName(name):
-			return nil, fmt.Errorf("header %d: name %q has characters not allowed in an HTTP header name", i+1, name)
-		case strings.ContainsAny(value, "\r\n"):
-			return nil, fmt.Errorf("header %q: value contains a line break", name)
-		}
-		value = strings.TrimSpace(value)
-		if !validHeaderValue(value) {
-			return nil, fmt.Errorf("header %q: value contains a control character", name)
-		}
-		h.Add(name, value)
-	}
-	return h, nil
-}
-
-// validHeaderName reports whether name is an RFC 9110 token; net/http
-// refuses to send any other name, which would fail every request.
-func validHeaderName(name string) bool {
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return true
-}
-
-// validHeaderValue reports whether v has no control characters but tab,
-// as net/http requires of the values it sends.
-func validHeaderValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// maxSize is the largest size parseSize accepts: 1 TiB, or less where int
-// is 32 bits wide (where a larger size would wrap around).
-const maxSize = min(1<<40, math.MaxInt)
-
-// parseSize reads a byte count with an optional KiB/MiB/GiB (or KB/MB/GB) suffix.
-func parseSize(s string) (int, error) {
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
-	num, mult := strings.TrimSpace(s), int64(1)
-	for _, u := range units {
-		if strings.HasSuffix(num, u.suffix) {
-			num, mult = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%q is not a positive size like 16MiB", s)
-	}
-	if n > maxSize/mult {
-		limit := "1 TiB"
-		if maxSize < 1<<40 {
-			limit = strconv.Itoa(maxSize) + " bytes"
-		}
-		return 0, fmt.Errorf("%q is too large (%s at most)", s, limit)
-	}
-	return int(n * mult), nil
-}
-
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -346,7 +249,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err := f.live.defaults(fs, &f); err != nil {
 		return exitUsage, err
 	}
-	if err := f.secret.check(); err != nil {
+	if err := f.secret.Check(); err != nil {
 		return exitUsage, err
 	}
 	var cfg engine.Config
@@ -354,7 +257,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err != nil {
 		return exitUsage, err
 	}
-	installSecrets(stdout, stderr, f.secrets(fs, fileTarget))
+	cli.InstallSecrets(stdout, stderr, f.secrets(fs, fileTarget))
 	if len(f.targets.urls) > 0 || f.targets.changed(fs) {
 		return f.targets.run(ctx, fs, &f, stdout, stderr) // refuses a TARGET or a command given as well
 	}
@@ -401,7 +304,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 // headers (the scenario's among them), the scenario's tokens from the
 // environment, and the passwords in target URLs.
 func (f *runFlags) secrets(fs *pflag.FlagSet, fileTarget string) []string {
-	out := headerSecrets(f.headers, f.secret.names)
+	out := cli.HeaderSecrets(f.headers, f.secret.Names)
 	urls := append([]string{fileTarget}, f.targets.urls...)
 	if fs.ArgsLenAtDash() < 0 {
 		urls = append(urls, fs.Args()...)
@@ -524,6 +427,9 @@ func settings(c engine.Config) map[string]any {
 	}
 	if c.Params != nil {
 		s["params"] = string(c.Params)
+	}
+	if whole.MaxRate > 0 {
+		s["max_rate"] = whole.MaxRate
 	}
 	if c.Shard.Sharded() {
 		s["shard"] = fmt.Sprintf("%d/%d", c.Shard.Index, c.Shard.Count)

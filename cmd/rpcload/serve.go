@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/fuzztarget"
 	"github.com/rpcload/rpcload/internal/testsrv"
 )
@@ -95,7 +96,7 @@ func (f *serveFlags) serverConfig() (testsrv.Config, error) {
 		}
 		cfg.Stall = testsrv.Stall{At: start, For: dur}
 	}
-	if cfg.MaxFrame, err = parseSize(f.maxFrame); err != nil {
+	if cfg.MaxFrame, err = cli.ParseSize(f.maxFrame, cli.MaxReadSize); err != nil {
 		return cfg, usagef("--max-frame: %v", err)
 	}
 	cfg.Profile = testsrv.Profile(f.profile)

@@ -3,74 +3,20 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
+	"github.com/rpcload/rpcload/cmd/internal/clitest"
 	"github.com/rpcload/rpcload/internal/testsrv"
 )
-
-// lineFeed reads a child's output line by line, keeps all of it, and hands
-// lines to a waiter in order (unlike lineWatcher, for more than one wait).
-type lineFeed struct {
-	ch   chan string
-	done chan struct{}
-	mu   sync.Mutex
-	buf  bytes.Buffer
-}
-
-func feedLines(r io.Reader) *lineFeed {
-	l := &lineFeed{ch: make(chan string, 4096), done: make(chan struct{})}
-	go func() {
-		defer close(l.done)
-		sc := bufio.NewScanner(r)
-		for sc.Scan() {
-			l.mu.Lock()
-			l.buf.WriteString(sc.Text() + "\n")
-			l.mu.Unlock()
-			select {
-			case l.ch <- sc.Text():
-			default:
-			}
-		}
-	}()
-	return l
-}
-
-func (l *lineFeed) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-func (l *lineFeed) wait(t *testing.T, what string, match func(string) bool) {
-	t.Helper()
-	timer := time.NewTimer(childLimit)
-	defer timer.Stop()
-	for {
-		select {
-		case s := <-l.ch:
-			if match(s) {
-				return
-			}
-		case <-l.done:
-			t.Fatalf("output ended before %s:\n%s", what, l)
-		case <-timer.C:
-			t.Fatalf("no %s within %s:\n%s", what, childLimit, l)
-		}
-	}
-}
 
 // TestInterruptTwice: a second SIGINT while the run drains after the first
 // exits at once with 130. Every file the run writes is then complete or
@@ -87,35 +33,24 @@ func TestInterruptTwice(t *testing.T) {
 			out := filepath.Join(dir, "result.json")
 			ctx, cancel := context.WithTimeout(context.Background(), childLimit)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, bin, "run", tcpURL, "--method", "echo", "--params", "[1]", "--rate", "200",
+			cmd, stdout, l := clitest.Start(ctx, t, bin, "run", tcpURL, "--method", "echo", "--params", "[1]", "--rate", "200",
 				"--duration", "1h", "--interval", "100ms", "--timeout", "30s", "-o", out, "--soak", "--html", filepath.Join(dir, "r.html"))
-			cmd.WaitDelay = time.Second
-			var stdout bytes.Buffer
-			cmd.Stdout = &stdout
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			l := feedLines(stderr)
-			l.wait(t, "a progress line showing requests sent", sendingProgress)
+			l.Wait(t, childLimit, "a progress line showing requests sent", sendingProgress)
 			if err := cmd.Process.Signal(os.Interrupt); err != nil {
 				t.Fatal(err)
 			}
-			l.wait(t, "the interrupted line", func(s string) bool { return strings.Contains(s, "interrupted; draining") })
+			l.Wait(t, childLimit, "the interrupted line", func(s string) bool { return strings.Contains(s, "interrupted; draining") })
 			if err := cmd.Process.Signal(second); err != nil && !errors.Is(err, os.ErrProcessDone) {
 				t.Fatal(err)
 			}
-			<-l.done
-			err = cmd.Wait()
+			<-l.Done()
+			err := cmd.Wait()
 			var ee *exec.ExitError
 			if ctx.Err() != nil || (err != nil && !errors.As(err, &ee)) {
 				t.Fatalf("rpcload did not exit by itself (%v)\nstderr:\n%s", err, l)
 			}
 			if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
-				t.Fatalf("exit %d, want 130\nstdout:\n%s\nstderr:\n%s", code, &stdout, l)
+				t.Fatalf("exit %d, want 130\nstdout:\n%s\nstderr:\n%s", code, stdout, l)
 			}
 			checkFilesWhole(t, dir)
 		})

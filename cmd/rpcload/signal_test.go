@@ -3,11 +3,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,54 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcload/rpcload/cmd/internal/clitest"
 	"github.com/rpcload/rpcload/internal/testsrv"
 )
 
 // progressLine matches a progress line that shows requests being sent.
 var progressLine = regexp.MustCompile(`^\S+\s+sent\s+(\d+)/s\s`)
-
-// lineWatcher reads a child's output line by line, keeps all of it, and
-// signals the first line that matches.
-type lineWatcher struct {
-	matched chan string   // receives the first matching line
-	done    chan struct{} // closed at EOF
-	buf     bytes.Buffer  // everything read; read it only after done
-}
-
-func watchLines(r io.Reader, match func(string) bool) *lineWatcher {
-	w := &lineWatcher{matched: make(chan string, 1), done: make(chan struct{})}
-	go func() {
-		defer close(w.done)
-		sc := bufio.NewScanner(r)
-		found := false
-		for sc.Scan() {
-			line := sc.Text()
-			w.buf.WriteString(line + "\n")
-			if !found && match(line) {
-				found = true
-				w.matched <- line
-			}
-		}
-	}()
-	return w
-}
-
-// wait returns the first matching line, or fails the test if the stream
-// ends or the limit passes first.
-func (w *lineWatcher) wait(t *testing.T, limit time.Duration, what string) string {
-	t.Helper()
-	timer := time.NewTimer(limit)
-	defer timer.Stop()
-	select {
-	case line := <-w.matched:
-		return line
-	case <-w.done:
-		t.Fatalf("output ended before %s:\n%s", what, &w.buf)
-	case <-timer.C:
-		t.Fatalf("no %s within %s", what, limit)
-	}
-	return ""
-}
 
 func sendingProgress(line string) bool {
 	m := progressLine.FindStringSubmatch(line)
@@ -89,38 +45,27 @@ func TestInterrupt(t *testing.T) {
 				out := filepath.Join(t.TempDir(), "result.json")
 				ctx, cancel := context.WithTimeout(context.Background(), childLimit)
 				defer cancel()
-				cmd := exec.CommandContext(ctx, bin, "run", target, "--method", "echo", "--params", "[1]",
+				cmd, stdout, w := clitest.Start(ctx, t, bin, "run", target, "--method", "echo", "--params", "[1]",
 					"--rate", "200", "--duration", "1h", "--interval", "100ms", "-o", out)
-				cmd.WaitDelay = time.Second
-				var stdout bytes.Buffer
-				cmd.Stdout = &stdout
-				stderr, err := cmd.StderrPipe()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				w := watchLines(stderr, sendingProgress)
-				w.wait(t, 10*time.Second, "progress line showing requests sent")
+				w.Wait(t, 10*time.Second, "progress line showing requests sent", sendingProgress)
 				if err := cmd.Process.Signal(sig); err != nil {
 					t.Fatal(err)
 				}
 				signalled := time.Now()
-				<-w.done // EOF: the child has exited (or was killed at childLimit)
-				err = cmd.Wait()
+				<-w.Done() // EOF: the child has exited (or was killed at childLimit)
+				err := cmd.Wait()
 				stopped := time.Since(signalled)
 				var ee *exec.ExitError
 				if ctx.Err() != nil || (err != nil && !errors.As(err, &ee)) {
-					t.Fatalf("child did not exit by itself (%v) after %s\nstderr:\n%s", err, stopped, &w.buf)
+					t.Fatalf("child did not exit by itself (%v) after %s\nstderr:\n%s", err, stopped, w)
 				}
 				if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
-					t.Fatalf("exit %d, want 130\nstdout:\n%s\nstderr:\n%s", code, &stdout, &w.buf)
+					t.Fatalf("exit %d, want 130\nstdout:\n%s\nstderr:\n%s", code, stdout, w)
 				}
 				if stopped > 5*time.Second {
 					t.Errorf("took %s to stop after the signal", stopped)
 				}
-				mustContain(t, "stderr", w.buf.String(), "interrupted; draining")
+				mustContain(t, "stderr", w.String(), "interrupted; draining")
 				mustContain(t, "report", stdout.String(), "(interrupted)", "violations", "latency")
 				res := readResult(t, out)
 				if !res.Interrupted || res.Requests.Sent == 0 {
@@ -152,16 +97,9 @@ func TestServeBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	urls := make(chan string, 2)
-	w := watchLines(stdout, func(line string) bool {
-		if i := strings.Index(line, "tcp://"); i >= 0 {
-			urls <- line[i:]
-			return true
-		}
-		return false
-	})
-	w.wait(t, 10*time.Second, "serve's tcp:// line")
-	tcpURL := <-urls
+	w := clitest.Read(stdout)
+	line := w.Wait(t, 10*time.Second, "serve's tcp:// line", func(line string) bool { return strings.Contains(line, "tcp://") })
+	tcpURL := line[strings.Index(line, "tcp://"):]
 	c := runBinary(t, childLimit, "run", tcpURL, "--method", "add", "--params", "[1,2]", "--rate", "200", "--duration", "200ms", "-q")
 	if c.code != exitFindings {
 		t.Errorf("a run against serve --fault duplicate=0.5: want exit 1; %v", c)
@@ -170,9 +108,9 @@ func TestServeBinary(t *testing.T) {
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	<-w.done
+	<-w.Done()
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("serve after SIGINT: %v\nstdout:\n%s\nstderr:\n%s", err, &w.buf, &stderr)
+		t.Fatalf("serve after SIGINT: %v\nstdout:\n%s\nstderr:\n%s", err, w, &stderr)
 	}
-	mustContain(t, "serve stdout", w.buf.String(), "serving JSON-RPC over HTTP on http://127.0.0.1:", "stopped after", "duplicate:")
+	mustContain(t, "serve stdout", w.String(), "serving JSON-RPC over HTTP on http://127.0.0.1:", "stopped after", "duplicate:")
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/stats"
 )
@@ -131,7 +132,7 @@ func TestCheckCmd(t *testing.T) {
 				}
 				return
 			}
-			var ue usageError
+			var ue cli.UsageError
 			if !errors.As(err, &ue) {
 				t.Fatalf("error %v is not a usage error", err)
 			}
@@ -198,7 +199,7 @@ func TestGateFlags(t *testing.T) {
 
 	bad := gateFlags{exprs: []string{"p99<1s", "p99<5%"}}
 	err = bad.parse()
-	var ue usageError
+	var ue cli.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), `--threshold: threshold "p99<5%": column 6: p99 is a duration`) {
 		t.Errorf("bad expression: %v", err)
 	}

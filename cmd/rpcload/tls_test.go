@@ -1,15 +1,10 @@
 package main
 
 import (
-	"encoding/pem"
-	"io"
-	"log"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rpcload/rpcload/cmd/internal/clitest"
 	"github.com/rpcload/rpcload/internal/testsrv"
 )
 
@@ -22,14 +17,7 @@ func TestTLSFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewUnstartedServer(srv.Handler())
-	ts.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are the point
-	ts.StartTLS()
-	t.Cleanup(ts.Close)
-	ca := filepath.Join(t.TempDir(), "server.pem")
-	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tsURL, ca := clitest.TLSServer(t, srv.Handler())
 	load := []string{"--method", "echo", "--params", "[1]", "--rate", "50", "--duration", "200ms", "--timeout", "2s", "-q"}
 	const warning = "the server's TLS certificate was not verified"
 	for _, tc := range []struct {
@@ -40,10 +28,10 @@ func TestTLSFlags(t *testing.T) {
 		want     string // in stdout + stderr
 		unwanted string
 	}{
-		{"verified by default", ts.URL, nil, exitUnreachable, "certificate signed by unknown authority", ""},
-		{"--ca-cert trusts the server's CA", ts.URL, []string{"--ca-cert", ca}, exitOK, "ok 10", warning},
-		{"--insecure skips verification and says so", ts.URL, []string{"--insecure"}, exitOK, warning, ""},
-		{"--ca-cert with a file that is no certificate", ts.URL, []string{"--ca-cert", "/dev/null"}, exitUsage, "--ca-cert /dev/null: no PEM certificate", ""},
+		{"verified by default", tsURL, nil, exitUnreachable, "certificate signed by unknown authority", ""},
+		{"--ca-cert trusts the server's CA", tsURL, []string{"--ca-cert", ca}, exitOK, "ok 10", warning},
+		{"--insecure skips verification and says so", tsURL, []string{"--insecure"}, exitOK, warning, ""},
+		{"--ca-cert with a file that is no certificate", tsURL, []string{"--ca-cert", "/dev/null"}, exitUsage, "--ca-cert /dev/null: no PEM certificate", ""},
 		{"--insecure on plain http", "http://127.0.0.1:1/", []string{"--insecure"}, exitUsage, "--insecure applies to https:// and wss:// targets only", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -38,6 +37,9 @@ func TestUsageErrors(t *testing.T) {
 		{"rate too high", run("--rate", "2e7"), []string{"--rate", "10,000,000"}},
 		{"rate and concurrency", run("--rate", "10", "--concurrency", "4"), []string{"--rate", "--concurrency", "exclude"}},
 		{"negative concurrency", run("--concurrency", "-1"), []string{"--concurrency"}},
+		{"max-rate with rate", run("--rate", "10", "--max-rate", "5"), []string{"--max-rate caps a closed loop", "intended times"}},
+		{"max-rate alone", run("--max-rate", "5"), []string{"--max-rate caps a closed loop (--concurrency)"}},
+		{"negative max-rate", run("--concurrency", "4", "--max-rate", "-1"), []string{"--max-rate must be a number of messages per second, 0 or more"}},
 		{"zero conns", run("--conns", "0"), []string{"--conns", "at least 1"}},
 		{"zero duration", run("--duration", "0"), []string{"--duration", "positive"}},
 		{"negative duration", run("--duration", "-1s"), []string{"--duration", "positive"}},
@@ -160,114 +162,6 @@ func TestInfoCommands(t *testing.T) {
 				t.Error("nothing on stdout")
 			}
 		})
-	}
-}
-
-func TestParseSize(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int // 0: an error
-	}{
-		{"1", 1},
-		{"64", 64},
-		{"1000000", 1000000},
-		{"16MiB", 16 << 20},
-		{"512KiB", 512 << 10},
-		{"2GiB", 2 << 30},
-		{"3KB", 3000},
-		{"3MB", 3e6},
-		{"1GB", 1e9},
-		{"100B", 100},
-		{" 16 MiB ", 16 << 20},
-		{"+5", 5},
-		{"1099511627776", 1 << 40},
-		{"1024GiB", 1 << 40},
-		{"1099GB", 1099e9},
-		{"1099511627KB", 1099511627000},
-		{"", 0},
-		{"0", 0},
-		{"-1", 0},
-		{"-1MiB", 0},
-		{"0KiB", 0},
-		{"MiB", 0},
-		{"1.5MiB", 0},
-		{"12XB", 0},
-		{"16mib", 0},
-		{"16 M", 0},
-		{"0x10", 0},
-		{"1_000", 0},
-		{"1TiB", 0},
-		{"1099511627777", 0},
-		{"1025GiB", 0},
-		{"1100GB", 0},
-		{"1099511628KB", 0},
-		{"99999999999999999999", 0},
-		{"9223372036854775807", 0},
-		{"9223372036854775807KiB", 0},
-		{"1KiBKiB", 0},
-	}
-	for _, tt := range tests {
-		got, err := parseSize(tt.in)
-		switch {
-		case tt.want == 0 && err == nil:
-			t.Errorf("parseSize(%q) = %d, want an error", tt.in, got)
-		case tt.want == 0:
-			if !strings.Contains(err.Error(), tt.in) {
-				t.Errorf("parseSize(%q) error %q does not quote the input", tt.in, err)
-			}
-		case err != nil || got != tt.want:
-			t.Errorf("parseSize(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
-		}
-	}
-}
-
-func TestParseHeaders(t *testing.T) {
-	tests := []struct {
-		in   []string
-		want http.Header // nil: an error
-	}{
-		{[]string{"X-A: b"}, http.Header{"X-A": {"b"}}},
-		{[]string{"x-a:b"}, http.Header{"X-A": {"b"}}},
-		{[]string{"  X-A  :   b c  "}, http.Header{"X-A": {"b c"}}},
-		{[]string{"X-A:"}, http.Header{"X-A": {""}}},
-		{[]string{"Authorization: Bearer a:b:c"}, http.Header{"Authorization": {"Bearer a:b:c"}}},
-		{[]string{"X-A: 1", "x-a: 2", "X-B: 3"}, http.Header{"X-A": {"1", "2"}, "X-B": {"3"}}},
-		{[]string{"X-A: tab\there"}, http.Header{"X-A": {"tab\there"}}},
-		{[]string{"X-A: caf\u00e9"}, http.Header{"X-A": {"caf\u00e9"}}},
-		{[]string{"!#$%&'*+-.^_`|~09az: v"}, http.Header{"!#$%&'*+-.^_`|~09az": {"v"}}},
-		{[]string{}, http.Header{}},
-		{[]string{"NoColon"}, nil},
-		{[]string{""}, nil},
-		{[]string{":v"}, nil},
-		{[]string{"   : v"}, nil},
-		{[]string{"X A: v"}, nil},
-		{[]string{"X\tA: v"}, nil},
-		{[]string{"X\rA: v"}, nil},
-		{[]string{"X\nA: v"}, nil},
-		{[]string{"X(A): v"}, nil},
-		{[]string{"X\"A: v"}, nil},
-		{[]string{"X/A: v"}, nil},
-		{[]string{"X\x00A: v"}, nil},
-		{[]string{"caf\u00e9: v"}, nil},
-		{[]string{"X-A: a\r\nX-B: b"}, nil},
-		{[]string{"X-A: a\rb"}, nil},
-		{[]string{"X-A: a\nb"}, nil},
-		{[]string{"X-A: a\x00b"}, nil},
-		{[]string{"X-A: a\x1bb"}, nil},
-		{[]string{"X-A: a\x7fb"}, nil},
-		{[]string{"X-A: ok", "Bad"}, nil},
-	}
-	for _, tt := range tests {
-		got, err := parseHeaders(tt.in)
-		if tt.want == nil {
-			if err == nil {
-				t.Errorf("parseHeaders(%q) = %v, want an error", tt.in, got)
-			}
-			continue
-		}
-		if err != nil || !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("parseHeaders(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
-		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"time"
 
@@ -27,6 +28,7 @@ type Config struct {
 	Target      transport.Target
 	Rate        float64       // open loop: requests per second; 0 = closed loop
 	Concurrency int           // closed loop: requests kept in flight
+	MaxRate     float64       // closed loop: at most this many messages a second over all connections (a batch counts once); 0 = no cap
 	Conns       int           // connections
 	Duration    time.Duration // length of the sending phase
 	Timeout     time.Duration // per request
@@ -110,6 +112,10 @@ func (c *Config) Validate() error {
 		return errors.New("--rate (open loop) and --concurrency (closed loop) exclude each other")
 	case c.Rate == 0 && c.Concurrency <= 0 && !c.stagedOpen:
 		return errors.New("give --rate R (open loop) or --concurrency N (closed loop)")
+	case !(c.MaxRate >= 0) || math.IsInf(c.MaxRate, 1):
+		return fmt.Errorf("--max-rate must be a number of messages per second, 0 or more (got %g)", c.MaxRate)
+	case c.MaxRate > 0 && (c.Rate > 0 || c.stagedOpen):
+		return errors.New("--max-rate caps a closed loop (--concurrency); an open loop (--rate) sends at its intended times, which a token bucket does not keep")
 	case c.Rate > 10_000_000:
 		return fmt.Errorf("--rate %g is above the supported 10,000,000 req/s", c.Rate)
 	case c.Conns < 1:

@@ -10,8 +10,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/rpcload/rpcload/internal/pending"
 	"github.com/rpcload/rpcload/internal/profile"
+	"github.com/rpcload/rpcload/internal/ratecap"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
 )
@@ -48,6 +51,11 @@ type run struct {
 	pools    []*credits
 	closedK  atomic.Uint64
 	sendDone <-chan struct{}
+	// maxRate is --max-rate's token bucket, one for all connections (nil:
+	// no cap); closed-loop ticks wait on it under sending, which ends with
+	// sendDone.
+	maxRate  *rate.Limiter
+	sending  context.Context
 	inflight atomic.Int64
 	maxSeen  atomic.Int64
 	calls    []callState               // the mix, ready to send
@@ -272,7 +280,8 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	r.endSending = endSending
 	closedCtx, cancelClosed := context.WithTimeout(sendCtx, cfg.Duration)
 	defer cancelClosed()
-	r.sendDone = closedCtx.Done()
+	r.sendDone, r.sending = closedCtx.Done(), closedCtx
+	r.maxRate = ratecap.New(cfg.MaxRate) // made now: while connecting it would have filled up
 	served := make(chan struct{})
 	go func() { d.serve(); close(served) }()
 	sweepDone := make(chan struct{})
@@ -502,6 +511,12 @@ func (r *run) dispatchClosed(ctx context.Context) {
 				}
 				k++
 			}
+		}
+		if r.maxRate != nil && r.maxRate.Wait(ctx) != nil {
+			for range w {
+				r.tokens <- struct{}{}
+			}
+			return // no token before sending ends
 		}
 		r.admit(int64(w))
 		select {

@@ -67,6 +67,7 @@ func (s Shard) share(n int) int {
 type WholeLoad struct {
 	Rate             float64
 	Concurrency      int
+	MaxRate          float64
 	StartRate        float64
 	StartConcurrency int
 	Stages           []Stage
@@ -78,7 +79,7 @@ func (c *Config) Whole() WholeLoad {
 	if c.whole != nil {
 		return *c.whole
 	}
-	return WholeLoad{Rate: c.Rate, Concurrency: c.Concurrency, StartRate: c.StartRate, StartConcurrency: c.StartConcurrency, Stages: c.Stages}
+	return WholeLoad{Rate: c.Rate, Concurrency: c.Concurrency, MaxRate: c.MaxRate, StartRate: c.StartRate, StartConcurrency: c.StartConcurrency, Stages: c.Stages}
 }
 
 // applyShard turns the whole run's load into this shard's part, once.
@@ -98,11 +99,12 @@ func (c *Config) applyShard() error {
 	if !s.Sharded() {
 		return nil
 	}
-	c.whole = &WholeLoad{Rate: c.Rate, Concurrency: c.Concurrency, StartRate: c.StartRate,
+	c.whole = &WholeLoad{Rate: c.Rate, Concurrency: c.Concurrency, MaxRate: c.MaxRate, StartRate: c.StartRate,
 		StartConcurrency: c.StartConcurrency, Stages: slices.Clone(c.Stages)}
 	n := float64(s.Count)
 	c.Stages = slices.Clone(c.Stages) // the caller's slice stays the whole run's
 	c.Rate /= n
+	c.MaxRate /= n
 	c.StartRate /= n
 	for i := range c.Stages {
 		c.Stages[i].Rate /= n

@@ -284,6 +284,7 @@ func (w *streamWriter) fromCredits() bool {
 			w.times = w.pool.take(w.times, need-len(w.times))
 		}
 		used, admitted := 0, 0
+	fill:
 		for len(w.batch) < writeCoalesce {
 			if !w.hasNext {
 				w.next, w.hasNext = w.nextTick(), true
@@ -295,6 +296,19 @@ func (w *streamWriter) fromCredits() bool {
 			intended := w.times[used]
 			for _, at := range w.times[used+1 : used+n] {
 				intended = max(intended, at)
+			}
+			if r.maxRate != nil {
+				// --max-rate: the first tick of a write waits for its
+				// token, the others go along only if theirs is there. The
+				// wait is the cap's, not the server's: the tick is
+				// intended when it has its token.
+				switch {
+				case len(w.batch) > 0 && !r.maxRate.Allow():
+					break fill
+				case len(w.batch) == 0 && r.maxRate.Wait(r.sending) != nil:
+					return false // no token before sending ends
+				}
+				intended = max(intended, r.now())
 			}
 			used += n
 			admitted += n

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"time"
 
@@ -63,6 +64,10 @@ type Config struct {
 	Duration time.Duration // stop after this long (0: no time limit, Execs must be set)
 	Execs    uint64        // stop after this many inputs (0: no limit, Duration must be set)
 	Seed     uint64        // every random choice derives from it; printed so a run can be repeated
+	// MaxRate caps the exchanges of all workers together at this many a
+	// second (0: no cap): every input sent, and every canary, confirmation
+	// and minimization attempt, counts once, however many frames it holds.
+	MaxRate float64
 
 	Timeout     time.Duration // how long one input may wait for its replies (a request with an id left unanswered is a hang)
 	SlowFactor  float64       // an input answered more than this times the median latency is slow_input
@@ -100,6 +105,10 @@ type Config struct {
 	Log io.Writer
 	// Now is the clock (time.Now when nil); tests inject one.
 	Now func() time.Time
+
+	// sent, if set, is called as each exchange gets its MaxRate token:
+	// tests time the cap with it.
+	sent func()
 }
 
 // Status is what the live status line shows.
@@ -149,6 +158,8 @@ func (c *Config) fill() error {
 		return fmt.Errorf("--workers must be between 1 and 1024 (got %d)", c.Workers)
 	case c.Duration < 0:
 		return fmt.Errorf("--duration must not be negative (got %s)", c.Duration)
+	case !(c.MaxRate >= 0) || math.IsInf(c.MaxRate, 1):
+		return fmt.Errorf("--max-rate must be a number of inputs per second, 0 or more (got %g)", c.MaxRate)
 	case c.Duration == 0 && c.Execs == 0:
 		return errors.New("give --duration or --execs (or both): a fuzzing run needs a bound")
 	case c.Timeout < 0:

@@ -8,8 +8,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/oracle"
+	"github.com/rpcload/rpcload/internal/ratecap"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
@@ -46,7 +50,10 @@ type run struct {
 	canary *canaryProbe
 	found  *findingSet
 	pr     *profileRules
-	parent context.Context // the caller's: interrupts end everything
+	// maxRate is Config.MaxRate's token bucket, shared by the workers (nil:
+	// no cap).
+	maxRate *rate.Limiter
+	parent  context.Context // the caller's: interrupts end everything
 	// bound is parent with the run's hard end: --duration, then
 	// windDownTimeouts × --timeout for the finding in progress (confirming,
 	// minimizing, its canary) and the dials it needs. Everything after the
@@ -106,6 +113,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		first.closeConn()
 		return nil, ctx.Err()
 	}
+	// A fresh cap: the loop starts with one token, neither what choosing
+	// the canary left nor what built up meanwhile.
+	r.maxRate = ratecap.New(cfg.MaxRate)
 	r.start = cfg.Now()
 	loopCtx, stop := context.WithCancel(ctx)
 	r.bound = ctx
@@ -217,13 +227,14 @@ type worker struct {
 	ch    mutate.Chooser
 	rec   *stats.Recorder
 	c     conn
-	lat   medians // latencies of clean exchanges by input size, for slow_input
-	since int     // inputs since the last canary
-	last  result  // the last exchange, for replay's report
+	lat   oracle.SlowRule // latencies of clean exchanges by input size, for slow_input
+	since int             // inputs since the last canary
+	last  result          // the last exchange, for replay's report
 }
 
 func (r *run) newWorker(i int) *worker {
-	return &worker{r: r, id: i, ch: mutate.NewRand(workerSeed(r.cfg.Seed, i)), rec: r.agg.NewRecorder()}
+	return &worker{r: r, id: i, ch: mutate.NewRand(workerSeed(r.cfg.Seed, i)), rec: r.agg.NewRecorder(),
+		lat: oracle.SlowRule{Factor: r.cfg.SlowFactor, Floor: r.cfg.SlowFloor}}
 }
 
 // workerSeed spreads the run's seed over workers (splitmix64 of seed+i), so
@@ -288,6 +299,9 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 		if ctx.Err() != nil {
 			o.end = endInterrupted
 		}
+	}
+	if w.c != nil && o.end == endNone && !w.r.paced(ctx) {
+		o.end = endInterrupted
 	}
 	if w.c != nil && o.end == endNone {
 		o = w.c.exchange(ctx, c, newWaitFor(c.Frames, infos), w.r.cfg.Timeout)
@@ -361,6 +375,23 @@ func firstCode(o *outcome) int64 {
 	return 0
 }
 
+// paced waits for the MaxRate token of one exchange; false means ctx
+// ended first. A token due after ctx's deadline is not waited for, but the
+// deadline is: an interrupted exchange always means its context ended.
+func (r *run) paced(ctx context.Context) bool {
+	if r.maxRate == nil {
+		return true
+	}
+	if r.maxRate.Wait(ctx) != nil {
+		<-ctx.Done()
+		return false
+	}
+	if r.cfg.sent != nil {
+		r.cfg.sent()
+	}
+	return true
+}
+
 // work is a worker's loop: pick, mutate, send, judge, keep what is new.
 func (r *run) work(ctx context.Context, w *worker) {
 	defer w.closeConn()
@@ -411,35 +442,20 @@ func (r *run) noteEnd(res *result, mainLoop bool) {
 
 // slow adds slow_input to a clean exchange of input c that took more than
 // SlowFactor times the median latency of inputs its size (and more than
-// SlowFloor).
+// SlowFloor): oracle.SlowRule.
 func (w *worker) slow(res *result, c mutate.Case) {
-	if res.o.end != endNone || res.v.rules.Has(check.Crash) {
+	if res.o.end != endNone || res.v.rules.Has(check.Crash) || !w.lat.Judge(c, res.o.latency) {
 		return
 	}
-	size := caseSize(c)
-	if over := w.slowThreshold(size); over > 0 && res.o.latency > over {
-		clean := res.v.rules == 0
-		res.v.rules = res.v.rules.Add(check.SlowInput)
-		if clean {
-			rep := firstReply(&res.o)
-			med, _ := w.lat.median(size)
-			res.v.rule, res.v.shape, res.v.reply = check.SlowInput, replyShape(rep), rep
-			res.v.code = firstCode(&res.o)
-			res.v.note = fmt.Sprintf("answered in %s; the median of inputs this size is %s", res.o.latency.Round(time.Microsecond), med)
-		}
-		return // a slow input would skew the median
+	clean := res.v.rules == 0
+	res.v.rules = res.v.rules.Add(check.SlowInput)
+	if clean {
+		rep := firstReply(&res.o)
+		med, _ := w.lat.Median(oracle.InputSize(c))
+		res.v.rule, res.v.shape, res.v.reply = check.SlowInput, replyShape(rep), rep
+		res.v.code = firstCode(&res.o)
+		res.v.note = fmt.Sprintf("answered in %s; the median of inputs this size is %s", res.o.latency.Round(time.Microsecond), med)
 	}
-	w.lat.observe(size, res.o.latency)
-}
-
-// slowThreshold is the latency above which an input of size bytes is
-// slow, or 0 before enough inputs its size were seen.
-func (w *worker) slowThreshold(size int) time.Duration {
-	med, ok := w.lat.median(size)
-	if !ok {
-		return 0
-	}
-	return max(time.Duration(float64(med)*w.r.cfg.SlowFactor), w.r.cfg.SlowFloor)
 }
 
 func firstReply(o *outcome) []byte {

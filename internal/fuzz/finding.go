@@ -18,6 +18,7 @@ import (
 
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/oracle"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
 )
@@ -324,7 +325,7 @@ func (r *run) reproducer(w *worker, cand *candidate) func(ctx context.Context, c
 	if cand.v.rule == check.SlowInput {
 		over := cand.slowOver
 		if over == 0 {
-			over = w.slowThreshold(caseSize(cand.in))
+			over = w.lat.Limit(oracle.InputSize(cand.in))
 			cand.slowOver = over
 		}
 		return func(ctx context.Context, c mutate.Case) bool {

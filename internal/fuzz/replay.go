@@ -13,6 +13,7 @@ import (
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/mutate"
 	"github.com/rpcload/rpcload/internal/profile"
+	"github.com/rpcload/rpcload/internal/ratecap"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
 )
@@ -121,7 +122,7 @@ func newRun(ctx context.Context, cfg *Config, seeds []mutate.Case) (*run, error)
 		return nil, err
 	}
 	d.base = ctx
-	return &run{pr: newProfileRules(d),
+	return &run{pr: newProfileRules(d), maxRate: ratecap.New(cfg.MaxRate),
 		cfg: cfg, d: d, mut: mutate.New(mutationEnv(cfg, seeds)), ops: mutate.Ops(),
 		corpus: newWorkCorpus(seeds, cfg.MaxCorpus, cfg.MaxCorpusBytes),
 		tuples: newTupleSet(cfg.MaxTuples),
