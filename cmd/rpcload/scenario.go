@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rpcload/rpcload/internal/engine"
-	"github.com/rpcload/rpcload/internal/scenario"
+	"github.com/rpcload/rpcload/internal/workload/scenario"
 )
 
 // scenarioFlags are the flags of scenario files and of what only they

@@ -12,7 +12,7 @@ import (
 
 	"github.com/rpcload/rpcload/internal/pending"
 	"github.com/rpcload/rpcload/internal/profile"
-	"github.com/rpcload/rpcload/internal/scenario"
+	"github.com/rpcload/rpcload/internal/workload/scenario"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/testsrv"
 	"github.com/rpcload/rpcload/internal/wire"

@@ -8,7 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/rpcload/rpcload/internal/gen"
+	"github.com/rpcload/rpcload/internal/workload/gen"
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/transport"
 )

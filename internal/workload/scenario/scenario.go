@@ -12,7 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/rpcload/rpcload/internal/gen"
+	"github.com/rpcload/rpcload/internal/workload/gen"
 )
 
 // Version is the only version of the format this package reads.
