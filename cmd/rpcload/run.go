@@ -20,6 +20,7 @@ import (
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // runFlags holds the flags of "rpcload run" (and of the demo).
@@ -137,12 +138,7 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 	if f.grace <= 0 {
 		return engine.Config{}, usagef("--grace must be positive (got %s)", f.grace)
 	}
-	c := engine.Config{
-		Target: t, Rate: f.rate, Concurrency: f.concurrency, Conns: f.conns, Duration: f.duration,
-		Timeout: f.timeout, Drain: f.drain, MaxInFlight: f.maxInFlight, Method: f.method,
-		NotifyEvery: f.notifyEvery, Batch: f.batch, HTTP2: f.http2, Interval: f.interval,
-		Restart: f.restart, Child: transport.ChildOptions{StderrPath: f.stderrPath, Grace: f.grace},
-	}
+	c := engine.Config{Target: t, Conns: f.conns, HTTP2: f.http2, Interval: f.interval, Restart: f.restart, Child: transport.ChildOptions{StderrPath: f.stderrPath, Grace: f.grace}, Plan: workload.Plan{Rate: f.rate, Concurrency: f.concurrency, Duration: f.duration, Timeout: f.timeout, Drain: f.drain, MaxInFlight: f.maxInFlight, Method: f.method, NotifyEvery: f.notifyEvery, Batch: f.batch}}
 	if c.Rate == 0 && c.Concurrency == 0 && !fs.Changed("rate") && (f.scen.sc == nil || len(f.scen.sc.Load.Stages) == 0) {
 		c.Rate = 1000
 	}
@@ -221,20 +217,20 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 }
 
 // parseShard reads "i/n"; "" is no shard.
-func parseShard(s string) (engine.Shard, error) {
+func parseShard(s string) (workload.Shard, error) {
 	if s == "" {
-		return engine.Shard{}, nil
+		return workload.Shard{}, nil
 	}
 	is, ns, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(is)
 	n, err2 := strconv.Atoi(ns)
 	if !ok || err1 != nil || err2 != nil {
-		return engine.Shard{}, fmt.Errorf("%q is not i/n, e.g. 2/4", s)
+		return workload.Shard{}, fmt.Errorf("%q is not i/n, e.g. 2/4", s)
 	}
 	if n < 1 || i < 1 || i > n {
-		return engine.Shard{}, fmt.Errorf("%q: i must be between 1 and n", s)
+		return workload.Shard{}, fmt.Errorf("%q: i must be between 1 and n", s)
 	}
-	return engine.Shard{Index: i, Count: n}, nil
+	return workload.Shard{Index: i, Count: n}, nil
 }
 
 // parseHeaders reads curl-style "Name: value" headers. No error quotes a

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rpcload/rpcload/internal/engine"
+	"github.com/rpcload/rpcload/internal/workload"
 	"github.com/rpcload/rpcload/internal/workload/scenario"
 )
 
@@ -128,18 +129,18 @@ func (f *scenarioFlags) apply(fs *pflag.FlagSet, c *engine.Config) error {
 		c.Rate, c.Concurrency = 0, 0
 		c.StartRate, c.StartConcurrency = sc.Load.StartRate, sc.Load.StartConcurrency
 		for _, st := range sc.Load.Stages {
-			c.Stages = append(c.Stages, engine.Stage{Duration: st.Duration, Rate: st.Rate, Concurrency: st.Concurrency})
+			c.Stages = append(c.Stages, workload.Stage{Duration: st.Duration, Rate: st.Rate, Concurrency: st.Concurrency})
 		}
 	}
 	c.Method, c.Params = "", nil
 	for _, call := range sc.Mix {
-		ec := engine.Call{Name: call.Name, Method: call.Method, Notify: call.Notify, Batch: call.Batch,
+		ec := workload.Call{Name: call.Name, Method: call.Method, Notify: call.Notify, Batch: call.Batch,
 			Timeout: call.Timeout, Weight: call.Weight, IDReuse: call.IDReuse}
 		if call.Params != nil {
 			ec.Params = call.Params
 		}
 		e := call.Expect
-		ec.Expect = engine.Expect{ResultEqualsParams: e.ResultEqualsParams, ErrorCode: e.ErrorCode, ResultEquals: e.ResultEquals}
+		ec.Expect = workload.Expect{ResultEqualsParams: e.ResultEqualsParams, ErrorCode: e.ErrorCode, ResultEquals: e.ResultEquals}
 		if e.Result != nil {
 			ec.Expect.Result = e.Result
 		}

@@ -122,7 +122,9 @@ func Diff(ctx context.Context, cfg Config, b transport.Target, opt DiffOptions) 
 	d.ignore = append(slices.Clone(envelopeOnly), opt.Ignore...)
 
 	startedAt := time.Now()
-	d.pace = pacer{start: startedAt, rate: opt.Rate, limit: opt.Requests, duration: cfg.Duration, pick: d.sides[0].r.pick}
+	first := d.sides[0].r // the pacer's lock guards its random stream
+	pick := func(seq uint64) uint16 { return cfg.Pick(first.pickPCG, first.pickRand, seq) }
+	d.pace = pacer{start: startedAt, rate: opt.Rate, limit: opt.Requests, duration: cfg.Duration, pick: pick}
 	stopInterrupt := context.AfterFunc(ctx, func() {
 		for _, s := range d.sides {
 			s.interrupt()

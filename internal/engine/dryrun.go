@@ -36,7 +36,7 @@ func DryRun(cfg Config, n int, w io.Writer) error {
 	}
 	stopped := false
 	r.endSending = func() { stopped = true }
-	tb := pending.NewAt(n*r.maxWeight(), r.cfg.Shard.idBase())
+	tb := pending.NewAt(n*r.cfg.MaxWeight(), r.cfg.Shard.IDBase())
 	rec := r.agg.NewRecorder()
 	g := r.newParamGen()
 	var cc connCounters
@@ -44,8 +44,8 @@ func DryRun(cfg Config, n int, w io.Writer) error {
 	var msg []byte
 	var ids []uint64
 	for k := uint64(1); k <= uint64(n) && !stopped; k++ {
-		seq := cfg.Shard.seq(k)
-		t := tick{seq: seq, call: r.pick(seq)}
+		seq := cfg.Shard.Seq(k)
+		t := tick{seq: seq, call: r.cfg.Pick(r.pickPCG, r.pickRand, seq)}
 		msg, ids, _ = r.encodeTick(&o, tb, rec, &cc, g, msg, ids[:0], t)
 		if len(msg) == 0 {
 			continue

@@ -1,12 +1,12 @@
 package engine
 
 import (
-	"hash/maphash"
 	"sync/atomic"
 
 	"github.com/rpcload/rpcload/internal/pending"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/wire"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // connCounters are what a connection's judge needs to know about what was
@@ -126,7 +126,7 @@ func (r *run) prepare(o *outgoing, reuse *idReuse, rec *stats.Recorder, cc *conn
 	id := o.st.First() + uint64(o.st.Len())
 	var fingerprint uint64
 	if requests > 0 && c.Expect.ResultEqualsParams {
-		fingerprint = canonicalHash(params)
+		fingerprint = workload.Fingerprint(params)
 	}
 	for range requests {
 		e := o.st.Entry()
@@ -215,5 +215,3 @@ func (o *outgoing) stage(rec *stats.Recorder, s stats.Sample) {
 func (r *run) isNotification(c *callState, seq uint64) bool {
 	return c.Notify || (r.cfg.NotifyEvery > 0 && seq%uint64(r.cfg.NotifyEvery) == 0)
 }
-
-var canonSeed = maphash.MakeSeed()

@@ -14,6 +14,7 @@ import (
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // tick is one scheduled call: its sequence number and when the schedule
@@ -36,11 +37,11 @@ type run struct {
 	epoch  time.Time
 	agg    *stats.Aggregator
 	ticks  chan tick
-	tokens chan struct{} // closed loop over HTTP: one token per request allowed in flight
-	rates  *schedule     // open loop: the schedule, for the target rate of each interval
-	retire atomic.Int64  // closed-loop stages over HTTP: tokens to take out of the pool as they come back
-	pool   int           // closed loop: tokens (or credits) made at the start
-	limit  int           // closed loop: the most ever in flight (concurrency, capped by --max-inflight)
+	tokens chan struct{}      // closed loop over HTTP: one token per request allowed in flight
+	rates  *workload.Schedule // open loop: the schedule, for the target rate of each interval
+	retire atomic.Int64       // closed-loop stages over HTTP: tokens to take out of the pool as they come back
+	pool   int                // closed loop: tokens (or credits) made at the start
+	limit  int                // closed loop: the most ever in flight (concurrency, capped by --max-inflight)
 	// Closed loop over streams: each connection slot's writer makes its own
 	// ticks from its part of the credits (credits.go), so there is no
 	// dispatcher; closedK numbers their ticks across writers, and sendDone
@@ -55,7 +56,6 @@ type run struct {
 	// unmatched is the stats method index of replies that matched no
 	// request: the one after the calls.
 	unmatched uint16
-	cumWeight []float64 // cumulative call weights, for pick
 	pickPCG   *rand.PCG // the dispatcher's, reseeded per call
 	pickRand  *rand.Rand
 	rewrites  bool        // generated params pass through the profile (MCP's modern _meta)
@@ -212,7 +212,7 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	}
 	r.pickRand = rand.New(r.pickPCG)
 	r.era = r.prof.Era()
-	closed := cfg.Rate == 0 && !cfg.stagedOpen
+	closed := !cfg.OpenLoop()
 	if !closed || !cfg.Target.IsStream() {
 		r.ticks = make(chan tick, min(cfg.MaxInFlight, 1<<16))
 	} else {
@@ -221,7 +221,7 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	if closed {
 		n := min(cfg.Concurrency, cfg.MaxInFlight)
 		r.limit, r.pool = n, n
-		if cfg.stagedClosed {
+		if cfg.ClosedStages() {
 			r.pool = min(cfg.StartConcurrency, n) // the stages ramp from here
 		}
 		if !cfg.Target.IsStream() {
@@ -278,10 +278,10 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	sweepDone := make(chan struct{})
 	sweepStop := make(chan struct{})
 	go func() { r.sweeper(sweepStop); close(sweepDone) }()
-	sched := (*schedule)(nil)
-	if cfg.Rate > 0 || cfg.stagedOpen {
-		sched = newSchedule(&cfg)
-		r.rates = newSchedule(&cfg) // the interval ticker's copy: rateAt only
+	sched := (*workload.Schedule)(nil)
+	if cfg.OpenLoop() {
+		sched = workload.NewSchedule(&cfg.Plan)
+		r.rates = workload.NewSchedule(&cfg.Plan) // the interval ticker's copy: rateAt only
 	}
 	tickerStop := make(chan struct{})
 	tickerDone := make(chan struct{})
@@ -347,7 +347,7 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 		return nil, err
 	}
 	if sched != nil {
-		res.Rate.Target = sched.targetRate()
+		res.Rate.Target = sched.TargetRate()
 	}
 	if res.DurationS > 0 {
 		res.Rate.Achieved = float64(res.Requests.Messages) / res.DurationS
@@ -376,7 +376,7 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 // intended time of every arrival however late the dispatcher wakes up;
 // ticks that are already due are released at once and keep their intended
 // time, so lateness shows up as lag, never as a slower schedule.
-func (r *run) dispatchOpen(ctx context.Context, sched *schedule, rec *stats.Recorder) {
+func (r *run) dispatchOpen(ctx context.Context, sched *workload.Schedule, rec *stats.Recorder) {
 	lockDispatcherThread()
 	defer runtime.UnlockOSThread()
 	timer := time.NewTimer(time.Hour)
@@ -384,7 +384,7 @@ func (r *run) dispatchOpen(ctx context.Context, sched *schedule, rec *stats.Reco
 	maxIn := int64(r.cfg.MaxInFlight)
 	var k uint64 // this instance's ticks so far
 	for {
-		intended, ok := sched.next()
+		intended, ok := sched.Next()
 		if !ok {
 			return
 		}
@@ -392,8 +392,8 @@ func (r *run) dispatchOpen(ctx context.Context, sched *schedule, rec *stats.Reco
 			return
 		}
 		k++
-		seq := r.cfg.Shard.seq(k)
-		call := r.pick(seq)
+		seq := r.cfg.Shard.Seq(k)
+		call := r.cfg.Pick(r.pickPCG, r.pickRand, seq)
 		w := int64(r.calls[call].weight)
 		if r.inflight.Load()+w > maxIn {
 			for range w {
@@ -474,20 +474,20 @@ func (r *run) admit(w int64) {
 // this only moves the credits with the stages until sending ends.
 func (r *run) dispatchClosed(ctx context.Context) {
 	if r.pools != nil {
-		if r.cfg.stagedClosed {
+		if r.cfg.ClosedStages() {
 			r.followStagesCredits(ctx)
 		}
 		<-ctx.Done()
 		return
 	}
-	if r.cfg.stagedClosed {
+	if r.cfg.ClosedStages() {
 		go r.followStages(ctx)
 	}
 	var k uint64 // this instance's ticks so far
 	for {
 		k++
-		seq := r.cfg.Shard.seq(k)
-		call := r.pick(seq)
+		seq := r.cfg.Shard.Seq(k)
+		call := r.cfg.Pick(r.pickPCG, r.pickRand, seq)
 		w := r.calls[call].weight
 		for k := 0; k < w; {
 			select {
@@ -525,7 +525,7 @@ func (r *run) followStages(ctx context.Context) {
 	defer t.Stop()
 	pool := r.pool
 	for {
-		target := min(concurrencyAt(r.cfg, time.Duration(r.now())), cap(r.tokens))
+		target := min(workload.ConcurrencyAt(&r.cfg.Plan, time.Duration(r.now())), cap(r.tokens))
 		for ; pool < target; pool++ {
 			if r.takeRetire() {
 				continue // a retirement not yet carried out is cancelled instead
@@ -552,11 +552,11 @@ func (r *run) followStages(ctx context.Context) {
 func (r *run) followStagesCredits(ctx context.Context) {
 	t := time.NewTicker(stageTick)
 	defer t.Stop()
-	weight := r.maxWeight()
+	weight := r.cfg.MaxWeight()
 	held := shares(r.pool, len(r.pools), weight)
 	for {
 		now := r.now()
-		target := shares(min(concurrencyAt(r.cfg, time.Duration(now)), r.limit), len(r.pools), weight)
+		target := shares(min(workload.ConcurrencyAt(&r.cfg.Plan, time.Duration(now)), r.limit), len(r.pools), weight)
 		for i, p := range r.pools {
 			switch {
 			case target[i] > held[i]:
