@@ -116,11 +116,6 @@ type Expect struct {
 	ResultEquals       []byte             // the result equals this JSON value (compact)
 }
 
-// Any reports whether e expects anything.
-func (e Expect) Any() bool {
-	return e.ResultEqualsParams || e.Result != nil || e.ErrorCode != nil || e.ResultEquals != nil
-}
-
 // Load reads the scenario file at path. Relative paths inside it (feeders,
 // the lsp workspace and file, stderr) are relative to its directory.
 // getenv looks up ${VAR} in header values; nil means os.LookupEnv. A
