@@ -46,6 +46,11 @@ type Scenario struct {
 	Feeders map[string]*gen.Feeder // by name, loaded
 	Load    LoadShape
 	Mix     []Call // at least one call
+
+	// Lines holds the line of each setting of the load section and of the
+	// seed that the file gives, by its key ("load.rate", "seed"), so that
+	// a problem found later names the setting where the user wrote it.
+	Lines map[string]int
 }
 
 // Transport holds the transport options of a scenario.
