@@ -408,7 +408,7 @@ func (d *differ) work(ctx context.Context, index int) {
 		c := &d.sides[0].r.calls[ci]
 		first := (seq-1)*uint64(c.weight) + 1
 		for k := range elems[0] {
-			if c.IDReuse || d.sides[0].r.isNotification(c, first+uint64(k)) {
+			if c.IDReuse || d.sides[0].r.cfg.Notification(&c.Call, first+uint64(k)) {
 				d.mu.Lock()
 				d.skipped++
 				d.mu.Unlock()

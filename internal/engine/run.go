@@ -197,40 +197,10 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	names := make([]string, len(cfg.Calls))
-	for i, c := range cfg.Calls {
-		names[i] = c.Name
-	}
-	r := &run{
-		cfg:       &cfg,
-		agg:       stats.NewAggregator(names),
-		tables:    map[*pending.Table]tableOwner{},
-		children:  map[transport.ChildStream]struct{}{},
-		prof:      cfg.Profile,
-		unmatched: uint16(len(cfg.Calls)),
-		pickPCG:   rand.NewPCG(0, 0),
-	}
-	r.pickRand = rand.New(r.pickPCG)
-	r.era = r.prof.Era()
-	closed := !cfg.OpenLoop()
-	if !closed || !cfg.Target.IsStream() {
-		r.ticks = make(chan tick, min(cfg.MaxInFlight, 1<<16))
-	} else {
-		r.ticks = make(chan tick) // stream writers in closed loop make their own ticks
-	}
-	if closed {
-		n := min(cfg.Concurrency, cfg.MaxInFlight)
-		r.limit, r.pool = n, n
-		if cfg.ClosedStages() {
-			r.pool = min(cfg.StartConcurrency, n) // the stages ramp from here
-		}
-		if !cfg.Target.IsStream() {
-			r.tokens = make(chan struct{}, n)
-			for range r.pool {
-				r.tokens <- struct{}{}
-			}
-		}
-	}
+	r := newRun(&cfg)
+	r.tables = map[*pending.Table]tableOwner{}
+	r.children = map[transport.ChildStream]struct{}{}
+	r.makeLoop()
 	var d driver
 	switch {
 	case cfg.Target.IsStream():
@@ -338,8 +308,55 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	close(tickerStop)
 	<-tickerDone
 
+	return r.result(sched, interrupted, sendingEnded, drainEnded, startLate)
+}
+
+// newRun is the state of a run of cfg (validated) before anything is
+// connected: the aggregator with a method for each call, the profile, the
+// dispatcher's random stream.
+func newRun(cfg *Config) *run {
+	names := make([]string, len(cfg.Calls))
+	for i, c := range cfg.Calls {
+		names[i] = c.Name
+	}
+	r := &run{cfg: cfg, agg: stats.NewAggregator(names), prof: cfg.Profile, unmatched: uint16(len(cfg.Calls)), pickPCG: rand.NewPCG(0, 0)}
+	r.pickRand = rand.New(r.pickPCG)
+	r.era = r.prof.Era()
+	return r
+}
+
+// makeLoop makes the channels of the load loop: the ticks, and in closed
+// loop the token pool (over HTTP) and its size.
+func (r *run) makeLoop() {
+	cfg := r.cfg
+	closed := !cfg.OpenLoop()
+	if !closed || !cfg.Target.IsStream() {
+		r.ticks = make(chan tick, min(cfg.MaxInFlight, 1<<16))
+	} else {
+		r.ticks = make(chan tick) // stream writers in closed loop make their own ticks
+	}
+	if !closed {
+		return
+	}
+	n := min(cfg.Concurrency, cfg.MaxInFlight)
+	r.limit, r.pool = n, n
+	if cfg.ClosedStages() {
+		r.pool = min(cfg.StartConcurrency, n) // the stages ramp from here
+	}
+	if !cfg.Target.IsStream() {
+		r.tokens = make(chan struct{}, n)
+		for range r.pool {
+			r.tokens <- struct{}{}
+		}
+	}
+}
+
+// result assembles the run's result once everything has stopped: the
+// sending phase ended at sendingEnded and the drain at drainEnded (run
+// clock); sched is the open-loop schedule (nil in closed loop).
+func (r *run) result(sched *workload.Schedule, interrupted bool, sendingEnded, drainEnded int64, startLate time.Duration) (*stats.Result, error) {
 	res := &stats.Result{
-		Tool: "rpcload", Target: cfg.Target.URL, StartedAt: r.epoch.UTC().Format(time.RFC3339Nano),
+		Tool: "rpcload", Target: r.cfg.Target.URL, StartedAt: r.epoch.UTC().Format(time.RFC3339Nano),
 		DurationS: time.Duration(sendingEnded).Seconds(), DrainS: time.Duration(drainEnded - sendingEnded).Seconds(),
 		InFlightMax: r.maxSeen.Load(), Interrupted: interrupted,
 	}
@@ -360,14 +377,14 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	res.Profile = r.profileReport()
 	res.IDReuse = r.reuseReport()
 	res.Warnings = append(warnings(res), r.profileWarnings()...)
-	if w := insecureWarning(&cfg); w != "" {
+	if w := insecureWarning(r.cfg); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
 	if startLate > time.Second {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the connections were up %s after --start-at; the schedule started then, not at --start-at", startLate.Round(time.Millisecond)))
 	}
-	if cfg.Shard.Sharded() {
-		res.Shard = &stats.ShardInfo{Index: cfg.Shard.Index, Count: cfg.Shard.Count}
+	if r.cfg.Shard.Sharded() {
+		res.Shard = &stats.ShardInfo{Index: r.cfg.Shard.Index, Count: r.cfg.Shard.Count}
 	}
 	return res, nil
 }

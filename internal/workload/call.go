@@ -145,6 +145,13 @@ func (p *Plan) Pick(pcg *rand.PCG, rnd *rand.Rand, seq uint64) uint16 {
 // number seq (the elements of a batch draw on from it).
 func (p *Plan) SeedParams(pcg *rand.PCG, seq uint64) { pcg.Seed(p.Seed^paramsStream, seq) }
 
+// Notification reports whether the element with sequence number seq of
+// call c is sent as a notification: every element of a notify call, or
+// every NotifyEvery'th element of the one call of Method.
+func (p *Plan) Notification(c *Call, seq uint64) bool {
+	return c.Notify || (p.NotifyEvery > 0 && seq%uint64(p.NotifyEvery) == 0)
+}
+
 // Batches reports whether any call is sent as batches.
 func (p *Plan) Batches() bool {
 	for _, call := range p.Calls {
