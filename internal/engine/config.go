@@ -98,7 +98,7 @@ func (c *Config) validateProfile() error {
 	name := p.Name()
 	switch {
 	case c.Batches() && !p.AllowsBatch():
-		return fmt.Errorf("--batch: the %s profile does not allow JSON-RPC batches", name)
+		return fmt.Errorf("%s: the %s profile does not allow JSON-RPC batches", c.batchName(), name)
 	case !p.AllowsIDFormat(c.IDFormat):
 		return fmt.Errorf("--id-format string: the %s profile sends integer ids only", name)
 	case name == profile.LSP && !c.Target.IsStream():
@@ -126,4 +126,18 @@ type Interval struct {
 	// Hists holds the interval's histograms when Config.IntervalHists is
 	// set; they are reused, valid only during the call.
 	Hists *stats.IntervalHists
+}
+
+// batchName names the batch setting as the user wrote it: --batch for the
+// one call of --method, the first batched call of a scenario's mix.
+func (c *Config) batchName() string {
+	if c.Single() {
+		return "--batch"
+	}
+	for _, call := range c.Calls {
+		if call.Batch > 1 {
+			return fmt.Sprintf("call %q: batch", call.Name)
+		}
+	}
+	return "--batch"
 }
