@@ -1,4 +1,5 @@
-// Package engine is the run loop of rpcload: a dispatcher turns the schedule
+// Package engine is the run loop of rpcload. It runs a workload.Plan (what
+// to send and when) against one target: a dispatcher turns the schedule
 // into ticks carrying their intended send times, connection writers send
 // them, readers match replies through the pending table and judge them, and a
 // sweeper times out what was never answered. Everything measured flows into
