@@ -19,6 +19,7 @@ import (
 	"github.com/rpcload/rpcload/internal/engine"
 	"github.com/rpcload/rpcload/internal/testsrv"
 	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // runMode runs one of the binary's internal modes. Each prints one JSON
@@ -101,10 +102,7 @@ func engineConfig(url string, concurrency, conns int, d time.Duration, method, p
 	if err != nil {
 		return engine.Config{}, err
 	}
-	c := engine.Config{
-		Target: t, Concurrency: concurrency, Conns: conns, Duration: d, Timeout: 60 * time.Second, Drain: 60 * time.Second,
-		MaxInFlight: max(100000, concurrency), Method: method, MaxFrame: 16 << 20, Interval: time.Second,
-	}
+	c := engine.Config{Target: t, Conns: conns, MaxFrame: 16 << 20, Interval: time.Second, Plan: workload.Plan{Concurrency: concurrency, Duration: d, Timeout: 60 * time.Second, Drain: 60 * time.Second, MaxInFlight: max(100000, concurrency), Method: method}}
 	if params != "" {
 		c.Params = []byte(params)
 	}

@@ -62,12 +62,13 @@ func (f *profileFlags) presetMethod(fs *pflag.FlagSet, rf *runFlags) error {
 	return nil
 }
 
-// apply builds the profile and adds it, and its opening steps, to c.
-func (f *profileFlags) apply(fs *pflag.FlagSet, c *engine.Config) error {
+// apply builds the profile and adds it, and its opening steps, to c. It
+// returns the params --open gives a call of --method that has none.
+func (f *profileFlags) apply(fs *pflag.FlagSet, c *engine.Config) (openParams string, err error) {
 	name := profile.Name(f.name)
 	for flag, want := range map[string]profile.Name{"mcp-era": profile.MCP, "workspace": profile.LSP, "open": profile.LSP} {
 		if fs.Changed(flag) && name != want {
-			return usagef("--%s needs --profile %s", flag, want)
+			return "", usagef("--%s needs --profile %s", flag, want)
 		}
 	}
 	o := profile.Options{MCPEra: f.mcpEra, ProcessID: os.Getpid()}
@@ -77,34 +78,32 @@ func (f *profileFlags) apply(fs *pflag.FlagSet, c *engine.Config) error {
 	if f.workspace != "" {
 		abs, err := absDir(f.workspace)
 		if err != nil {
-			return usagef("--workspace: %v", err)
+			return "", usagef("--workspace: %v", err)
 		}
 		o.Workspace = abs
 	}
 	p, err := profile.New(name, o)
 	if err != nil {
-		return usagef("%v", err)
+		return "", usagef("%v", err)
 	}
 	c.Profile, c.Tool = p, f.tool
 	if f.open != "" {
 		abs, err := filepath.Abs(f.open)
 		if err != nil {
-			return usagef("--open: %v", err)
+			return "", usagef("--open: %v", err)
 		}
 		text, err := os.ReadFile(abs)
 		if err != nil {
-			return usagef("--open: %v", err)
+			return "", usagef("--open: %v", err)
 		}
 		if len(text) > c.MaxFrame/2 {
-			return usagef("--open: %s is %d bytes; raise --max-frame to send it", f.open, len(text))
+			return "", usagef("--open: %s is %d bytes; raise --max-frame to send it", f.open, len(text))
 		}
 		c.Steps = append(c.Steps, profile.DidOpen(abs, text))
-		if c.Params == nil {
-			uri := wire.AppendString(nil, profile.FileURI(abs))
-			c.Params = append(append([]byte(`{"textDocument":{"uri":`), uri...), '}', '}')
-		}
+		uri := wire.AppendString(nil, profile.FileURI(abs))
+		openParams = string(append(append([]byte(`{"textDocument":{"uri":`), uri...), '}', '}'))
 	}
-	return nil
+	return openParams, nil
 }
 
 func absDir(dir string) (string, error) {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -19,6 +18,7 @@ import (
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // runFlags holds the flags of "rpcload run" (and of the demo).
@@ -59,7 +59,6 @@ type runFlags struct {
 	prof            profileFlags  // registered by run only, not by the demo
 	scen            scenarioFlags // likewise
 	targets         targetsFlags  // likewise: --target, --rounds, --diff (targets.go)
-	drainFromFile   bool          // the scenario file set the drain
 	secret          cli.SecretFlags
 }
 
@@ -138,41 +137,8 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 	if f.grace <= 0 {
 		return engine.Config{}, usagef("--grace must be positive (got %s)", f.grace)
 	}
-	c := engine.Config{
-		Target: t, Rate: f.rate, Concurrency: f.concurrency, MaxRate: f.maxRate, Conns: f.conns, Duration: f.duration,
-		Timeout: f.timeout, Drain: f.drain, MaxInFlight: f.maxInFlight, Method: f.method,
-		NotifyEvery: f.notifyEvery, Batch: f.batch, HTTP2: f.http2, Interval: f.interval,
-		Restart: f.restart, Child: transport.ChildOptions{StderrPath: f.stderrPath, Grace: f.grace},
-	}
-	if c.Rate == 0 && c.Concurrency == 0 && !fs.Changed("rate") && (f.scen.sc == nil || len(f.scen.sc.Load.Stages) == 0) {
-		c.Rate = 1000
-	}
-	if c.Conns == 0 && !fs.Changed("conns") {
-		switch {
-		case t.Scheme == transport.Stdio:
-			c.Conns = 1 // one child process
-		case t.IsStream():
-			c.Conns = 4
-		case c.Concurrency > 0:
-			c.Conns = c.Concurrency
-		default:
-			c.Conns = 64
-		}
-	}
-	if !fs.Changed("drain") && !f.drainFromFile {
-		c.Drain = c.Timeout
-	}
-	if f.params != "" {
-		c.Params = []byte(f.params)
-	}
-	switch f.idFormat {
-	case "int":
-		c.IDFormat = wire.IDInt
-	case "string":
-		c.IDFormat = wire.IDQuoted
-	default:
-		return c, usagef("--id-format must be int or string (got %q)", f.idFormat)
-	}
+	c := engine.Config{Target: t, Conns: f.conns, HTTP2: f.http2, Interval: f.interval, Restart: f.restart,
+		Child: transport.ChildOptions{StderrPath: f.stderrPath, Grace: f.grace}}
 	tf := cli.TLSFlags{Insecure: f.insecure, CACert: f.caCert, ClientCert: f.clientCert, ClientKey: f.clientKey}
 	if c.TLS, err = tf.Load(fs, t); err != nil {
 		return c, err
@@ -186,19 +152,19 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 	if f.interval <= 0 {
 		return c, usagef("--interval must be positive (got %s)", f.interval)
 	}
-	if err := f.scen.apply(fs, &c); err != nil {
+	openParams, err := f.prof.apply(fs, &c)
+	if err != nil {
 		return c, err
 	}
-	if c.Shard, err = parseShard(f.shard); err != nil {
-		return c, usagef("--shard: %v", err)
+	pf := f.planFlags(fs)
+	if pf.Params == "" {
+		pf.Params = openParams
 	}
-	if f.startAt != "" {
-		if c.StartAt, err = time.Parse(time.RFC3339, f.startAt); err != nil {
-			return c, usagef("--start-at: %q is not an RFC 3339 time like 2026-12-02T15:04:05Z", f.startAt)
-		}
+	if c.Plan, err = workload.Build(f.scen.sc, pf, t.IsStream()); err != nil {
+		return c, usageError{err}
 	}
-	if err := f.prof.apply(fs, &c); err != nil {
-		return c, err
+	if c.Conns == 0 && !fs.Changed("conns") {
+		c.Conns = defaultConns(t, c.Plan)
 	}
 	if err := c.Validate(); err != nil {
 		return c, usageError{err}
@@ -206,21 +172,26 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 	return c, nil
 }
 
-// parseShard reads "i/n"; "" is no shard.
-func parseShard(s string) (engine.Shard, error) {
-	if s == "" {
-		return engine.Shard{}, nil
+// planFlags are the flags of the plan's settings, for workload.Build.
+func (f *runFlags) planFlags(fs *pflag.FlagSet) workload.Flags {
+	return workload.Flags{Rate: f.rate, Concurrency: f.concurrency, Duration: f.duration, Timeout: f.timeout, Drain: f.drain,
+		MaxInFlight: f.maxInFlight, Method: f.method, Params: f.params, IDFormat: f.idFormat, NotifyEvery: f.notifyEvery,
+		Batch: f.batch, MaxRate: f.maxRate, Seed: f.scen.seed, Arrival: f.scen.arrival, Shard: f.shard, StartAt: f.startAt, Set: fs.Changed}
+}
+
+// defaultConns is the number of connections when neither --conns nor the
+// scenario gives one: one child process, 4 streams, and over HTTP one per
+// request kept in flight (closed loop) or 64.
+func defaultConns(t transport.Target, p workload.Plan) int {
+	switch {
+	case t.Scheme == transport.Stdio:
+		return 1
+	case t.IsStream():
+		return 4
+	case p.Whole().Concurrency > 0 && !p.ClosedStages():
+		return p.Whole().Concurrency
 	}
-	is, ns, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(is)
-	n, err2 := strconv.Atoi(ns)
-	if !ok || err1 != nil || err2 != nil {
-		return engine.Shard{}, fmt.Errorf("%q is not i/n, e.g. 2/4", s)
-	}
-	if n < 1 || i < 1 || i > n {
-		return engine.Shard{}, fmt.Errorf("%q: i must be between 1 and n", s)
-	}
-	return engine.Shard{Index: i, Count: n}, nil
+	return 64
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {

@@ -3,14 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"strconv"
 
 	"github.com/spf13/pflag"
 
 	"github.com/rpcload/rpcload/internal/engine"
-	"github.com/rpcload/rpcload/internal/scenario"
+	"github.com/rpcload/rpcload/internal/workload/scenario"
 )
 
 // scenarioFlags are the flags of scenario files and of what only they
@@ -30,9 +29,10 @@ func (f *scenarioFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.arrival, "arrival", "uniform", "open loop: uniform (evenly spaced) or poisson arrivals")
 }
 
-// load reads the scenario file and lets its values stand in for the flags
-// that were not given. It returns the target or command the scenario names
-// (the command line's own wins).
+// load reads the scenario file and lets its transport, profile and headers
+// stand in for the flags that were not given (its load, seed and mix go
+// into the plan: workload.Build). It returns the target or command the
+// scenario names (the command line's own wins).
 func (f *scenarioFlags) load(fs *pflag.FlagSet, rf *runFlags) (target string, command []string, err error) {
 	if f.file == "" {
 		return "", nil, nil
@@ -81,71 +81,7 @@ func (f *scenarioFlags) load(fs *pflag.FlagSet, rf *runFlags) (target string, co
 	for name, value := range sc.Headers {
 		rf.headers = append([]string{name + ": " + value}, rf.headers...) // -H given later wins
 	}
-	l := sc.Load
-	steady := fs.Changed("rate") || fs.Changed("concurrency")
-	if !steady {
-		rf.rate, rf.concurrency = l.Rate, l.Concurrency
-	}
-	if l.Duration > 0 {
-		set("duration", func() { rf.duration = l.Duration })
-	}
-	if l.Timeout > 0 {
-		set("timeout", func() { rf.timeout = l.Timeout })
-	}
-	if l.Drain != nil {
-		set("drain", func() { rf.drain = *l.Drain; rf.drainFromFile = true })
-	}
-	if l.MaxInFlight > 0 {
-		set("max-inflight", func() { rf.maxInFlight = l.MaxInFlight })
-	}
-	if l.Arrival != "" {
-		set("arrival", func() { f.arrival = l.Arrival })
-	}
-	if sc.Seed != nil {
-		set("seed", func() { f.seed = *sc.Seed })
-	}
 	return sc.Target, sc.Command, nil
-}
-
-// apply puts the scenario's mix and shape, the seed and the arrivals into c.
-func (f *scenarioFlags) apply(fs *pflag.FlagSet, c *engine.Config) error {
-	switch f.arrival {
-	case "uniform", "": // "" when the flags are not registered (the demo)
-	case "poisson":
-		c.Poisson = true
-	default:
-		return usagef("--arrival must be uniform or poisson (got %q)", f.arrival)
-	}
-	c.Seed = f.seed
-	if !fs.Changed("seed") && (f.sc == nil || f.sc.Seed == nil) {
-		c.Seed = rand.Uint64() // a fresh run; the result records it for a replay
-	}
-	if f.sc == nil {
-		return nil
-	}
-	sc := f.sc
-	if !fs.Changed("rate") && !fs.Changed("concurrency") && len(sc.Load.Stages) > 0 {
-		c.Rate, c.Concurrency = 0, 0
-		c.StartRate, c.StartConcurrency = sc.Load.StartRate, sc.Load.StartConcurrency
-		for _, st := range sc.Load.Stages {
-			c.Stages = append(c.Stages, engine.Stage{Duration: st.Duration, Rate: st.Rate, Concurrency: st.Concurrency})
-		}
-	}
-	c.Method, c.Params = "", nil
-	for _, call := range sc.Mix {
-		ec := engine.Call{Name: call.Name, Method: call.Method, Notify: call.Notify, Batch: call.Batch,
-			Timeout: call.Timeout, Weight: call.Weight, IDReuse: call.IDReuse}
-		if call.Params != nil {
-			ec.Params = call.Params
-		}
-		e := call.Expect
-		ec.Expect = engine.Expect{ResultEqualsParams: e.ResultEqualsParams, ErrorCode: e.ErrorCode, ResultEquals: e.ResultEquals}
-		if e.Result != nil {
-			ec.Expect.Result = e.Result
-		}
-		c.Calls = append(c.Calls, ec)
-	}
-	return nil
 }
 
 // dryRunTo prints the messages the configured run would send.

@@ -93,6 +93,7 @@ mix:
 func TestScenarioUsageErrors(t *testing.T) {
 	good := writeScenario(t, "version: 1\ntarget: tcp://127.0.0.1:1\nload: {rate: 1, duration: 1s}\nmix:\n  - method: a\n")
 	bad := writeScenario(t, "version: 1\nload: {rate: -1, duration: 1s}\nmix:\n  - method: a\n    wieght: 2\n")
+	batchy := writeScenario(t, "version: 1\ntarget: tcp://127.0.0.1:1\nload: {concurrency: 2, duration: 1s}\nmix:\n  - method: a\n    batch: 5\n")
 	tests := []struct {
 		name string
 		args []string
@@ -102,6 +103,8 @@ func TestScenarioUsageErrors(t *testing.T) {
 		{"missing file", []string{"run", "-f", "/no/such/file.yaml"}, []string{"/no/such/file.yaml"}},
 		{"method with a mix", []string{"run", "-f", good, "--method", "x"}, []string{"--method", "mix"}},
 		{"bad arrival", []string{"run", "-f", good, "--arrival", "bursty"}, []string{"--arrival", "bursty"}},
+		{"a file value named by its key and line", []string{"run", "-f", batchy}, []string{"load.concurrency (", "s.yaml:3) 2 cannot hold one batch of 5"}},
+		{"a flag value named by its flag", []string{"run", "-f", batchy, "--concurrency", "3"}, []string{"--concurrency 3 cannot hold one batch of 5"}},
 		{"no target anywhere", []string{"run", "-f", writeScenario(t, "version: 1\nload: {rate: 1, duration: 1s}\nmix:\n  - method: a\n")}, []string{"TARGET"}},
 	}
 	for _, tc := range tests {

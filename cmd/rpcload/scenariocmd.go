@@ -17,6 +17,7 @@ import (
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // scenarioCmd is "rpcload scenario from-openrpc|from-mcp": it writes a
@@ -67,8 +68,7 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		if *target == "" && t.Scheme != transport.Stdio {
 			*target = t.URL
 		}
-		return engine.Config{Target: t, Timeout: *timeout, Drain: time.Second, MaxInFlight: 1, MaxFrame: 64 << 20,
-			Profile: p, Child: transport.ChildOptions{Grace: 2 * time.Second}}, nil
+		return engine.Config{Target: t, MaxFrame: 64 << 20, Profile: p, Child: transport.ChildOptions{Grace: 2 * time.Second}, Plan: workload.Plan{Timeout: *timeout, Drain: time.Second, MaxInFlight: 1}}, nil
 	}
 	switch {
 	case sub == "from-openrpc" && !*disc:

@@ -9,7 +9,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/rpcload/rpcload/internal/scenario"
+	"github.com/rpcload/rpcload/internal/workload/scenario"
 )
 
 // TestScenarioReaderAccepts: the scenario reader loads every written file,

@@ -12,10 +12,11 @@ import (
 
 	"github.com/rpcload/rpcload/internal/pending"
 	"github.com/rpcload/rpcload/internal/profile"
-	"github.com/rpcload/rpcload/internal/scenario"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/testsrv"
 	"github.com/rpcload/rpcload/internal/wire"
+	"github.com/rpcload/rpcload/internal/workload"
+	"github.com/rpcload/rpcload/internal/workload/scenario"
 )
 
 // requestPath runs everything rpcload does per request on one goroutine:
@@ -39,18 +40,18 @@ func newRequestPath() *requestPath { return newRequestPathProfile(profile.JSONRP
 // newRequestPathProfile is newRequestPath under a profile (and MCP era),
 // whose rules then judge every reply.
 func newRequestPathProfile(name profile.Name, era string) *requestPath {
-	params := StaticParams(`[1,"a"]`)
+	params := workload.StaticParams(`[1,"a"]`)
 	if name == profile.MCP {
-		params = StaticParams(`{"name":"echo","arguments":{"a":1}}`) // MCP params are objects
+		params = workload.StaticParams(`{"name":"echo","arguments":{"a":1}}`) // MCP params are objects
 	}
-	return newRequestPathCalls(name, era, Call{Name: "echo", Method: "echo", Params: params})
+	return newRequestPathCalls(name, era, workload.Call{Name: "echo", Method: "echo", Params: params})
 }
 
 // newRequestPathCalls is the request path of a mix.
-func newRequestPathCalls(name profile.Name, era string, calls ...Call) *requestPath {
+func newRequestPathCalls(name profile.Name, era string, calls ...workload.Call) *requestPath {
 	prof, _ := profile.New(name, profile.Options{MCPEra: era})
-	cfg := &Config{IDFormat: wire.IDInt, Timeout: time.Second, MaxInFlight: 1024, Calls: calls, Profile: prof}
-	if err := cfg.validateCalls(); err != nil {
+	cfg := &Config{Profile: prof, Plan: workload.Plan{Rate: 1, Duration: time.Second, IDFormat: wire.IDInt, Timeout: time.Second, MaxInFlight: 1024, Calls: calls}}
+	if err := cfg.Plan.Validate(true); err != nil {
 		panic(err)
 	}
 	names := []string{}
@@ -70,11 +71,14 @@ func newRequestPathCalls(name profile.Name, era string, calls ...Call) *requestP
 	return p
 }
 
+// pick is the call the dispatcher of r picks for sequence number seq.
+func pick(r *run, seq uint64) uint16 { return r.cfg.Pick(r.pickPCG, r.pickRand, seq) }
+
 // once sends one call through encodeTick and judges the reply a correct
 // server would send (its result: the params).
 func (p *requestPath) once(now int64) {
 	p.seq++
-	t := tick{seq: p.seq, intended: now, call: p.r.pick(p.seq)}
+	t := tick{seq: p.seq, intended: now, call: pick(p.r, p.seq)}
 	p.r.inflight.Add(int64(p.r.calls[t.call].weight))
 	p.buf, p.ids, _ = p.r.encodeTick(&p.o, p.tb, p.wrec, &p.cc, p.g, p.buf, p.ids[:0], t)
 	var m wire.Message
@@ -140,7 +144,7 @@ func BenchmarkRequestPathBatch64(b *testing.B) {
 		p.o.begin(p.tb, n)
 		for k := range replies {
 			p.seq++
-			t := tick{seq: p.seq, intended: int64(i), call: p.r.pick(p.seq)}
+			t := tick{seq: p.seq, intended: int64(i), call: pick(p.r, p.seq)}
 			p.r.inflight.Add(1)
 			p.buf = p.r.prepare(&p.o, nil, p.wrec, &p.cc, p.g, p.buf, t)
 			wire.Scan(p.buf, &m)
@@ -204,8 +208,7 @@ func benchThroughput(b *testing.B, adjust func(*Config)) {
 	}
 	var rate float64
 	for b.Loop() {
-		cfg := Config{Target: mustTarget(b, url), Concurrency: 1024, Conns: 4, Duration: 2 * time.Second,
-			Timeout: 10 * time.Second, Drain: 10 * time.Second, MaxInFlight: 100000, Method: "get_time", MaxFrame: 1 << 20}
+		cfg := Config{Target: mustTarget(b, url), Conns: 4, MaxFrame: 1 << 20, Plan: workload.Plan{Concurrency: 1024, Duration: 2 * time.Second, Timeout: 10 * time.Second, Drain: 10 * time.Second, MaxInFlight: 100000, Method: "get_time"}}
 		adjust(&cfg)
 		res, err := Run(context.Background(), cfg)
 		if err != nil {
@@ -249,9 +252,7 @@ func BenchmarkInflightHeap100k(b *testing.B) {
 			return m.HeapAlloc
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		cfg := Config{Target: mustTarget(b, "tcp://"+ln.Addr().String()), Rate: 200000, Conns: 4, Duration: time.Hour,
-			Timeout: time.Hour, Drain: 0, MaxInFlight: 100000, Method: "echo", Params: []byte(`[1,"a"]`),
-			MaxFrame: 1 << 20, Interval: 10 * time.Millisecond, InterruptDrain: time.Millisecond}
+		cfg := Config{Target: mustTarget(b, "tcp://"+ln.Addr().String()), Conns: 4, MaxFrame: 1 << 20, Interval: 10 * time.Millisecond, InterruptDrain: time.Millisecond, Plan: workload.Plan{Rate: 200000, Duration: time.Hour, Timeout: time.Hour, Drain: 0, MaxInFlight: 100000, Method: "echo", Params: []byte(`[1,"a"]`)}}
 		cfg.OnInterval = func(iv Interval) {
 			switch {
 			case heapAt10k == 0 && iv.InFlight >= 10000:
@@ -283,9 +284,9 @@ func BenchmarkGenerateEthereumMix(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var calls []Call
+	var calls []workload.Call
 	for _, c := range sc.Mix {
-		ec := Call{Name: c.Name, Method: c.Method, Weight: c.Weight, Batch: c.Batch, Notify: c.Notify}
+		ec := workload.Call{Name: c.Name, Method: c.Method, Weight: c.Weight, Batch: c.Batch, Notify: c.Notify}
 		if c.Params != nil {
 			ec.Params = c.Params
 		}
@@ -296,7 +297,7 @@ func BenchmarkGenerateEthereumMix(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		p.seq++
-		t := tick{seq: p.seq, call: p.r.pick(p.seq)}
+		t := tick{seq: p.seq, call: pick(p.r, p.seq)}
 		p.buf, p.ids, _ = p.r.encodeTick(&p.o, p.tb, p.wrec, &p.cc, p.g, p.buf, p.ids[:0], t)
 		for _, id := range p.ids {
 			p.tb.Forget(id)

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/rpcload/rpcload/internal/pending"
 	"github.com/rpcload/rpcload/internal/profile"
-	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
 )
@@ -93,16 +91,11 @@ func CallOnce(ctx context.Context, cfg Config, method string, params []byte) ([]
 // time outside the load loop (CallOnce, Diff): cfg is validated; nothing it
 // sees is a finding of a run.
 func newExchangeRun(cfg *Config) *run {
-	names := make([]string, len(cfg.Calls))
-	for i, c := range cfg.Calls {
-		names[i] = c.Name
-	}
-	r := &run{cfg: cfg, agg: stats.NewAggregator(names), tables: map[*pending.Table]tableOwner{},
-		children: map[transport.ChildStream]struct{}{}, prof: cfg.Profile, unmatched: uint16(len(names)), pickPCG: rand.NewPCG(0, 0)}
-	r.pickRand = rand.New(r.pickPCG)
+	r := newRun(cfg)
+	r.tables = map[*pending.Table]tableOwner{}
+	r.children = map[transport.ChildStream]struct{}{}
 	now := time.Now()
 	r.base, r.epoch = now, now
-	r.era = r.prof.Era()
 	r.stopping.Store(true) // nothing of this is a run's finding
 	return r
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/testsrv"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // TestClosedLoopStreams runs closed loop over TCP, where each connection's
@@ -33,10 +34,10 @@ func TestClosedLoopStreams(t *testing.T) {
 		{name: "batches wider than an even part", concurrency: 10, conns: 4, wantMax: 10,
 			adjust: func(c *Config) { c.Batch = 5 }},
 		{name: "a mix with batches and notifications", concurrency: 6, conns: 2, adjust: func(c *Config) {
-			c.Calls = []Call{
-				{Name: "echo", Method: "echo", Params: StaticParams(`[1]`), Weight: 2},
-				{Name: "batch", Method: "echo", Params: StaticParams(`[2]`), Batch: 3},
-				{Name: "note", Method: "echo", Params: StaticParams(`[3]`), Notify: true},
+			c.Calls = []workload.Call{
+				{Name: "echo", Method: "echo", Params: workload.StaticParams(`[1]`), Weight: 2},
+				{Name: "batch", Method: "echo", Params: workload.StaticParams(`[2]`), Batch: 3},
+				{Name: "note", Method: "echo", Params: workload.StaticParams(`[3]`), Notify: true},
 			}
 		}},
 		{name: "connections the server closes", concurrency: 16, conns: 2,
@@ -86,8 +87,8 @@ func TestClosedLoopStreams(t *testing.T) {
 // needs until more credits come.
 func TestWriterTicksFromCredits(t *testing.T) {
 	p := newRequestPathCalls(profile.JSONRPC, "",
-		Call{Name: "one", Method: "echo", Params: StaticParams(`[1]`)},
-		Call{Name: "three", Method: "echo", Params: StaticParams(`[3]`), Batch: 3})
+		workload.Call{Name: "one", Method: "echo", Params: workload.StaticParams(`[1]`)},
+		workload.Call{Name: "three", Method: "echo", Params: workload.StaticParams(`[3]`), Batch: 3})
 	r := p.r
 	r.cfg.Seed = 7
 	done := make(chan struct{})
@@ -98,7 +99,7 @@ func TestWriterTicksFromCredits(t *testing.T) {
 	// The calls the run's first numbers pick, and what each needs.
 	var weights []int
 	for k := uint64(1); k <= 6; k++ {
-		weights = append(weights, r.calls[r.pick(k)].weight)
+		weights = append(weights, r.calls[pick(r, k)].weight)
 	}
 	times := []int64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 170, 180}
 	need := 0
@@ -119,8 +120,8 @@ func TestWriterTicksFromCredits(t *testing.T) {
 	for i, tk := range got {
 		want := times[used+weights[i]-1] // credits come back in order: the last is the latest
 		used += weights[i]
-		if tk.seq != uint64(i+1) || tk.call != r.pick(tk.seq) || tk.intended != want {
-			t.Errorf("tick %d = %+v, want seq %d, call %d, intended %d", i, tk, i+1, r.pick(uint64(i+1)), want)
+		if tk.seq != uint64(i+1) || tk.call != pick(r, tk.seq) || tk.intended != want {
+			t.Errorf("tick %d = %+v, want seq %d, call %d, intended %d", i, tk, i+1, pick(r, uint64(i+1)), want)
 		}
 	}
 	if n := r.inflight.Load(); n != int64(need) {
@@ -138,7 +139,7 @@ func TestWriterTicksFromCredits(t *testing.T) {
 // TestWriteDeadline: a writer sets its write deadline --timeout ahead and
 // reuses it while it is less than 1/64 of the timeout old.
 func TestWriteDeadline(t *testing.T) {
-	r := &run{cfg: &Config{Timeout: 64 * time.Second}, base: time.Now()}
+	r := &run{cfg: &Config{Plan: workload.Plan{Timeout: 64 * time.Second}}, base: time.Now()}
 	w := &streamWriter{d: &streamDriver{r: r}}
 	sec := int64(time.Second)
 	tests := []struct {
@@ -198,7 +199,7 @@ func TestHTTPPostAllocatesNothing(t *testing.T) {
 			}
 		}
 	}()
-	r := &run{cfg: &Config{Target: mustTarget(t, "http://"+ln.Addr().String()+"/"), Timeout: 10 * time.Second, MaxFrame: 1 << 20}}
+	r := &run{cfg: &Config{Target: mustTarget(t, "http://"+ln.Addr().String()+"/"), MaxFrame: 1 << 20, Plan: workload.Plan{Timeout: 10 * time.Second}}}
 	p := &poster{d: newHTTPDriver(r)}
 	defer p.close()
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":[1,"a"]}`)
@@ -214,5 +215,33 @@ func TestHTTPPostAllocatesNothing(t *testing.T) {
 	}
 	if !bytes.Equal(got, reply) {
 		t.Errorf("reply %q, want %q", got, reply)
+	}
+}
+
+// TestClosedLoopStages: with concurrency stages the number in flight
+// follows the target: the run's peak reaches the top stage and never
+// exceeds it, and the early intervals hold fewer in flight than the late.
+func TestClosedLoopStages(t *testing.T) {
+	_, _, tcpURL := startServer(t, testsrv.Config{})
+	cfg := baseConfig(target(t, tcpURL))
+	cfg.Rate = 0
+	cfg.Method, cfg.Params = "sleep", []byte(`{"ms":20}`)
+	cfg.StartConcurrency = 2
+	cfg.Stages = []workload.Stage{{Duration: 300 * time.Millisecond, Concurrency: 2}, {Duration: 300 * time.Millisecond, Concurrency: 40}}
+	cfg.Interval = 100 * time.Millisecond
+	cfg.Timeout, cfg.Drain = 2*time.Second, 2*time.Second
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.InFlightMax > 40 || res.InFlightMax < 30 {
+		t.Errorf("in flight at most %d, want up to the top stage (40) and not past it", res.InFlightMax)
+	}
+	if len(res.Series) < 6 {
+		t.Fatalf("series %d points", len(res.Series))
+	}
+	early, late := res.Series[1].Sent, res.Series[5].Sent
+	if early*4 > late {
+		t.Errorf("sent %d in the second interval (2 in flight) and %d in the sixth (ramping to 40): no ramp", early, late)
 	}
 }

@@ -1,4 +1,5 @@
-// Package engine is the run loop of rpcload: a dispatcher turns the schedule
+// Package engine is the run loop of rpcload. It runs a workload.Plan (what
+// to send and when) against one target: a dispatcher turns the schedule
 // into ticks carrying their intended send times, connection writers send
 // them, readers match replies through the pending table and judge them, and a
 // sweeper times out what was never answered. Everything measured flows into
@@ -6,18 +7,15 @@
 package engine
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"time"
 
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
-	"github.com/rpcload/rpcload/internal/wire"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // ErrUnreachable wraps the failure to reach the target at all.
@@ -25,27 +23,18 @@ var ErrUnreachable = errors.New("target unreachable")
 
 // Config is a validated description of one run.
 type Config struct {
-	Target      transport.Target
-	Rate        float64       // open loop: requests per second; 0 = closed loop
-	Concurrency int           // closed loop: requests kept in flight
-	MaxRate     float64       // closed loop: at most this many messages a second over all connections (a batch counts once); 0 = no cap
-	Conns       int           // connections
-	Duration    time.Duration // length of the sending phase
-	Timeout     time.Duration // per request
-	Drain       time.Duration // how long to wait for replies after sending stops
-	MaxInFlight int           // cap on requests scheduled and not yet resolved
-	Method      string
-	Params      []byte // raw JSON array or object, or nil
-	IDFormat    wire.IDFormat
-	NotifyEvery int                    // every Nth call is sent as a notification; 0 = never
-	Batch       int                    // send each tick as a batch array of this many calls; 0 or 1 = no batches
-	Restart     bool                   // stdio: start a new child when one exits, and go on
-	Child       transport.ChildOptions // stdio: how children are started and stopped
-	Header      http.Header
-	MaxFrame    int
-	TLS         transport.TLS // https, wss: verification (TLS.Insecure is --insecure) and client certificate
-	HTTP2       bool          // http(s): HTTP/2 (h2c on http://) instead of HTTP/1.1
-	Interval    time.Duration // time-series interval
+	Target transport.Target
+	// Plan is what to send and when: the load, the mix, the schedule's
+	// shape, the shard. Its fields read as the Config's own.
+	workload.Plan
+	Conns    int                    // connections
+	Restart  bool                   // stdio: start a new child when one exits, and go on
+	Child    transport.ChildOptions // stdio: how children are started and stopped
+	Header   http.Header
+	MaxFrame int
+	TLS      transport.TLS // https, wss: verification (TLS.Insecure is --insecure) and client certificate
+	HTTP2    bool          // http(s): HTTP/2 (h2c on http://) instead of HTTP/1.1
+	Interval time.Duration // time-series interval
 	// OnInterval, if set, is called after each interval with the new point
 	// and the totals so far (for a progress line).
 	OnInterval func(p Interval)
@@ -68,93 +57,25 @@ type Config struct {
 	// server's tools/list must offer it.
 	Tool string
 
-	// Calls is the mix of a scenario. Empty: Method, Params and Batch make
-	// the one call (and NotifyEvery applies to it).
-	Calls []Call
-	// Seed drives every random choice (which call, generated params,
-	// Poisson arrivals), so a run can be replayed exactly.
-	Seed uint64
-	// Stages shape the load over time instead of a steady Rate or
-	// Concurrency; StartRate and StartConcurrency are where the first
-	// stage ramps from.
-	Stages           []Stage
-	StartRate        float64
-	StartConcurrency int
-	// Poisson makes open-loop arrivals a Poisson process at the scheduled
-	// rate instead of evenly spaced.
-	Poisson bool
-	// Shard makes this run part i of n runs that together make the load the
-	// rest of the Config describes; the zero value is a whole run.
-	Shard Shard
-	// StartAt, if set, is the wall-clock time the schedule starts at, after
-	// the connections are up: shards on many machines start together.
-	StartAt time.Time
-
-	single       bool       // the one call of the flags
-	sharded      bool       // applyShard has divided the load
-	whole        *WholeLoad // a shard's whole run, before the division
-	stagedOpen   bool       // stages of rates: open loop
-	stagedClosed bool       // stages of concurrency: closed loop
+	valid bool // Validate has passed: Run does not check again
 }
 
-// Validate checks c and fills in defaults.
+// Validate checks c and fills in defaults, once: the command line
+// validates its Config before it starts anything, Run validates one that
+// nobody did. Its Plan, likewise, is validated only if nobody did before
+// (workload.Build validates the Plans it makes).
 func (c *Config) Validate() error {
-	if err := c.validateStages(); err != nil {
-		return err
+	if c.valid {
+		return nil
 	}
-	if err := c.applyShard(); err != nil {
+	if err := c.Plan.Validate(c.Target.IsStream()); err != nil {
 		return err
 	}
 	switch {
-	case c.Rate < 0:
-		return fmt.Errorf("--rate must not be negative (got %g)", c.Rate)
-	case c.Rate > 0 && c.Concurrency > 0:
-		return errors.New("--rate (open loop) and --concurrency (closed loop) exclude each other")
-	case c.Rate == 0 && c.Concurrency <= 0 && !c.stagedOpen:
-		return errors.New("give --rate R (open loop) or --concurrency N (closed loop)")
-	case !(c.MaxRate >= 0) || math.IsInf(c.MaxRate, 1):
-		return fmt.Errorf("--max-rate must be a number of messages per second, 0 or more (got %g)", c.MaxRate)
-	case c.MaxRate > 0 && (c.Rate > 0 || c.stagedOpen):
-		return errors.New("--max-rate caps a closed loop (--concurrency); an open loop (--rate) sends at its intended times, which a token bucket does not keep")
-	case c.Rate > 10_000_000:
-		return fmt.Errorf("--rate %g is above the supported 10,000,000 req/s", c.Rate)
 	case c.Conns < 1:
 		return fmt.Errorf("--conns must be at least 1 (got %d)", c.Conns)
-	case c.Duration <= 0:
-		return fmt.Errorf("--duration must be positive (got %s)", c.Duration)
-	case c.Timeout <= 0:
-		return fmt.Errorf("--timeout must be positive (got %s)", c.Timeout)
-	case c.Drain < 0:
-		return fmt.Errorf("--drain must not be negative (got %s)", c.Drain)
-	case c.MaxInFlight < 1:
-		return fmt.Errorf("--max-inflight must be at least 1 (got %d)", c.MaxInFlight)
-	case c.NotifyEvery < 0:
-		return fmt.Errorf("--notify-every must not be negative (got %d)", c.NotifyEvery)
-	case c.Batch < 0 || c.Batch > 100000:
-		return fmt.Errorf("--batch must be between 0 and 100000 (got %d)", c.Batch)
 	case c.MaxFrame < 64:
 		return fmt.Errorf("--max-frame must be at least 64 bytes (got %d)", c.MaxFrame)
-	}
-	if c.Params != nil {
-		var m wire.Message
-		wire.Scan(c.Params, &m)
-		t := firstByte(c.Params)
-		if m.Problems.Has(wire.ProblemInvalidJSON) || (t != '[' && t != '{') {
-			return fmt.Errorf("--params must be a JSON array or object (got %.40q)", c.Params)
-		}
-		// Newline framing cannot carry a line break inside a frame, so
-		// pretty-printed params are compacted once here.
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, c.Params); err != nil {
-			return fmt.Errorf("--params: %w", err)
-		}
-		c.Params = compact.Bytes()
-	}
-	if err := c.validateCalls(); err != nil {
-		return err
-	}
-	if c.NotifyEvery > 0 && !c.single {
-		return errors.New("--notify-every applies to --method; in a mix, give the call notify: true")
 	}
 	if c.Profile == nil {
 		c.Profile, _ = profile.New(profile.JSONRPC, profile.Options{})
@@ -168,21 +89,8 @@ func (c *Config) Validate() error {
 	if c.InterruptDrain <= 0 {
 		c.InterruptDrain = time.Second
 	}
+	c.valid = true
 	return nil
-}
-
-// Single reports whether the run is the one call of the flags (Method),
-// not a mix.
-func (c *Config) Single() bool { return c.single }
-
-// batches reports whether any call is sent as batches.
-func (c *Config) batches() bool {
-	for _, call := range c.Calls {
-		if call.Batch > 1 {
-			return true
-		}
-	}
-	return c.Batch > 1
 }
 
 // validateProfile checks what the profile forbids or needs.
@@ -190,8 +98,8 @@ func (c *Config) validateProfile() error {
 	p := c.Profile
 	name := p.Name()
 	switch {
-	case c.batches() && !p.AllowsBatch():
-		return fmt.Errorf("--batch: the %s profile does not allow JSON-RPC batches", name)
+	case c.Batches() && !p.AllowsBatch():
+		return fmt.Errorf("%s: the %s profile does not allow JSON-RPC batches", c.batchName(), name)
 	case !p.AllowsIDFormat(c.IDFormat):
 		return fmt.Errorf("--id-format string: the %s profile sends integer ids only", name)
 	case name == profile.LSP && !c.Target.IsStream():
@@ -202,15 +110,6 @@ func (c *Config) validateProfile() error {
 		return errors.New("opening steps (--open) need a stream target")
 	}
 	return nil
-}
-
-func firstByte(b []byte) byte {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return c
-		}
-	}
-	return 0
 }
 
 // Interval is what OnInterval receives.
@@ -228,4 +127,18 @@ type Interval struct {
 	// Hists holds the interval's histograms when Config.IntervalHists is
 	// set; they are reused, valid only during the call.
 	Hists *stats.IntervalHists
+}
+
+// batchName names the batch setting as the user wrote it: --batch for the
+// one call of --method, the first batched call of a scenario's mix.
+func (c *Config) batchName() string {
+	if c.Single() {
+		return "--batch"
+	}
+	for _, call := range c.Calls {
+		if call.Batch > 1 {
+			return fmt.Sprintf("call %q: batch", call.Name)
+		}
+	}
+	return "--batch"
 }

@@ -122,7 +122,9 @@ func Diff(ctx context.Context, cfg Config, b transport.Target, opt DiffOptions) 
 	d.ignore = append(slices.Clone(envelopeOnly), opt.Ignore...)
 
 	startedAt := time.Now()
-	d.pace = pacer{start: startedAt, rate: opt.Rate, limit: opt.Requests, duration: cfg.Duration, pick: d.sides[0].r.pick}
+	first := d.sides[0].r // the pacer's lock guards its random stream
+	pick := func(seq uint64) uint16 { return cfg.Pick(first.pickPCG, first.pickRand, seq) }
+	d.pace = pacer{start: startedAt, rate: opt.Rate, limit: opt.Requests, duration: cfg.Duration, pick: pick}
 	stopInterrupt := context.AfterFunc(ctx, func() {
 		for _, s := range d.sides {
 			s.interrupt()
@@ -406,7 +408,7 @@ func (d *differ) work(ctx context.Context, index int) {
 		c := &d.sides[0].r.calls[ci]
 		first := (seq-1)*uint64(c.weight) + 1
 		for k := range elems[0] {
-			if c.IDReuse || d.sides[0].r.isNotification(c, first+uint64(k)) {
+			if c.IDReuse || d.sides[0].r.cfg.Notification(&c.Call, first+uint64(k)) {
 				d.mu.Lock()
 				d.skipped++
 				d.mu.Unlock()

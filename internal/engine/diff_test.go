@@ -14,6 +14,7 @@ import (
 	"github.com/rpcload/rpcload/internal/canonjson"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/testsrv"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // randParams draws its params from the seeded stream, so a target that got
@@ -35,11 +36,11 @@ func diffMix(t *testing.T, url string) Config {
 	cfg := baseConfig(target(t, url))
 	cfg.Method, cfg.Params = "", nil
 	cfg.Seed = 42
-	cfg.Calls = []Call{
+	cfg.Calls = []workload.Call{
 		{Name: "echo", Method: "echo", Params: randParams{}, Weight: 2},
 		{Name: "time", Method: "get_time"},
 		{Name: "echo3", Method: "echo", Params: randParams{}, Batch: 3},
-		{Name: "note", Method: "echo", Params: StaticParams(`[1]`), Notify: true},
+		{Name: "note", Method: "echo", Params: workload.StaticParams(`[1]`), Notify: true},
 	}
 	return cfg
 }
@@ -57,7 +58,7 @@ func expectedElements(t *testing.T, cfg Config, n uint64) map[string]uint64 {
 	}
 	want := map[string]uint64{}
 	for seq := uint64(1); seq <= n; seq++ {
-		c := r.calls[r.pick(seq)]
+		c := r.calls[pick(r, seq)]
 		want[c.Name] += uint64(c.weight)
 	}
 	return want
@@ -217,7 +218,7 @@ func TestDiffInterrupted(t *testing.T) {
 	defer cancel()
 	cfg := baseConfig(target(t, tcpA))
 	cfg.Method, cfg.Params = "", nil
-	cfg.Calls = []Call{{Method: "echo", Params: cancelAt{at: 5, cancel: cancel}}}
+	cfg.Calls = []workload.Call{{Method: "echo", Params: cancelAt{at: 5, cancel: cancel}}}
 	const workers = 2
 	res, err := Diff(ctx, cfg, target(t, tcpB), DiffOptions{Requests: 1000, Workers: workers})
 	if err != nil {

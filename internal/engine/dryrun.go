@@ -1,62 +1,52 @@
 package engine
 
 import (
-	"fmt"
 	"io"
-	"math/rand/v2"
 	"time"
 
 	"github.com/rpcload/rpcload/internal/pending"
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
-// DryRun writes the first n messages the run described by cfg would send,
-// one per line, exactly as encoded (ids as one connection would number
-// them), without connecting to anything: for checking templates. An MCP
-// run whose era would be detected is shown in the modern era.
+// DryRun writes the first n messages the run described by cfg would send
+// (workload.DryRun), encoded exactly as the run encodes them, without
+// connecting to anything. An MCP run whose era would be detected is shown
+// in the modern era.
 func DryRun(cfg Config, n int, w io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	names := make([]string, len(cfg.Calls))
-	for i, c := range cfg.Calls {
-		names[i] = c.Name
-	}
+	r := newRun(&cfg)
 	now := time.Now()
-	r := &run{cfg: &cfg, agg: stats.NewAggregator(names), prof: cfg.Profile, base: now, epoch: now,
-		unmatched: uint16(len(cfg.Calls)), pickPCG: rand.NewPCG(0, 0)}
-	r.pickRand = rand.New(r.pickPCG)
-	r.era = r.prof.Era()
+	r.base, r.epoch = now, now
 	if r.era == profile.EraAuto {
 		r.era = profile.EraModern
 	}
 	if err := r.prepareCalls(); err != nil {
 		return err
 	}
-	stopped := false
-	r.endSending = func() { stopped = true }
-	tb := pending.NewAt(n*r.maxWeight(), r.cfg.Shard.idBase())
-	rec := r.agg.NewRecorder()
-	g := r.newParamGen()
-	var cc connCounters
-	var o outgoing
-	var msg []byte
-	var ids []uint64
-	for k := uint64(1); k <= uint64(n) && !stopped; k++ {
-		seq := cfg.Shard.seq(k)
-		t := tick{seq: seq, call: r.pick(seq)}
-		msg, ids, _ = r.encodeTick(&o, tb, rec, &cc, g, msg, ids[:0], t)
-		if len(msg) == 0 {
-			continue
-		}
-		if _, err := fmt.Fprintf(w, "%s\n", msg); err != nil {
-			return err
-		}
-	}
-	if stopped {
-		_, err := fmt.Fprintln(w, "# a call's data ran out: the run would stop sending here")
-		return err
-	}
-	return nil
+	e := &dryEncoder{r: r, tb: pending.NewAt(n*cfg.MaxWeight(), cfg.Shard.IDBase()), rec: r.agg.NewRecorder(), g: r.newParamGen()}
+	r.endSending = func() { e.stopped = true }
+	return workload.DryRun(&cfg.Plan, n, e, w)
+}
+
+// dryEncoder encodes ticks through the run's own encoder, on one table.
+type dryEncoder struct {
+	r       *run
+	tb      *pending.Table
+	rec     *stats.Recorder
+	g       *paramGen
+	cc      connCounters
+	o       outgoing
+	msg     []byte
+	ids     []uint64
+	stopped bool // a call's data ran out
+}
+
+// Encode encodes the tick of call for sequence number seq.
+func (e *dryEncoder) Encode(seq uint64, call uint16) ([]byte, bool) {
+	e.msg, e.ids, _ = e.r.encodeTick(&e.o, e.tb, e.rec, &e.cc, e.g, e.msg, e.ids[:0], tick{seq: seq, call: call})
+	return e.msg, !e.stopped
 }

@@ -1,12 +1,12 @@
 package engine
 
 import (
-	"hash/maphash"
 	"sync/atomic"
 
 	"github.com/rpcload/rpcload/internal/pending"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/wire"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // connCounters are what a connection's judge needs to know about what was
@@ -110,7 +110,7 @@ func (r *run) prepare(o *outgoing, reuse *idReuse, rec *stats.Recorder, cc *conn
 	first := (t.seq-1)*uint64(n) + 1 // element sequence number of the tick's first element (one call, uniform weight)
 	requests := 0
 	for k := range n {
-		if !r.isNotification(c, first+uint64(k)) {
+		if !r.cfg.Notification(&c.Call, first+uint64(k)) {
 			requests++
 		}
 	}
@@ -126,7 +126,7 @@ func (r *run) prepare(o *outgoing, reuse *idReuse, rec *stats.Recorder, cc *conn
 	id := o.st.First() + uint64(o.st.Len())
 	var fingerprint uint64
 	if requests > 0 && c.Expect.ResultEqualsParams {
-		fingerprint = canonicalHash(params)
+		fingerprint = workload.Fingerprint(params)
 	}
 	for range requests {
 		e := o.st.Entry()
@@ -154,7 +154,7 @@ func (r *run) prepare(o *outgoing, reuse *idReuse, rec *stats.Recorder, cc *conn
 				}
 			}
 		}
-		if r.isNotification(c, first+uint64(k)) {
+		if r.cfg.Notification(&c.Call, first+uint64(k)) {
 			cc.notified.Add(1)
 			msg = wire.AppendNotification(msg, c.method, params)
 			m.notes++
@@ -208,12 +208,3 @@ func (o *outgoing) stage(rec *stats.Recorder, s stats.Sample) {
 	}
 	o.samples = append(o.samples, s)
 }
-
-// isNotification reports whether the element with sequence number seq of
-// call c is sent as a notification: every element of a notify call, or
-// every --notify-every'th element of the flags' one call.
-func (r *run) isNotification(c *callState, seq uint64) bool {
-	return c.Notify || (r.cfg.NotifyEvery > 0 && seq%uint64(r.cfg.NotifyEvery) == 0)
-}
-
-var canonSeed = maphash.MakeSeed()

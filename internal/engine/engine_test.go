@@ -10,6 +10,7 @@ import (
 	"github.com/rpcload/rpcload/internal/testsrv"
 	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // startServer runs the reference server on loopback for one test.
@@ -39,11 +40,7 @@ func target(t testing.TB, url string) transport.Target {
 
 // baseConfig is a short open-loop run: 1000 requests at 5000 req/s.
 func baseConfig(tg transport.Target) Config {
-	return Config{
-		Target: tg, Rate: 5000, Conns: 2, Duration: 200 * time.Millisecond,
-		Timeout: 300 * time.Millisecond, Drain: 600 * time.Millisecond, MaxInFlight: 10000,
-		Method: "echo", Params: []byte(`[1,"a"]`), MaxFrame: 1 << 20,
-	}
+	return Config{Target: tg, Conns: 2, MaxFrame: 1 << 20, Plan: workload.Plan{Rate: 5000, Duration: 200 * time.Millisecond, Timeout: 300 * time.Millisecond, Drain: 600 * time.Millisecond, MaxInFlight: 10000, Method: "echo", Params: []byte(`[1,"a"]`)}}
 }
 
 func TestFaultFreeRunIsClean(t *testing.T) {

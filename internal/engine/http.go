@@ -171,14 +171,14 @@ func (d *httpDriver) work() {
 	// a transport error or its timeout, and whatever the body did not answer
 	// is settled right after it, so the table holds one message at a time
 	// and the sweeper never races the worker.
-	tb := pending.NewAt(r.maxWeight(), r.cfg.Shard.idBase())
+	tb := pending.NewAt(r.cfg.MaxWeight(), r.cfg.Shard.IDBase())
 	var counters connCounters
 	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &counters}
 	defer j.finish()
 	rec := j.rec
 	body := make([]byte, 0, 1024)
 	reply := make([]byte, 0, 4096)
-	ids := make([]uint64, 0, r.maxWeight())
+	ids := make([]uint64, 0, r.cfg.MaxWeight())
 	g := r.newParamGen()
 	p := &poster{d: d}
 	defer p.close()

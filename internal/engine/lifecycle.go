@@ -143,7 +143,7 @@ func (r *run) intervals(stop <-chan struct{}) {
 func (r *run) gauges(now int64) stats.Gauges {
 	g := stats.Gauges{InFlight: r.inflight.Load(), ChildRSS: r.childRSS()}
 	if r.rates != nil {
-		g.TargetRate = r.rates.rateAt(time.Duration(now).Seconds())
+		g.TargetRate = r.rates.RateAt(time.Duration(now).Seconds())
 	}
 	r.mu.Lock()
 	oldest, found := int64(0), false

@@ -315,7 +315,7 @@ func (d *mcpHTTPDriver) work(w int) {
 	// The workers share one session (a legacy server's Mcp-Session-Id), in
 	// which ids must not repeat among requests in flight: each worker
 	// takes ids from its own range.
-	tb := pending.NewAt(1, r.cfg.Shard.idBase()+uint64(w)<<32)
+	tb := pending.NewAt(1, r.cfg.Shard.IDBase()+uint64(w)<<32)
 	var counters connCounters
 	peer := &mcpPeer{d: d}
 	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &counters, peer: peer}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/testsrv"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // counterParams is a Template for tests: {"n": <seq>, "r": <a draw>}.
@@ -43,15 +44,15 @@ func (l limitedParams) Append(dst []byte, _ *rand.Rand, seq uint64) ([]byte, boo
 func TestMixAgainstReferenceServer(t *testing.T) {
 	_, _, tcpURL := startServer(t, testsrv.Config{})
 	code := int64(-32601)
-	mix := []Call{
-		{Name: "echo", Method: "echo", Params: counterParams{}, Weight: 6, Expect: Expect{ResultEqualsParams: true}},
-		{Name: "add", Method: "add", Params: StaticParams(`[2,3]`), Weight: 3, Expect: Expect{ResultEquals: []byte(` 5 `)}},
-		{Name: "missing", Method: "no_such_method", Weight: 1, Expect: Expect{ErrorCode: &code}},
+	mix := []workload.Call{
+		{Name: "echo", Method: "echo", Params: counterParams{}, Weight: 6, Expect: workload.Expect{ResultEqualsParams: true}},
+		{Name: "add", Method: "add", Params: workload.StaticParams(`[2,3]`), Weight: 3, Expect: workload.Expect{ResultEquals: []byte(` 5 `)}},
+		{Name: "missing", Method: "no_such_method", Weight: 1, Expect: workload.Expect{ErrorCode: &code}},
 		{Name: "note", Method: "echo", Notify: true, Weight: 2},
 	}
 	run := func(seed uint64) map[string]uint64 {
 		cfg := baseConfig(target(t, tcpURL))
-		cfg.Calls, cfg.Seed = append([]Call(nil), mix...), seed
+		cfg.Calls, cfg.Seed = append([]workload.Call(nil), mix...), seed
 		cfg.Rate, cfg.Duration = 6000, 200*time.Millisecond
 		res, err := Run(context.Background(), cfg)
 		if err != nil {
@@ -128,7 +129,7 @@ func swapServer(t *testing.T) string {
 func TestExpectationFailed(t *testing.T) {
 	cfg := baseConfig(target(t, swapServer(t)))
 	cfg.Conns = 1
-	cfg.Calls = []Call{{Name: "echo", Method: "echo", Params: counterParams{}, Expect: Expect{ResultEqualsParams: true}}}
+	cfg.Calls = []workload.Call{{Name: "echo", Method: "echo", Params: counterParams{}, Expect: workload.Expect{ResultEqualsParams: true}}}
 	cfg.Rate, cfg.Duration = 1000, 100*time.Millisecond
 	res, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -160,23 +161,23 @@ func TestExpectationKinds(t *testing.T) {
 	code := func(c int64) *int64 { return &c }
 	tests := []struct {
 		name   string
-		call   Call
+		call   workload.Call
 		failed bool
 	}{
-		{"error code right", Call{Method: "nosuch", Expect: Expect{ErrorCode: code(-32601)}}, false},
-		{"error code wrong", Call{Method: "nosuch", Expect: Expect{ErrorCode: code(-32602)}}, true},
-		{"error code but a result", Call{Method: "add", Params: StaticParams(`[1,2]`), Expect: Expect{ErrorCode: code(-32601)}}, true},
-		{"result equals", Call{Method: "add", Params: StaticParams(`[1,2]`), Expect: Expect{ResultEquals: []byte(`3.0`)}}, false},
-		{"result differs", Call{Method: "add", Params: StaticParams(`[1,2]`), Expect: Expect{ResultEquals: []byte(`4`)}}, true},
-		{"echo with keys reordered", Call{Method: "echo", Params: StaticParams(`{"b":[1,2],"a":"x"}`), Expect: Expect{ResultEqualsParams: true}}, false},
-		{"schema passes", Call{Method: "echo", Params: StaticParams(`{"a":1}`), Expect: Expect{Result: failingValidator{}}}, false},
-		{"schema fails", Call{Method: "add", Params: StaticParams(`[1,2]`), Expect: Expect{Result: failingValidator{}}}, true},
-		{"a result expected, an error came", Call{Method: "nosuch", Expect: Expect{ResultEquals: []byte(`1`)}}, true},
+		{"error code right", workload.Call{Method: "nosuch", Expect: workload.Expect{ErrorCode: code(-32601)}}, false},
+		{"error code wrong", workload.Call{Method: "nosuch", Expect: workload.Expect{ErrorCode: code(-32602)}}, true},
+		{"error code but a result", workload.Call{Method: "add", Params: workload.StaticParams(`[1,2]`), Expect: workload.Expect{ErrorCode: code(-32601)}}, true},
+		{"result equals", workload.Call{Method: "add", Params: workload.StaticParams(`[1,2]`), Expect: workload.Expect{ResultEquals: []byte(`3.0`)}}, false},
+		{"result differs", workload.Call{Method: "add", Params: workload.StaticParams(`[1,2]`), Expect: workload.Expect{ResultEquals: []byte(`4`)}}, true},
+		{"echo with keys reordered", workload.Call{Method: "echo", Params: workload.StaticParams(`{"b":[1,2],"a":"x"}`), Expect: workload.Expect{ResultEqualsParams: true}}, false},
+		{"schema passes", workload.Call{Method: "echo", Params: workload.StaticParams(`{"a":1}`), Expect: workload.Expect{Result: failingValidator{}}}, false},
+		{"schema fails", workload.Call{Method: "add", Params: workload.StaticParams(`[1,2]`), Expect: workload.Expect{Result: failingValidator{}}}, true},
+		{"a result expected, an error came", workload.Call{Method: "nosuch", Expect: workload.Expect{ResultEquals: []byte(`1`)}}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := baseConfig(target(t, tcpURL))
-			cfg.Calls = []Call{tc.call}
+			cfg.Calls = []workload.Call{tc.call}
 			cfg.Rate, cfg.Duration = 500, 20*time.Millisecond
 			res, err := Run(context.Background(), cfg)
 			if err != nil {
@@ -198,7 +199,7 @@ func TestExpectationKinds(t *testing.T) {
 func TestParamsRunOut(t *testing.T) {
 	_, _, tcpURL := startServer(t, testsrv.Config{})
 	cfg := baseConfig(target(t, tcpURL))
-	cfg.Calls = []Call{{Method: "echo", Params: limitedParams{n: 30}}}
+	cfg.Calls = []workload.Call{{Method: "echo", Params: limitedParams{n: 30}}}
 	cfg.Rate, cfg.Duration = 1000, 10*time.Second
 	start := time.Now()
 	res, err := Run(context.Background(), cfg)
@@ -217,7 +218,7 @@ func TestParamsRunOut(t *testing.T) {
 // same for the same seed.
 func TestDryRun(t *testing.T) {
 	cfg := baseConfig(target(t, "tcp://127.0.0.1:1"))
-	cfg.Calls = []Call{{Method: "echo", Params: counterParams{}, Weight: 2}, {Method: "add", Params: StaticParams(`[1,2]`), Notify: true}}
+	cfg.Calls = []workload.Call{{Method: "echo", Params: counterParams{}, Weight: 2}, {Method: "add", Params: workload.StaticParams(`[1,2]`), Notify: true}}
 	cfg.Seed = 3
 	var a, b strings.Builder
 	if err := DryRun(cfg, 5, &a); err != nil {
@@ -233,7 +234,7 @@ func TestDryRun(t *testing.T) {
 			t.Errorf("line %q", l)
 		}
 	}
-	cfg.Calls = []Call{{Method: "echo", Params: limitedParams{n: 2}}}
+	cfg.Calls = []workload.Call{{Method: "echo", Params: limitedParams{n: 2}}}
 	var c strings.Builder
 	DryRun(cfg, 5, &c)
 	if got := strings.Count(c.String(), "\n"); got != 3 || !strings.Contains(c.String(), "ran out") {
@@ -282,7 +283,7 @@ func TestIDReuseProbe(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := baseConfig(target(t, tc.url))
 			cfg.Conns = 1
-			cfg.Calls = []Call{{Method: "sleep", Params: StaticParams(`{"ms":50}`), Weight: 3}, {Name: "probe", Method: "echo", Params: StaticParams(`[1]`), IDReuse: true}}
+			cfg.Calls = []workload.Call{{Method: "sleep", Params: workload.StaticParams(`{"ms":50}`), Weight: 3}, {Name: "probe", Method: "echo", Params: workload.StaticParams(`[1]`), IDReuse: true}}
 			cfg.Rate, cfg.Duration, cfg.Timeout, cfg.Drain = 400, 100*time.Millisecond, 200*time.Millisecond, 300*time.Millisecond
 			res, err := Run(context.Background(), cfg)
 			if err != nil {

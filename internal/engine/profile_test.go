@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rpcload/rpcload/internal/profile"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // fakeMCP is a scripted MCP server on newline-delimited TCP. It records
@@ -186,6 +187,10 @@ func TestProfileRefusals(t *testing.T) {
 		want string
 	}{
 		{"mcp batch", func(c *Config) { c.Profile, c.Batch = mcpProfile(t, "auto"), 4 }, "--batch"},
+		{"mcp batch in a mix", func(c *Config) {
+			c.Profile = mcpProfile(t, "auto")
+			c.Calls = []workload.Call{{Method: "ping"}, {Name: "many", Method: "ping", Batch: 3}}
+		}, `call "many": batch: the mcp profile`},
 		{"eth string ids", func(c *Config) { c.Profile, c.IDFormat = eth, 1 }, "--id-format"},
 		{"lsp over http", func(c *Config) { c.Profile, c.Target = lsp, target(t, "http://127.0.0.1:1/") }, "stream target"},
 	}

@@ -235,8 +235,8 @@ func (j *judge) one(tb *pending.Table, frame []byte, now int64, b *batchReply) {
 			if kind == stats.RPCError {
 				j.offerErrorMessage(code, m.ErrMsg)
 			}
-			if c := &j.r.calls[method]; c.Expect.any() {
-				if why := expectation(c, m, e.Fingerprint); why != "" {
+			if c := &j.r.calls[method]; c.Expect.Any() {
+				if why := c.Expect.Check(m, e.Fingerprint); why != "" {
 					j.expectFailed(method, frame, why)
 				}
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/rpcload/rpcload/internal/ratecap"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // tick is one scheduled call: its sequence number and when the schedule
@@ -39,11 +40,11 @@ type run struct {
 	epoch  time.Time
 	agg    *stats.Aggregator
 	ticks  chan tick
-	tokens chan struct{} // closed loop over HTTP: one token per request allowed in flight
-	rates  *schedule     // open loop: the schedule, for the target rate of each interval
-	retire atomic.Int64  // closed-loop stages over HTTP: tokens to take out of the pool as they come back
-	pool   int           // closed loop: tokens (or credits) made at the start
-	limit  int           // closed loop: the most ever in flight (concurrency, capped by --max-inflight)
+	tokens chan struct{}      // closed loop over HTTP: one token per request allowed in flight
+	rates  *workload.Schedule // open loop: the schedule, for the target rate of each interval
+	retire atomic.Int64       // closed-loop stages over HTTP: tokens to take out of the pool as they come back
+	pool   int                // closed loop: tokens (or credits) made at the start
+	limit  int                // closed loop: the most ever in flight (concurrency, capped by --max-inflight)
 	// Closed loop over streams: each connection slot's writer makes its own
 	// ticks from its part of the credits (credits.go), so there is no
 	// dispatcher; closedK numbers their ticks across writers, and sendDone
@@ -63,7 +64,6 @@ type run struct {
 	// unmatched is the stats method index of replies that matched no
 	// request: the one after the calls.
 	unmatched uint16
-	cumWeight []float64 // cumulative call weights, for pick
 	pickPCG   *rand.PCG // the dispatcher's, reseeded per call
 	pickRand  *rand.Rand
 	rewrites  bool        // generated params pass through the profile (MCP's modern _meta)
@@ -205,40 +205,10 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	names := make([]string, len(cfg.Calls))
-	for i, c := range cfg.Calls {
-		names[i] = c.Name
-	}
-	r := &run{
-		cfg:       &cfg,
-		agg:       stats.NewAggregator(names),
-		tables:    map[*pending.Table]tableOwner{},
-		children:  map[transport.ChildStream]struct{}{},
-		prof:      cfg.Profile,
-		unmatched: uint16(len(cfg.Calls)),
-		pickPCG:   rand.NewPCG(0, 0),
-	}
-	r.pickRand = rand.New(r.pickPCG)
-	r.era = r.prof.Era()
-	closed := cfg.Rate == 0 && !cfg.stagedOpen
-	if !closed || !cfg.Target.IsStream() {
-		r.ticks = make(chan tick, min(cfg.MaxInFlight, 1<<16))
-	} else {
-		r.ticks = make(chan tick) // stream writers in closed loop make their own ticks
-	}
-	if closed {
-		n := min(cfg.Concurrency, cfg.MaxInFlight)
-		r.limit, r.pool = n, n
-		if cfg.stagedClosed {
-			r.pool = min(cfg.StartConcurrency, n) // the stages ramp from here
-		}
-		if !cfg.Target.IsStream() {
-			r.tokens = make(chan struct{}, n)
-			for range r.pool {
-				r.tokens <- struct{}{}
-			}
-		}
-	}
+	r := newRun(&cfg)
+	r.tables = map[*pending.Table]tableOwner{}
+	r.children = map[transport.ChildStream]struct{}{}
+	r.makeLoop()
 	var d driver
 	switch {
 	case cfg.Target.IsStream():
@@ -287,10 +257,10 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	sweepDone := make(chan struct{})
 	sweepStop := make(chan struct{})
 	go func() { r.sweeper(sweepStop); close(sweepDone) }()
-	sched := (*schedule)(nil)
-	if cfg.Rate > 0 || cfg.stagedOpen {
-		sched = newSchedule(&cfg)
-		r.rates = newSchedule(&cfg) // the interval ticker's copy: rateAt only
+	sched := (*workload.Schedule)(nil)
+	if cfg.OpenLoop() {
+		sched = workload.NewSchedule(&cfg.Plan)
+		r.rates = workload.NewSchedule(&cfg.Plan) // the interval ticker's copy: rateAt only
 	}
 	tickerStop := make(chan struct{})
 	tickerDone := make(chan struct{})
@@ -347,8 +317,55 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	close(tickerStop)
 	<-tickerDone
 
+	return r.result(sched, interrupted, sendingEnded, drainEnded, startLate)
+}
+
+// newRun is the state of a run of cfg (validated) before anything is
+// connected: the aggregator with a method for each call, the profile, the
+// dispatcher's random stream.
+func newRun(cfg *Config) *run {
+	names := make([]string, len(cfg.Calls))
+	for i, c := range cfg.Calls {
+		names[i] = c.Name
+	}
+	r := &run{cfg: cfg, agg: stats.NewAggregator(names), prof: cfg.Profile, unmatched: uint16(len(cfg.Calls)), pickPCG: rand.NewPCG(0, 0)}
+	r.pickRand = rand.New(r.pickPCG)
+	r.era = r.prof.Era()
+	return r
+}
+
+// makeLoop makes the channels of the load loop: the ticks, and in closed
+// loop the token pool (over HTTP) and its size.
+func (r *run) makeLoop() {
+	cfg := r.cfg
+	closed := !cfg.OpenLoop()
+	if !closed || !cfg.Target.IsStream() {
+		r.ticks = make(chan tick, min(cfg.MaxInFlight, 1<<16))
+	} else {
+		r.ticks = make(chan tick) // stream writers in closed loop make their own ticks
+	}
+	if !closed {
+		return
+	}
+	n := min(cfg.Concurrency, cfg.MaxInFlight)
+	r.limit, r.pool = n, n
+	if cfg.ClosedStages() {
+		r.pool = min(cfg.StartConcurrency, n) // the stages ramp from here
+	}
+	if !cfg.Target.IsStream() {
+		r.tokens = make(chan struct{}, n)
+		for range r.pool {
+			r.tokens <- struct{}{}
+		}
+	}
+}
+
+// result assembles the run's result once everything has stopped: the
+// sending phase ended at sendingEnded and the drain at drainEnded (run
+// clock); sched is the open-loop schedule (nil in closed loop).
+func (r *run) result(sched *workload.Schedule, interrupted bool, sendingEnded, drainEnded int64, startLate time.Duration) (*stats.Result, error) {
 	res := &stats.Result{
-		Tool: "rpcload", Target: cfg.Target.URL, StartedAt: r.epoch.UTC().Format(time.RFC3339Nano),
+		Tool: "rpcload", Target: r.cfg.Target.URL, StartedAt: r.epoch.UTC().Format(time.RFC3339Nano),
 		DurationS: time.Duration(sendingEnded).Seconds(), DrainS: time.Duration(drainEnded - sendingEnded).Seconds(),
 		InFlightMax: r.maxSeen.Load(), Interrupted: interrupted,
 	}
@@ -356,7 +373,7 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 		return nil, err
 	}
 	if sched != nil {
-		res.Rate.Target = sched.targetRate()
+		res.Rate.Target = sched.TargetRate()
 	}
 	if res.DurationS > 0 {
 		res.Rate.Achieved = float64(res.Requests.Messages) / res.DurationS
@@ -369,14 +386,14 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	res.Profile = r.profileReport()
 	res.IDReuse = r.reuseReport()
 	res.Warnings = append(warnings(res), r.profileWarnings()...)
-	if w := insecureWarning(&cfg); w != "" {
+	if w := insecureWarning(r.cfg); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
 	if startLate > time.Second {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the connections were up %s after --start-at; the schedule started then, not at --start-at", startLate.Round(time.Millisecond)))
 	}
-	if cfg.Shard.Sharded() {
-		res.Shard = &stats.ShardInfo{Index: cfg.Shard.Index, Count: cfg.Shard.Count}
+	if r.cfg.Shard.Sharded() {
+		res.Shard = &stats.ShardInfo{Index: r.cfg.Shard.Index, Count: r.cfg.Shard.Count}
 	}
 	return res, nil
 }
@@ -385,7 +402,7 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 // intended time of every arrival however late the dispatcher wakes up;
 // ticks that are already due are released at once and keep their intended
 // time, so lateness shows up as lag, never as a slower schedule.
-func (r *run) dispatchOpen(ctx context.Context, sched *schedule, rec *stats.Recorder) {
+func (r *run) dispatchOpen(ctx context.Context, sched *workload.Schedule, rec *stats.Recorder) {
 	lockDispatcherThread()
 	defer runtime.UnlockOSThread()
 	timer := time.NewTimer(time.Hour)
@@ -393,7 +410,7 @@ func (r *run) dispatchOpen(ctx context.Context, sched *schedule, rec *stats.Reco
 	maxIn := int64(r.cfg.MaxInFlight)
 	var k uint64 // this instance's ticks so far
 	for {
-		intended, ok := sched.next()
+		intended, ok := sched.Next()
 		if !ok {
 			return
 		}
@@ -401,8 +418,8 @@ func (r *run) dispatchOpen(ctx context.Context, sched *schedule, rec *stats.Reco
 			return
 		}
 		k++
-		seq := r.cfg.Shard.seq(k)
-		call := r.pick(seq)
+		seq := r.cfg.Shard.Seq(k)
+		call := r.cfg.Pick(r.pickPCG, r.pickRand, seq)
 		w := int64(r.calls[call].weight)
 		if r.inflight.Load()+w > maxIn {
 			for range w {
@@ -483,20 +500,20 @@ func (r *run) admit(w int64) {
 // this only moves the credits with the stages until sending ends.
 func (r *run) dispatchClosed(ctx context.Context) {
 	if r.pools != nil {
-		if r.cfg.stagedClosed {
+		if r.cfg.ClosedStages() {
 			r.followStagesCredits(ctx)
 		}
 		<-ctx.Done()
 		return
 	}
-	if r.cfg.stagedClosed {
+	if r.cfg.ClosedStages() {
 		go r.followStages(ctx)
 	}
 	var k uint64 // this instance's ticks so far
 	for {
 		k++
-		seq := r.cfg.Shard.seq(k)
-		call := r.pick(seq)
+		seq := r.cfg.Shard.Seq(k)
+		call := r.cfg.Pick(r.pickPCG, r.pickRand, seq)
 		w := r.calls[call].weight
 		for k := 0; k < w; {
 			select {
@@ -540,7 +557,7 @@ func (r *run) followStages(ctx context.Context) {
 	defer t.Stop()
 	pool := r.pool
 	for {
-		target := min(concurrencyAt(r.cfg, time.Duration(r.now())), cap(r.tokens))
+		target := min(workload.ConcurrencyAt(&r.cfg.Plan, time.Duration(r.now())), cap(r.tokens))
 		for ; pool < target; pool++ {
 			if r.takeRetire() {
 				continue // a retirement not yet carried out is cancelled instead
@@ -567,11 +584,11 @@ func (r *run) followStages(ctx context.Context) {
 func (r *run) followStagesCredits(ctx context.Context) {
 	t := time.NewTicker(stageTick)
 	defer t.Stop()
-	weight := r.maxWeight()
+	weight := r.cfg.MaxWeight()
 	held := shares(r.pool, len(r.pools), weight)
 	for {
 		now := r.now()
-		target := shares(min(concurrencyAt(r.cfg, time.Duration(now)), r.limit), len(r.pools), weight)
+		target := shares(min(workload.ConcurrencyAt(&r.cfg.Plan, time.Duration(now)), r.limit), len(r.pools), weight)
 		for i, p := range r.pools {
 			switch {
 			case target[i] > held[i]:

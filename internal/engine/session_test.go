@@ -9,6 +9,7 @@ import (
 
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/wire"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // recordingStream is a transport.Stream that keeps what was flushed and
@@ -66,7 +67,7 @@ func TestHandshakeIsOnTheWireWhenItReturns(t *testing.T) {
 	}
 	for range 50 {
 		st := &recordingStream{replies: make(chan []byte, 4), results: map[string]string{"initialize": `{"capabilities":{}}`}}
-		r := &run{cfg: &Config{Timeout: time.Second, Steps: []profile.Step{profile.DidOpen("/w/a.go", []byte("package a"))}}, prof: p}
+		r := &run{cfg: &Config{Steps: []profile.Step{profile.DidOpen("/w/a.go", []byte("package a"))}, Plan: workload.Plan{Timeout: time.Second}}, prof: p}
 		var wmu sync.Mutex
 		readerDone := make(chan struct{})
 		s := newSession(r, st, &wmu, readerDone)

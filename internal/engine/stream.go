@@ -59,7 +59,7 @@ func (d *streamDriver) dial(ctx context.Context, i int) (*streamConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := &streamConn{st: st, tb: pending.NewAt(d.r.cfg.MaxInFlight, d.r.cfg.Shard.idBase()), readerDone: make(chan struct{})}
+	sc := &streamConn{st: st, tb: pending.NewAt(d.r.cfg.MaxInFlight, d.r.cfg.Shard.IDBase()), readerDone: make(chan struct{})}
 	if d.r.pools != nil {
 		sc.pool = d.r.pools[i]
 		sc.tb.Grow(d.peak[i])
@@ -342,8 +342,8 @@ func (w *streamWriter) nextTick() tick {
 	}
 	k := w.kNext
 	w.kNext++
-	seq := r.cfg.Shard.seq(k)
-	return tick{seq: seq, call: r.pickWith(w.g.pickPCG, w.g.pickRnd, seq)}
+	seq := r.cfg.Shard.Seq(k)
+	return tick{seq: seq, call: r.cfg.Pick(w.g.pickPCG, w.g.pickRnd, seq)}
 }
 
 // conn returns the slot's connection, dialling a new one if it broke. When

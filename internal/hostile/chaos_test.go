@@ -22,6 +22,7 @@ import (
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // TestMain turns the test binary into a hostile child process when
@@ -266,11 +267,7 @@ func within(t *testing.T, c chaosCase, what string, f func()) time.Duration {
 // loadConfig is the rpcload run of a case: short, with a small --max-frame
 // and --timeout, so every limit is reached in well under a second.
 func loadConfig(c chaosCase, tg transport.Target, env []string) engine.Config {
-	cfg := engine.Config{
-		Target: tg, Rate: 200, Conns: chaosConns, Duration: chaosDuration, Timeout: chaosTimeout, Drain: chaosTimeout,
-		MaxInFlight: 10_000, Method: "echo", IDFormat: wire.IDInt, MaxFrame: chaosMaxFrame, Interval: 100 * time.Millisecond,
-		Child: transport.ChildOptions{Grace: chaosGrace, Env: env},
-	}
+	cfg := engine.Config{Target: tg, Conns: chaosConns, MaxFrame: chaosMaxFrame, Interval: 100 * time.Millisecond, Child: transport.ChildOptions{Grace: chaosGrace, Env: env}, Plan: workload.Plan{Rate: 200, Duration: chaosDuration, Timeout: chaosTimeout, Drain: chaosTimeout, MaxInFlight: 10_000, Method: "echo", IDFormat: wire.IDInt}}
 	switch c.tr {
 	case Stdio, StdioCL:
 		cfg.Conns = 1

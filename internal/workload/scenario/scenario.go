@@ -12,7 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/rpcload/rpcload/internal/gen"
+	"github.com/rpcload/rpcload/internal/workload/gen"
 )
 
 // Version is the only version of the format this package reads.
@@ -46,6 +46,11 @@ type Scenario struct {
 	Feeders map[string]*gen.Feeder // by name, loaded
 	Load    LoadShape
 	Mix     []Call // at least one call
+
+	// Lines holds the line of each setting of the load section and of the
+	// seed that the file gives, by its key ("load.rate", "seed"), so that
+	// a problem found later names the setting where the user wrote it.
+	Lines map[string]int
 }
 
 // Transport holds the transport options of a scenario.
@@ -114,11 +119,6 @@ type Expect struct {
 	ResultSchemaJSON   []byte             // Result's source, compact JSON
 	ErrorCode          *int64             // the reply is an error with this code
 	ResultEquals       []byte             // the result equals this JSON value (compact)
-}
-
-// Any reports whether e expects anything.
-func (e Expect) Any() bool {
-	return e.ResultEqualsParams || e.Result != nil || e.ErrorCode != nil || e.ResultEquals != nil
 }
 
 // Load reads the scenario file at path. Relative paths inside it (feeders,

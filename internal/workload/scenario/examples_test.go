@@ -14,7 +14,7 @@ import (
 // exampleFiles lists the scenarios/*.yaml files of the repository.
 func exampleFiles(t testing.TB) []string {
 	t.Helper()
-	files, err := filepath.Glob("../../scenarios/*.yaml")
+	files, err := filepath.Glob("../../../scenarios/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no example scenarios found (%v)", err)
 	}
@@ -45,7 +45,7 @@ func TestExamplesLoad(t *testing.T) {
 func formatSchema(t testing.TB) *jsonschema.Schema {
 	t.Helper()
 	c := jsonschema.NewCompiler()
-	sch, err := c.Compile("../../docs/scenario.schema.json")
+	sch, err := c.Compile("../../../docs/scenario.schema.json")
 	if err != nil {
 		t.Fatalf("compile docs/scenario.schema.json: %v", err)
 	}

@@ -21,12 +21,15 @@ var (
 	stageKeys = []string{"duration", "rate", "concurrency"}
 )
 
-// load reads the load section.
-func (p *parser) load(n *yaml.Node) LoadShape {
+// load reads the load section and notes the line of each key in lines.
+func (p *parser) load(n *yaml.Node, lines map[string]int) LoadShape {
 	var l LoadShape
 	f := p.fields(n, "load", loadKeys...)
 	if f == nil {
 		return l
+	}
+	for k, v := range f {
+		lines["load."+k] = v.key.Line
 	}
 	if v, ok := f["rate"]; ok {
 		l.Rate, _ = p.rate(v.val, "load.rate", false)

@@ -18,3 +18,8 @@ func writeFile(t testing.TB, dir, name, content string) string {
 	}
 	return path
 }
+
+// expectsNothing reports whether e is the zero expectation.
+func expectsNothing(e Expect) bool {
+	return !e.ResultEqualsParams && e.Result == nil && e.ResultSchemaJSON == nil && e.ErrorCode == nil && e.ResultEquals == nil
+}

@@ -1,17 +1,15 @@
-package engine
+package workload
 
 import (
-	"errors"
 	"fmt"
 	"slices"
-	"time"
 )
 
 // Shard is one part of a load split over several rpcload instances
 // (--shard i/n). Shard i of n sends the ticks whose sequence numbers are
 // i, i+n, i+2n, ... of the whole run, at the times the whole run would send
 // them: evenly spaced arrivals are phase-shifted by (i-1)/n of the shard's
-// own spacing (see newSchedule), so the union of the shards is the whole run's schedule, and
+// own spacing (see NewSchedule), so the union of the shards is the whole run's schedule, and
 // since calls and params are drawn from (seed, sequence number), the union
 // sends the very requests one instance would have sent. Each shard hands out
 // request ids from its own range, (i-1)·2^40 + 1 on.
@@ -27,32 +25,29 @@ const maxShards = 8192
 // shardIDSpan is the id range each shard hands out from.
 const shardIDSpan = 1 << 40
 
-// maxStartWait bounds how far in the future --start-at may be.
-const maxStartWait = 24 * time.Hour
-
 // Sharded reports whether the run is one shard of several.
 func (s Shard) Sharded() bool { return s.Count > 1 }
 
-// idBase is the first request id of the shard's range.
-func (s Shard) idBase() uint64 {
+// IDBase is the first request id of the shard's range.
+func (s Shard) IDBase() uint64 {
 	if !s.Sharded() {
 		return 1
 	}
 	return uint64(s.Index-1)*shardIDSpan + 1
 }
 
-// seq maps the shard's k-th tick (k = 1, 2, ...) to the whole run's
+// Seq maps the shard's k-th tick (k = 1, 2, ...) to the whole run's
 // sequence number.
-func (s Shard) seq(k uint64) uint64 {
+func (s Shard) Seq(k uint64) uint64 {
 	if !s.Sharded() {
 		return k
 	}
 	return (k-1)*uint64(s.Count) + uint64(s.Index)
 }
 
-// share is the shard's part of n slots (closed-loop concurrency): n/count,
+// Share is the shard's part of n slots (closed-loop concurrency): n/count,
 // with the remainder going to the first shards, so the parts add up to n.
-func (s Shard) share(n int) int {
+func (s Shard) Share(n int) int {
 	if !s.Sharded() {
 		return n
 	}
@@ -74,28 +69,25 @@ type WholeLoad struct {
 }
 
 // Whole returns the load of the whole run: for a shard, what it was before
-// Validate divided it; otherwise the Config's own.
-func (c *Config) Whole() WholeLoad {
+// Validate divided it; otherwise the Plan's own.
+func (c *Plan) Whole() WholeLoad {
 	if c.whole != nil {
 		return *c.whole
 	}
 	return WholeLoad{Rate: c.Rate, Concurrency: c.Concurrency, MaxRate: c.MaxRate, StartRate: c.StartRate, StartConcurrency: c.StartConcurrency, Stages: c.Stages}
 }
 
-// applyShard turns the whole run's load into this shard's part, once.
-func (c *Config) applyShard() error {
+// applyShard turns the whole run's load into this shard's part.
+func (c *Plan) applyShard() error {
 	s := c.Shard
 	switch {
 	case s.Count == 0 && s.Index == 0:
 		return nil
 	case s.Count < 1 || s.Count > maxShards:
-		return fmt.Errorf("--shard i/n: n must be between 1 and %d (got %d)", maxShards, s.Count)
+		return fmt.Errorf("%s i/n: n must be between 1 and %d (got %d)", c.name(keyShard), maxShards, s.Count)
 	case s.Index < 1 || s.Index > s.Count:
-		return fmt.Errorf("--shard i/n: i must be between 1 and n=%d (got %d)", s.Count, s.Index)
-	case c.sharded:
-		return nil
+		return fmt.Errorf("%s i/n: i must be between 1 and n=%d (got %d)", c.name(keyShard), s.Count, s.Index)
 	}
-	c.sharded = true
 	if !s.Sharded() {
 		return nil
 	}
@@ -109,40 +101,18 @@ func (c *Config) applyShard() error {
 	for i := range c.Stages {
 		c.Stages[i].Rate /= n
 		if c.Stages[i].Concurrency > 0 {
-			c.Stages[i].Concurrency = max(1, s.share(c.Stages[i].Concurrency))
+			c.Stages[i].Concurrency = max(1, s.Share(c.Stages[i].Concurrency))
 		}
 	}
 	if c.StartConcurrency > 0 {
-		c.StartConcurrency = s.share(c.StartConcurrency)
+		c.StartConcurrency = s.Share(c.StartConcurrency)
 	}
 	if c.Concurrency > 0 {
-		part := s.share(c.Concurrency)
+		part := s.Share(c.Concurrency)
 		if part == 0 {
-			return fmt.Errorf("--concurrency %d cannot be split over %d shards: each needs at least 1", c.Concurrency, s.Count)
+			return fmt.Errorf("%s %d cannot be split over %d shards: each needs at least 1", c.name(keyConcurrency), c.Concurrency, s.Count)
 		}
 		c.Concurrency = part
 	}
 	return nil
 }
-
-// waitStart blocks until at (wall clock), or until ctx ends. A start time
-// already past is no wait; the caller reports how late the start was.
-func waitStart(done <-chan struct{}, at time.Time, now func() time.Time) error {
-	d := at.Sub(now())
-	if d <= 0 {
-		return nil
-	}
-	if d > maxStartWait {
-		return fmt.Errorf("--start-at %s is more than %s away", at.Format(time.RFC3339), maxStartWait)
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-done:
-		return errStartCancelled
-	}
-}
-
-var errStartCancelled = errors.New("interrupted while waiting for --start-at")

@@ -1,25 +1,22 @@
-package engine
+package workload
 
 import (
-	"context"
 	"math"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rpcload/rpcload/internal/testsrv"
 )
 
 // arrivals runs a schedule to its end and returns the intended times.
-func arrivals(t *testing.T, c Config) []time.Duration {
+func arrivals(t *testing.T, c Plan) []time.Duration {
 	t.Helper()
 	if err := c.validateStages(); err != nil {
 		t.Fatal(err)
 	}
-	sc := newSchedule(&c)
+	sc := NewSchedule(&c)
 	var out []time.Duration
 	for len(out) < 10_000_000 {
-		at, ok := sc.next()
+		at, ok := sc.Next()
 		if !ok {
 			return out
 		}
@@ -36,11 +33,11 @@ func TestScheduleShape(t *testing.T) {
 	s := time.Second
 	tests := []struct {
 		name string
-		cfg  Config
+		cfg  Plan
 		rate func(sec float64) float64 // the rate asked for at time sec
 	}{
-		{"steady", Config{Rate: 1000, Duration: 2 * s}, func(float64) float64 { return 1000 }},
-		{"ramp up from 0, hold, ramp down", Config{Stages: []Stage{{Duration: s, Rate: 2000}, {Duration: s, Rate: 2000}, {Duration: s, Rate: 0}}},
+		{"steady", Plan{Rate: 1000, Duration: 2 * s}, func(float64) float64 { return 1000 }},
+		{"ramp up from 0, hold, ramp down", Plan{Stages: []Stage{{Duration: s, Rate: 2000}, {Duration: s, Rate: 2000}, {Duration: s, Rate: 0}}},
 			func(x float64) float64 {
 				switch {
 				case x < 1:
@@ -50,14 +47,14 @@ func TestScheduleShape(t *testing.T) {
 				}
 				return 2000 * (3 - x)
 			}},
-		{"from zero: a pause, then a ramp", Config{Stages: []Stage{{Duration: s, Rate: 0}, {Duration: s, Rate: 1000}}},
+		{"from zero: a pause, then a ramp", Plan{Stages: []Stage{{Duration: s, Rate: 0}, {Duration: s, Rate: 1000}}},
 			func(x float64) float64 {
 				if x < 1 {
 					return 0
 				}
 				return 1000 * (x - 1)
 			}},
-		{"start rate, step down, pause at zero", Config{StartRate: 500, Stages: []Stage{{Duration: s, Rate: 500}, {Duration: s, Rate: 0}, {Duration: s, Rate: 0}, {Duration: s, Rate: 1000}}},
+		{"start rate, step down, pause at zero", Plan{StartRate: 500, Stages: []Stage{{Duration: s, Rate: 500}, {Duration: s, Rate: 0}, {Duration: s, Rate: 0}, {Duration: s, Rate: 1000}}},
 			func(x float64) float64 {
 				switch {
 				case x < 1:
@@ -106,7 +103,7 @@ func TestScheduleShape(t *testing.T) {
 // TestScheduleSteadyIsExact: a steady rate puts arrival n at exactly
 // (n-1)/rate, as the rate.Limiter-driven dispatcher did before it.
 func TestScheduleSteadyIsExact(t *testing.T) {
-	got := arrivals(t, Config{Rate: 3, Duration: 2 * time.Second})
+	got := arrivals(t, Plan{Rate: 3, Duration: 2 * time.Second})
 	want := []time.Duration{0, 333333333, 666666666, time.Second, 1333333333, 1666666666}
 	if len(got) != len(want) {
 		t.Fatalf("arrivals %v, want %v", got, want)
@@ -122,7 +119,7 @@ func TestScheduleSteadyIsExact(t *testing.T) {
 // standard deviations), are not evenly spaced, and repeat exactly for the
 // same seed.
 func TestSchedulePoisson(t *testing.T) {
-	cfg := Config{Rate: 10000, Duration: 2 * time.Second, Poisson: true, Seed: 7}
+	cfg := Plan{Rate: 10000, Duration: 2 * time.Second, Poisson: true, Seed: 7}
 	a, b := arrivals(t, cfg), arrivals(t, cfg)
 	const mean = 20000.0
 	if d := math.Abs(float64(len(a)) - mean); d > 5*math.Sqrt(mean) {
@@ -153,13 +150,13 @@ func TestSchedulePoisson(t *testing.T) {
 // TestConcurrencyAt: the closed-loop target ramps linearly between stages.
 func TestConcurrencyAt(t *testing.T) {
 	s := time.Second
-	c := &Config{StartConcurrency: 10, Stages: []Stage{{Duration: s, Concurrency: 30}, {Duration: 2 * s, Concurrency: 30}, {Duration: s, Concurrency: 0}}}
+	c := &Plan{StartConcurrency: 10, Stages: []Stage{{Duration: s, Concurrency: 30}, {Duration: 2 * s, Concurrency: 30}, {Duration: s, Concurrency: 0}}}
 	for _, tc := range []struct {
 		at   time.Duration
 		want int
 	}{{0, 10}, {s / 2, 20}, {s, 30}, {2 * s, 30}, {3 * s, 30}, {3*s + s/4, 23}, {4 * s, 0}, {10 * s, 0}} {
-		if got := concurrencyAt(c, tc.at); got != tc.want {
-			t.Errorf("concurrencyAt(%v) = %d, want %d", tc.at, got, tc.want)
+		if got := ConcurrencyAt(c, tc.at); got != tc.want {
+			t.Errorf("ConcurrencyAt(%v) = %d, want %d", tc.at, got, tc.want)
 		}
 	}
 }
@@ -170,13 +167,13 @@ func TestStageValidation(t *testing.T) {
 	s := time.Second
 	tests := []struct {
 		name string
-		cfg  Config
+		cfg  Plan
 		want string
 	}{
-		{"mixed kinds", Config{Stages: []Stage{{Duration: s, Rate: 10}, {Duration: s, Concurrency: 4}}}, "all rate"},
-		{"zero duration", Config{Stages: []Stage{{Rate: 10}}}, "duration"},
-		{"with a steady rate", Config{Rate: 5, Stages: []Stage{{Duration: s, Rate: 10}}}, "not both"},
-		{"all zero", Config{Stages: []Stage{{Duration: s}, {Duration: s}}}, "nothing would be sent"},
+		{"mixed kinds", Plan{Stages: []Stage{{Duration: s, Rate: 10}, {Duration: s, Concurrency: 4}}}, "all rate"},
+		{"zero duration", Plan{Stages: []Stage{{Rate: 10}}}, "duration"},
+		{"with a steady rate", Plan{Rate: 5, Stages: []Stage{{Duration: s, Rate: 10}}}, "not both"},
+		{"all zero", Plan{Stages: []Stage{{Duration: s}, {Duration: s}}}, "nothing would be sent"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -185,33 +182,5 @@ func TestStageValidation(t *testing.T) {
 				t.Fatalf("validateStages() = %v, want an error about %q", err, tc.want)
 			}
 		})
-	}
-}
-
-// TestClosedLoopStages: with concurrency stages the number in flight
-// follows the target: the run's peak reaches the top stage and never
-// exceeds it, and the early intervals hold fewer in flight than the late.
-func TestClosedLoopStages(t *testing.T) {
-	_, _, tcpURL := startServer(t, testsrv.Config{})
-	cfg := baseConfig(target(t, tcpURL))
-	cfg.Rate = 0
-	cfg.Method, cfg.Params = "sleep", []byte(`{"ms":20}`)
-	cfg.StartConcurrency = 2
-	cfg.Stages = []Stage{{Duration: 300 * time.Millisecond, Concurrency: 2}, {Duration: 300 * time.Millisecond, Concurrency: 40}}
-	cfg.Interval = 100 * time.Millisecond
-	cfg.Timeout, cfg.Drain = 2*time.Second, 2*time.Second
-	res, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.InFlightMax > 40 || res.InFlightMax < 30 {
-		t.Errorf("in flight at most %d, want up to the top stage (40) and not past it", res.InFlightMax)
-	}
-	if len(res.Series) < 6 {
-		t.Fatalf("series %d points", len(res.Series))
-	}
-	early, late := res.Series[1].Sent, res.Series[5].Sent
-	if early*4 > late {
-		t.Errorf("sent %d in the second interval (2 in flight) and %d in the sixth (ramping to 40): no ramp", early, late)
 	}
 }

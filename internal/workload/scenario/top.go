@@ -8,9 +8,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/rpcload/rpcload/internal/gen"
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/workload/gen"
 )
 
 // The keys of each mapping of the format.
@@ -24,7 +24,7 @@ var (
 
 // scenario reads the root mapping.
 func (p *parser) scenario(root *yaml.Node) *Scenario {
-	s := &Scenario{File: p.file}
+	s := &Scenario{File: p.file, Lines: map[string]int{}}
 	f := p.fields(root, "scenario", topKeys...)
 	if f == nil {
 		return s
@@ -63,6 +63,7 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 		s.Headers = p.headers(v.val)
 	}
 	if v, ok := f["seed"]; ok {
+		s.Lines["seed"] = v.key.Line
 		if r, ok := p.scalar(v.val, "seed", "an integer from 0 to 2^64-1", "!!int"); ok {
 			var u uint64
 			if err := r.Decode(&u); err != nil {
@@ -77,7 +78,7 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 		s.Feeders = p.feeders(v.val, failed)
 	}
 	if v, ok := f["load"]; ok {
-		s.Load = p.load(v.val)
+		s.Load = p.load(v.val, s.Lines)
 	}
 	if v, ok := f["mix"]; ok {
 		s.Mix = p.mix(v.val, s, failed)

@@ -1,4 +1,4 @@
-package engine
+package workload
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 
 // Stage is one step of a load shape: over Duration the target (Rate for
 // open loop, Concurrency for closed loop) moves linearly from where the
-// previous stage ended (or Config.StartRate / StartConcurrency) to the
+// previous stage ended (or Plan.StartRate / StartConcurrency) to the
 // stage's own value, as k6's ramping executors do. A stage whose value
 // equals the previous one holds the load steady.
 type Stage struct {
@@ -21,9 +21,9 @@ type Stage struct {
 
 // validateStages checks the stages and derives the run's duration and mode
 // from them.
-func (c *Config) validateStages() error {
-	if len(c.Stages) == 0 || c.stagedOpen || c.stagedClosed {
-		return nil // none, or checked already (Run validates again)
+func (c *Plan) validateStages() error {
+	if len(c.Stages) == 0 {
+		return nil
 	}
 	var total time.Duration
 	anyRate, anyConc := c.StartRate > 0, c.StartConcurrency > 0
@@ -49,7 +49,7 @@ func (c *Config) validateStages() error {
 		total += s.Duration
 	}
 	if c.Rate > 0 || c.Concurrency > 0 {
-		return errors.New("give stages or a steady --rate/--concurrency, not both")
+		return fmt.Errorf("give stages or a steady %s/%s, not both", c.name(keyRate), c.name(keyConcurrency))
 	}
 	c.Duration = total
 	if openLoop {
@@ -74,11 +74,11 @@ type segment struct {
 	cum        float64
 }
 
-// schedule maps "the n-th arrival" to its intended time: the time t at which
+// Schedule maps "the n-th arrival" to its intended time: the time t at which
 // the integral of the rate reaches s_n. s_n = n-1 for uniform arrivals
 // (first at 0, then every 1/rate), or a sum of Exp(1) draws for Poisson
 // arrivals, which makes inter-arrival times exponential at the current rate.
-type schedule struct {
+type Schedule struct {
 	segs    []segment
 	end     float64 // seconds
 	total   float64 // arrivals in the whole schedule (for the target rate)
@@ -87,8 +87,10 @@ type schedule struct {
 	step    float64 // evenly spaced: how far s moves per arrival (n for shard i/n)
 }
 
-func newSchedule(c *Config) *schedule {
-	sc := &schedule{step: 1}
+// NewSchedule returns the open-loop schedule of p (which Validate has
+// checked), from its first arrival.
+func NewSchedule(c *Plan) *Schedule {
+	sc := &Schedule{step: 1}
 	// Evenly spaced arrivals of shard i/n are the whole run's arrivals
 	// i-1, i-1+n, ...: the schedule follows the whole run's rate and steps
 	// n at a time, so every shard computes its instants exactly as one
@@ -125,9 +127,9 @@ func newSchedule(c *Config) *schedule {
 	return sc
 }
 
-// next returns the intended time of the next arrival, in nanoseconds from
+// Next returns the intended time of the next arrival, in nanoseconds from
 // the start, or false when the schedule has ended.
-func (sc *schedule) next() (int64, bool) {
+func (sc *Schedule) Next() (int64, bool) {
 	t, ok := sc.at(sc.s)
 	if !ok {
 		return 0, false
@@ -141,7 +143,7 @@ func (sc *schedule) next() (int64, bool) {
 }
 
 // at inverts the cumulative rate: the time at which s arrivals are due.
-func (sc *schedule) at(s float64) (float64, bool) {
+func (sc *Schedule) at(s float64) (float64, bool) {
 	for _, g := range sc.segs {
 		inSeg := (2*g.a + g.b*g.dur) / 2 * g.dur // arrivals within the segment
 		if s >= g.cum+inSeg {
@@ -165,9 +167,9 @@ func (sc *schedule) at(s float64) (float64, bool) {
 	return 0, false
 }
 
-// rateAt is the rate the schedule asks of this instance at t seconds (0
+// RateAt is the rate the schedule asks of this instance at t seconds (0
 // past its end).
-func (sc *schedule) rateAt(t float64) float64 {
+func (sc *Schedule) RateAt(t float64) float64 {
 	for _, g := range sc.segs {
 		if t >= g.start && t < g.start+g.dur {
 			return (g.a + g.b*(t-g.start)) / sc.step
@@ -176,16 +178,16 @@ func (sc *schedule) rateAt(t float64) float64 {
 	return 0
 }
 
-// targetRate is the average rate the schedule asks for.
-func (sc *schedule) targetRate() float64 {
+// TargetRate is the average rate the schedule asks for.
+func (sc *Schedule) TargetRate() float64 {
 	if sc.end <= 0 {
 		return 0
 	}
 	return sc.total / sc.end
 }
 
-// concurrencyAt is the closed-loop target at elapsed time t.
-func concurrencyAt(c *Config, t time.Duration) int {
+// ConcurrencyAt is the closed-loop target of p's stages at elapsed time t.
+func ConcurrencyAt(c *Plan, t time.Duration) int {
 	prev := float64(c.StartConcurrency)
 	for _, st := range c.Stages {
 		if t < st.Duration {

@@ -10,8 +10,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/rpcload/rpcload/internal/gen"
 	"github.com/rpcload/rpcload/internal/profile"
+	"github.com/rpcload/rpcload/internal/workload/gen"
 )
 
 // Bounds of the mix.

@@ -1,0 +1,156 @@
+package workload
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+// Plan is what a run sends and when. Build makes one from a scenario file
+// and the command line; a Plan written as a literal is checked by Validate.
+// Either way it is checked once: Validate fills in the defaults, divides a
+// shard's load and builds the one call of Method, and does nothing more
+// when called again.
+type Plan struct {
+	Rate        float64       // open loop: requests per second; 0 = closed loop
+	Concurrency int           // closed loop: requests kept in flight
+	MaxRate     float64       // closed loop: at most this many messages a second over all connections (a batch counts once); 0 = no cap
+	Duration    time.Duration // length of the sending phase
+	Timeout     time.Duration // per request (a call's own Timeout overrides it)
+	Drain       time.Duration // how long to wait for replies after sending stops
+	MaxInFlight int           // cap on requests scheduled and not yet resolved
+	Method      string
+	Params      []byte // raw JSON array or object, or nil
+	IDFormat    wire.IDFormat
+	NotifyEvery int // every Nth call is sent as a notification; 0 = never
+	Batch       int // send each tick as a batch array of this many calls; 0 or 1 = no batches
+
+	// Calls is the mix of a scenario. Empty: Method, Params and Batch make
+	// the one call (and NotifyEvery applies to it).
+	Calls []Call
+	// Seed drives every random choice (which call, generated params,
+	// Poisson arrivals), so a run can be replayed exactly.
+	Seed uint64
+	// Stages shape the load over time instead of a steady Rate or
+	// Concurrency; StartRate and StartConcurrency are where the first
+	// stage ramps from.
+	Stages           []Stage
+	StartRate        float64
+	StartConcurrency int
+	// Poisson makes open-loop arrivals a Poisson process at the scheduled
+	// rate instead of evenly spaced.
+	Poisson bool
+	// Shard makes this run part i of n runs that together make the load the
+	// rest of the Plan describes; the zero value is a whole run.
+	Shard Shard
+	// StartAt, if set, is the wall-clock time the schedule starts at, after
+	// the connections are up: shards on many machines start together.
+	StartAt time.Time
+
+	valid        bool              // Validate has run and passed
+	single       bool              // the one call of the flags
+	whole        *WholeLoad        // a shard's whole run, before the division
+	stagedOpen   bool              // stages of rates: open loop
+	stagedClosed bool              // stages of concurrency: closed loop
+	cumWeight    []float64         // cumulative call weights, for Pick
+	names        map[string]string // how the user wrote each setting (Build); absent: its flag
+}
+
+// Validate checks p and fills in its defaults, once: a Plan already valid
+// (built by Build, or validated before) is left as it is. stream tells
+// whether the target is a stream (the id-reuse probe needs one).
+func (p *Plan) Validate(stream bool) error {
+	if p.valid {
+		return nil
+	}
+	if err := p.validateStages(); err != nil {
+		return err
+	}
+	if err := p.applyShard(); err != nil {
+		return err
+	}
+	if err := p.validateLoad(); err != nil {
+		return err
+	}
+	if p.Params != nil {
+		var m wire.Message
+		wire.Scan(p.Params, &m)
+		t := wire.TrimSpace(p.Params)
+		if m.Problems.Has(wire.ProblemInvalidJSON) || len(t) == 0 || (t[0] != '[' && t[0] != '{') {
+			return fmt.Errorf("%s must be a JSON array or object (got %.40q)", p.name(keyParams), p.Params)
+		}
+		// Newline framing cannot carry a line break inside a frame, so
+		// pretty-printed params are compacted once here.
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, p.Params); err != nil {
+			return fmt.Errorf("%s: %w", p.name(keyParams), err)
+		}
+		p.Params = compact.Bytes()
+	}
+	if err := p.validateCalls(stream); err != nil {
+		return err
+	}
+	if p.NotifyEvery > 0 && !p.single {
+		return errNotifyInMix
+	}
+	p.valid = true
+	return nil
+}
+
+// validateLoad checks the steady load and the run's times.
+func (p *Plan) validateLoad() error {
+	switch {
+	case p.Rate < 0:
+		return fmt.Errorf("%s must not be negative (got %g)", p.name(keyRate), p.Rate)
+	case p.Rate > 0 && p.Concurrency > 0:
+		return fmt.Errorf("%s (open loop) and %s (closed loop) exclude each other", p.name(keyRate), p.name(keyConcurrency))
+	case p.Rate == 0 && p.Concurrency <= 0 && !p.stagedOpen:
+		return fmt.Errorf("give %s R (open loop) or %s N (closed loop)", p.name(keyRate), p.name(keyConcurrency))
+	case !(p.MaxRate >= 0) || math.IsInf(p.MaxRate, 1):
+		return fmt.Errorf("%s must be a number of messages per second, 0 or more (got %g)", p.name(keyMaxRate), p.MaxRate)
+	case p.MaxRate > 0 && (p.Rate > 0 || p.stagedOpen):
+		return fmt.Errorf("%s caps a closed loop (%s); an open loop (%s) sends at its intended times, which a token bucket does not keep",
+			p.name(keyMaxRate), p.name(keyConcurrency), p.name(keyRate))
+	case p.Rate > 10_000_000:
+		return fmt.Errorf("%s %g is above the supported 10,000,000 req/s", p.name(keyRate), p.Rate)
+	case p.Duration <= 0:
+		return fmt.Errorf("%s must be positive (got %s)", p.name(keyDuration), p.Duration)
+	case p.Timeout <= 0:
+		return fmt.Errorf("%s must be positive (got %s)", p.name(keyTimeout), p.Timeout)
+	case p.Drain < 0:
+		return fmt.Errorf("%s must not be negative (got %s)", p.name(keyDrain), p.Drain)
+	case p.MaxInFlight < 1:
+		return fmt.Errorf("%s must be at least 1 (got %d)", p.name(keyMaxInFlight), p.MaxInFlight)
+	case p.NotifyEvery < 0:
+		return fmt.Errorf("%s must not be negative (got %d)", p.name(keyNotifyEvery), p.NotifyEvery)
+	case p.Batch < 0 || p.Batch > 100000:
+		return fmt.Errorf("%s must be between 0 and 100000 (got %d)", p.name(keyBatch), p.Batch)
+	}
+	return nil
+}
+
+// Single reports whether the run is the one call of the flags (Method),
+// not a mix.
+func (p *Plan) Single() bool { return p.single }
+
+// OpenLoop reports whether the load is open loop: a steady rate or stages
+// of rates (the schedule gives every arrival its time).
+func (p *Plan) OpenLoop() bool { return p.Rate > 0 || p.stagedOpen }
+
+// ClosedStages reports whether the load is stages of concurrency: a closed
+// loop whose concurrency follows ConcurrencyAt.
+func (p *Plan) ClosedStages() bool { return p.stagedClosed }
+
+// MaxWeight is the largest number of requests one message of the mix
+// carries: its largest batch, or 1.
+func (p *Plan) MaxWeight() int {
+	w := 1
+	for _, c := range p.Calls {
+		w = max(w, c.Batch)
+	}
+	return w
+}
