@@ -7,7 +7,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/rpcload/rpcload/internal/jsontree"
 	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/wire"
 )
 
 // minimizeResult says what a minimization spent.
@@ -111,18 +113,22 @@ func (s *shrinker) dropWire() {
 	}
 }
 
+// strictTree is how the minimizer parses a frame: only JSON (anything else
+// is left to the byte pass), to any depth.
+var strictTree = jsontree.Options{Strict: true}
+
 // treePasses shrinks frame i as a JSON tree.
 func (s *shrinker) treePasses(i int) {
 	frame := s.best.Frames[i]
-	root, ok := parseTree(frame)
+	root, ok := jsontree.Parse(frame, strictTree)
 	if !ok {
 		return
 	}
-	if compact := appendTree(nil, root); !bytes.Equal(compact, frame) && !s.try(withFrame(s.best, i, compact)) {
+	if compact := jsontree.Append(nil, root); !bytes.Equal(compact, frame) && !s.try(withFrame(s.best, i, compact)) {
 		return // the whitespace matters: leave it to the byte pass
 	}
 	tryTree := func() bool {
-		b := appendTree(nil, root)
+		b := jsontree.Append(nil, root)
 		if bytes.Equal(b, s.best.Frames[i]) {
 			return false
 		}
@@ -138,11 +144,29 @@ func (s *shrinker) treePasses(i int) {
 	s.simplifyNumbers(root, tryTree)
 }
 
+// The passes see an object's member values and an array's elements alike,
+// as a container's kids.
+
+// kidCount returns how many kids n has.
+func kidCount(n *jsontree.Node) int { return len(n.Members) + len(n.Elems) }
+
+// kid returns n's i-th kid.
+func kid(n *jsontree.Node, i int) *jsontree.Node {
+	if n.Kind == jsontree.Object {
+		return n.Members[i].Val
+	}
+	return n.Elems[i]
+}
+
+// isNumber reports a number node: in a strict tree, the scalars that are
+// not true, false or null.
+func isNumber(n *jsontree.Node) bool { return n.Kind == jsontree.Scalar && wire.IsNumber(n.Raw) }
+
 // containers lists the objects and arrays of a tree in preorder.
-func containers(root *node) []*node {
-	var out []*node
-	walkTree(root, func(n *node, _ int) bool {
-		if n.kind == kindObject || n.kind == kindArray {
+func containers(root *jsontree.Node) []*jsontree.Node {
+	var out []*jsontree.Node
+	jsontree.Walk(root, func(n *jsontree.Node, _ int) bool {
+		if n.Kind == jsontree.Object || n.Kind == jsontree.Array {
 			out = append(out, n)
 		}
 		return true
@@ -155,12 +179,12 @@ func containers(root *node) []*node {
 // one-element containers, in preorder. A pass that works on whole ladders
 // tries each of these once instead of once per rung, which on a ladder of
 // a hundred one-member objects was most of a 200-check budget.
-func ladderStarts(root *node) []*node {
-	starts := []*node{root}
-	walkTree(root, func(n *node, _ int) bool {
-		if len(n.kids) > 1 {
-			for _, k := range n.kids {
-				if len(k.kids) > 0 {
+func ladderStarts(root *jsontree.Node) []*jsontree.Node {
+	starts := []*jsontree.Node{root}
+	jsontree.Walk(root, func(n *jsontree.Node, _ int) bool {
+		if kidCount(n) > 1 {
+			for i := range kidCount(n) {
+				if k := kid(n, i); kidCount(k) > 0 {
 					starts = append(starts, k)
 				}
 			}
@@ -174,11 +198,11 @@ func ladderStarts(root *node) []*node {
 // element or member value is a non-empty container and whose parent has
 // only them. Dropping such a rung's one kid is what halveNesting already
 // tried for the whole ladder, so dropKids skips them.
-func rungs(root *node) map[*node]bool {
-	out := map[*node]bool{}
-	walkTree(root, func(n *node, _ int) bool {
-		if len(n.kids) == 1 {
-			if k := n.kids[0]; len(k.kids) == 1 && len(k.kids[0].kids) > 0 {
+func rungs(root *jsontree.Node) map[*jsontree.Node]bool {
+	out := map[*jsontree.Node]bool{}
+	jsontree.Walk(root, func(n *jsontree.Node, _ int) bool {
+		if kidCount(n) == 1 {
+			if k := kid(n, 0); kidCount(k) == 1 && kidCount(kid(k, 0)) > 0 {
 				out[k] = true
 			}
 		}
@@ -192,20 +216,20 @@ func rungs(root *node) map[*node]bool {
 // check: a nesting bug rarely needs member names, and `{"a":` costs five
 // bytes a level where `[` costs one. A start under one that was turned is
 // skipped.
-func (s *shrinker) arrayify(root *node, tryTree func() bool) {
+func (s *shrinker) arrayify(root *jsontree.Node, tryTree func() bool) {
 	type saved struct {
-		n    *node
-		keys [][]byte
+		n       *jsontree.Node
+		members []jsontree.Member
 	}
-	done := map[*node]bool{}
+	done := map[*jsontree.Node]bool{}
 	for _, x := range ladderStarts(root) {
 		if s.cut || done[x] {
 			continue
 		}
 		var objs []saved
-		walkTree(x, func(n *node, _ int) bool {
-			if n.kind == kindObject {
-				objs = append(objs, saved{n, n.keys})
+		jsontree.Walk(x, func(n *jsontree.Node, _ int) bool {
+			if n.Kind == jsontree.Object {
+				objs = append(objs, saved{n, n.Members})
 			}
 			return true
 		})
@@ -213,14 +237,18 @@ func (s *shrinker) arrayify(root *node, tryTree func() bool) {
 			continue
 		}
 		for _, o := range objs {
-			o.n.kind, o.n.keys = kindArray, nil
+			elems := make([]*jsontree.Node, len(o.members))
+			for i, m := range o.members {
+				elems[i] = m.Val
+			}
+			o.n.Kind, o.n.Members, o.n.Elems = jsontree.Array, nil, elems
 		}
 		if tryTree() {
-			walkTree(x, func(n *node, _ int) bool { done[n] = true; return true })
+			jsontree.Walk(x, func(n *jsontree.Node, _ int) bool { done[n] = true; return true })
 			continue
 		}
 		for _, o := range objs {
-			o.n.kind, o.n.keys = kindObject, o.keys
+			o.n.Kind, o.n.Members, o.n.Elems = jsontree.Object, o.members, nil
 		}
 	}
 }
@@ -230,24 +258,28 @@ func (s *shrinker) arrayify(root *node, tryTree func() bool) {
 // thousand-element batch into the smallest one that still fails with one
 // check instead of a thousand; then it removes elements and members in
 // chunks of halving size.
-func (s *shrinker) dropKids(root *node, tryTree func() bool) {
-	zero := &node{kind: kindNumber, raw: []byte("0")}
+func (s *shrinker) dropKids(root *jsontree.Node, tryTree func() bool) {
+	zero := &jsontree.Node{Kind: jsontree.Scalar, Raw: []byte("0")}
 	skip := rungs(root)
 	for _, n := range containers(root) {
 		if skip[n] {
 			continue
 		}
-		if len(n.kids) >= 2 && !s.cut {
-			all := slices.Clone(n.kids)
+		if kidCount(n) >= 2 && !s.cut {
+			members, elems := slices.Clone(n.Members), slices.Clone(n.Elems)
 			simple := true
-			for i := range n.kids {
-				if n.kids[i].kind != kindNumber || len(n.kids[i].raw) > 1 {
+			for i := range kidCount(n) {
+				if k := kid(n, i); !isNumber(k) || len(k.Raw) > 1 {
 					simple = false
 				}
-				n.kids[i] = zero
+				if n.Kind == jsontree.Object {
+					n.Members[i].Val = zero
+				} else {
+					n.Elems[i] = zero
+				}
 			}
 			if simple || !tryTree() {
-				n.kids = all
+				n.Members, n.Elems = members, elems
 			}
 		}
 		s.dropChunks(n, tryTree)
@@ -264,25 +296,26 @@ const (
 )
 
 // dropChunks removes a container's kids in chunks of halving size.
-func (s *shrinker) dropChunks(n *node, tryTree func() bool) {
-	for size := len(n.kids); size >= 1; size /= 2 {
+func (s *shrinker) dropChunks(n *jsontree.Node, tryTree func() bool) {
+	for size := kidCount(n); size >= 1; size /= 2 {
 		misses := 0
-		for i := 0; i < len(n.kids); {
-			kids, keys := n.kids, n.keys
-			end := min(i+size, len(n.kids))
-			n.kids = slices.Delete(slices.Clone(kids), i, end)
-			if n.kind == kindObject {
-				n.keys = slices.Delete(slices.Clone(keys), i, end)
+		for i := 0; i < kidCount(n); {
+			members, elems := n.Members, n.Elems
+			end := min(i+size, kidCount(n))
+			if n.Kind == jsontree.Object {
+				n.Members = slices.Delete(slices.Clone(members), i, end)
+			} else {
+				n.Elems = slices.Delete(slices.Clone(elems), i, end)
 			}
 			if tryTree() {
 				misses = 0
 				continue
 			}
-			n.kids, n.keys = kids, keys
+			n.Members, n.Elems = members, elems
 			if s.cut {
 				return
 			}
-			if misses++; len(n.kids) > bigContainer && misses >= maxMisses {
+			if misses++; kidCount(n) > bigContainer && misses >= maxMisses {
 				break
 			}
 			i += size
@@ -292,14 +325,14 @@ func (s *shrinker) dropChunks(n *node, tryTree func() bool) {
 
 // heights maps every container to the length of its longest path down to a
 // scalar or an empty container (0 for those).
-func heights(root *node) map[*node]int {
-	h := map[*node]int{}
+func heights(root *jsontree.Node) map[*jsontree.Node]int {
+	h := map[*jsontree.Node]int{}
 	order := containers(root)
 	for k := len(order) - 1; k >= 0; k-- { // children come after parents in preorder
 		n := order[k]
 		best := 0
-		for _, kid := range n.kids {
-			best = max(best, h[kid]+1)
+		for i := range kidCount(n) {
+			best = max(best, h[kid(n, i)]+1)
 		}
 		h[n] = best
 	}
@@ -310,7 +343,7 @@ func heights(root *node) map[*node]int {
 // far down the deepest path, then a quarter, ... one level: a ladder of
 // 100,000 brackets shrinks to the depth that still fails in about log²
 // steps. Only the top of each ladder is a starting point (ladderStarts).
-func (s *shrinker) halveNesting(root *node, tryTree func() bool) {
+func (s *shrinker) halveNesting(root *jsontree.Node, tryTree func() bool) {
 	h := heights(root)
 	for _, x := range ladderStarts(root) {
 		for k := h[x] / 2; k >= 1 && !s.cut; {
@@ -331,10 +364,10 @@ func (s *shrinker) halveNesting(root *node, tryTree func() bool) {
 	}
 }
 
-func deepestKid(n *node, h map[*node]int) *node {
-	best := n.kids[0]
-	for _, k := range n.kids[1:] {
-		if h[k] > h[best] {
+func deepestKid(n *jsontree.Node, h map[*jsontree.Node]int) *jsontree.Node {
+	best := kid(n, 0)
+	for i := 1; i < kidCount(n); i++ {
+		if k := kid(n, i); h[k] > h[best] {
 			best = k
 		}
 	}
@@ -343,31 +376,31 @@ func deepestKid(n *node, h map[*node]int) *node {
 
 // shortenStrings tries each string empty, then its first half (by
 // characters: an escape or a UTF-8 sequence is one), repeatedly.
-func (s *shrinker) shortenStrings(root *node, tryTree func() bool) {
-	var strs []*node
-	walkTree(root, func(n *node, _ int) bool {
-		if n.kind == kindString && len(n.raw) > 2 {
+func (s *shrinker) shortenStrings(root *jsontree.Node, tryTree func() bool) {
+	var strs []*jsontree.Node
+	jsontree.Walk(root, func(n *jsontree.Node, _ int) bool {
+		if n.Kind == jsontree.String && len(n.Raw) > 2 {
 			strs = append(strs, n)
 		}
 		return true
 	})
 	for _, n := range strs {
-		saved := n.raw
-		n.raw = []byte(`""`)
+		saved := n.Raw
+		n.Raw = []byte(`""`)
 		if tryTree() {
 			continue
 		}
-		n.raw = saved
+		n.Raw = saved
 		for !s.cut {
-			units := stringUnits(n.raw[1 : len(n.raw)-1])
+			units := stringUnits(n.Raw[1 : len(n.Raw)-1])
 			if len(units) < 2 {
 				break
 			}
 			half := units[len(units)/2]
-			prev := n.raw
-			n.raw = append(append([]byte{'"'}, prev[1:1+half]...), '"')
+			prev := n.Raw
+			n.Raw = append(append([]byte{'"'}, prev[1:1+half]...), '"')
 			if !tryTree() {
-				n.raw = prev
+				n.Raw = prev
 				break
 			}
 		}
@@ -395,33 +428,33 @@ func stringUnits(b []byte) []int {
 
 // simplifyNumbers tries each number as 0, then 1, then with its integer
 // digits halved.
-func (s *shrinker) simplifyNumbers(root *node, tryTree func() bool) {
-	var nums []*node
-	walkTree(root, func(n *node, _ int) bool {
-		if n.kind == kindNumber && string(n.raw) != "0" {
+func (s *shrinker) simplifyNumbers(root *jsontree.Node, tryTree func() bool) {
+	var nums []*jsontree.Node
+	jsontree.Walk(root, func(n *jsontree.Node, _ int) bool {
+		if isNumber(n) && string(n.Raw) != "0" {
 			nums = append(nums, n)
 		}
 		return true
 	})
 	for _, n := range nums {
-		saved := n.raw
+		saved := n.Raw
 		done := false
 		for _, simple := range []string{"0", "1"} {
 			if string(saved) == simple {
 				continue
 			}
-			n.raw = []byte(simple)
+			n.Raw = []byte(simple)
 			if tryTree() {
 				done = true
 				break
 			}
-			n.raw = saved
+			n.Raw = saved
 		}
-		for !done && !s.cut && len(n.raw) > 2 && isPlainInteger(n.raw) {
-			prev := n.raw
-			n.raw = prev[:(len(prev)+1)/2]
+		for !done && !s.cut && len(n.Raw) > 2 && isPlainInteger(n.Raw) {
+			prev := n.Raw
+			n.Raw = prev[:(len(prev)+1)/2]
 			if !tryTree() {
-				n.raw = prev
+				n.Raw = prev
 				break
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcload/rpcload/internal/jsontree"
 	"github.com/rpcload/rpcload/internal/mutate"
 )
 
@@ -178,5 +179,23 @@ func TestMinimizeLadder(t *testing.T) {
 				t.Errorf("%d -> %d bytes in %d checks (%+v), want at most %d: %.200q", len(tc.in), n, checks, res, tc.within, got.Frames[0])
 			}
 		})
+	}
+}
+
+// TestHeightsDeep: the heights of a ladder far deeper than a stack would
+// hold recursion, as halveNesting sees them.
+func TestHeightsDeep(t *testing.T) {
+	const depth = 200_000
+	for _, in := range []string{
+		strings.Repeat("[", depth) + strings.Repeat("]", depth),
+		strings.Repeat(`{"a":`, depth-1) + "{}" + strings.Repeat("}", depth-1),
+	} {
+		root, ok := jsontree.Parse([]byte(in), strictTree)
+		if !ok {
+			t.Fatal("a deep ladder did not parse")
+		}
+		if h := heights(root)[root]; h != depth-1 {
+			t.Errorf("height %d, want %d", h, depth-1)
+		}
 	}
 }

@@ -9,8 +9,8 @@
 // never produce a frame longer than Env.MaxFrame (1 MiB by default): every
 // size they derive (string length, nesting depth, batch length) is clamped
 // to it, and an output over it counts as "does not apply". Ops work on raw
-// bytes where they can; where they need structure they use a small tolerant
-// JSON tree (ordered members so duplicate keys survive, scalars as their raw
+// bytes where they can; where they need structure they use a tolerant
+// jsontree (ordered members so duplicate keys survive, scalars as their raw
 // text) rather than encoding/json, which would normalise what the fuzzer
 // wants to break.
 //

@@ -3,6 +3,7 @@ package mutate
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/rpcload/rpcload/internal/jsontree"
 	"testing"
 )
 
@@ -41,22 +42,22 @@ func equalCase(a, b Case) bool {
 }
 
 // obj parses a frame that must be an object (in tests: ops that keep JSON).
-func obj(t *testing.T, f []byte) *node {
+func obj(t *testing.T, f []byte) *jsontree.Node {
 	t.Helper()
 	n, ok := parseTree(f)
-	if !ok || n.kind != nodeObject {
+	if !ok || n.Kind != jsontree.Object {
 		t.Fatalf("not an object: %.200q", f)
 	}
 	return n
 }
 
 // memberText returns a member's compact text, or "" when absent.
-func memberText(n *node, name string) string {
-	v := n.get(name)
+func memberText(n *jsontree.Node, name string) string {
+	v := n.Get(name)
 	if v == nil {
 		return ""
 	}
-	return string(appendNode(nil, v))
+	return string(jsontree.Append(nil, v))
 }
 
 // depth is the deepest bracket nesting of a frame, outside strings.

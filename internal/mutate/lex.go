@@ -1,5 +1,7 @@
 package mutate
 
+import "github.com/rpcload/rpcload/internal/wire"
+
 // The byte-level ops need to know where tokens start and end, nothing more:
 // a tolerant one-pass lexer that accepts anything (broken input is what the
 // earlier ops of a chain leave behind) and never allocates.
@@ -49,7 +51,7 @@ func lex(b []byte, visit func(token) bool) {
 		case ch == ',':
 			t = token{kind: tokComma, start: i, end: i + 1}
 		case ch == '"':
-			j, closed := stringEnd(b, i)
+			j, closed := wire.StringEnd(b, i)
 			k := j
 			for k < len(b) && isSpace(b[k]) {
 				k++
@@ -67,20 +69,6 @@ func lex(b []byte, visit func(token) bool) {
 		}
 		i = t.end
 	}
-}
-
-// stringEnd returns the index just past the string starting at b[i] == '"'
-// and true, or len(b) and false when the string is not terminated.
-func stringEnd(b []byte, i int) (int, bool) {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, true
-		}
-	}
-	return len(b), false
 }
 
 // pickToken picks one of the tokens match accepts, uniformly, in two passes

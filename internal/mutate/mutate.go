@@ -1,6 +1,9 @@
 package mutate
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"github.com/rpcload/rpcload/internal/jsontree"
+)
 
 // Case is one fuzz input: one or more messages sent in order on one
 // connection.
@@ -227,7 +230,7 @@ func replaceFrame(in Case, i int, f []byte) Case {
 // treeOp lifts an op on a parsed frame: frames that are not (tolerant) JSON
 // do not apply. fn gets room, the bytes it may add before the frame reaches
 // MaxFrame.
-func treeOp(fn func(c Chooser, root *node, room int, env *Env) bool) applyFunc {
+func treeOp(fn func(c Chooser, root *jsontree.Node, room int, env *Env) bool) applyFunc {
 	return perFrame(func(c Chooser, f []byte, env *Env) ([]byte, bool) {
 		root, ok := parseShallow(f)
 		if !ok {
@@ -236,14 +239,14 @@ func treeOp(fn func(c Chooser, root *node, room int, env *Env) bool) applyFunc {
 		if !fn(c, root, env.maxFrame()-len(f), env) {
 			return nil, false
 		}
-		return appendNode(make([]byte, 0, len(f)+32), root), true
+		return jsontree.Append(make([]byte, 0, len(f)+32), root), true
 	})
 }
 
 // envelopeOp is a treeOp on one request object: the frame itself, or an
 // object element of a batch.
-func envelopeOp(fn func(c Chooser, obj *node, room int, env *Env) bool) applyFunc {
-	return treeOp(func(c Chooser, root *node, room int, env *Env) bool {
+func envelopeOp(fn func(c Chooser, obj *jsontree.Node, room int, env *Env) bool) applyFunc {
+	return treeOp(func(c Chooser, root *jsontree.Node, room int, env *Env) bool {
 		obj := envelope(c, root)
 		return obj != nil && fn(c, obj, room, env)
 	})

@@ -1,6 +1,9 @@
 package mutate
 
-import "strconv"
+import (
+	"github.com/rpcload/rpcload/internal/jsontree"
+	"strconv"
+)
 
 // Batch ops: JSON-RPC's array form, where servers must answer element by
 // element, [] with one error, and all-notification batches with nothing.
@@ -68,7 +71,7 @@ func batchNested(c Chooser, f []byte, env *Env) ([]byte, bool) {
 
 // batchElement parses the frame and returns a copy of its request object
 // (the frame, or an object element of a batch), or nil.
-func batchElement(c Chooser, f []byte) *node {
+func batchElement(c Chooser, f []byte) *jsontree.Node {
 	root, ok := parseShallow(f)
 	if !ok {
 		return nil
@@ -77,7 +80,7 @@ func batchElement(c Chooser, f []byte) *node {
 	if obj == nil {
 		return nil
 	}
-	return copyNode(obj)
+	return jsontree.Copy(obj)
 }
 
 // repeatElement builds a batch of up to n copies of elem, as many as fit in
@@ -102,25 +105,25 @@ var smallCounts = []int{1, 2, 3, 10, 100}
 
 func batchNotifications(c Chooser, f []byte, env *Env) ([]byte, bool) {
 	obj := batchElement(c, f)
-	if obj == nil || obj.find("method") < 0 {
+	if obj == nil || obj.Find("method") < 0 {
 		return nil, false
 	}
-	obj.remove("id")
-	return repeatElement(appendNode(nil, obj), smallCounts[c.Intn(len(smallCounts))], env.maxFrame(), 1)
+	obj.Remove("id")
+	return repeatElement(jsontree.Append(nil, obj), smallCounts[c.Intn(len(smallCounts))], env.maxFrame(), 1)
 }
 
 // batchDuplicateIDs sends copies of one request under one id in one batch:
 // a server keyed by id may answer once, twice, or mix the replies up.
 func batchDuplicateIDs(c Chooser, f []byte, env *Env) ([]byte, bool) {
 	obj := batchElement(c, f)
-	if obj == nil || obj.find("method") < 0 {
+	if obj == nil || obj.Find("method") < 0 {
 		return nil, false
 	}
-	if id := obj.get("id"); id == nil || isNull(id) {
-		obj.set("id", scalar([]byte("1")))
+	if id := obj.Get("id"); id == nil || isNull(id) {
+		obj.Set("id", scalar([]byte("1")))
 	}
 	counts := []int{2, 3, 10}
-	return repeatElement(appendNode(nil, obj), counts[c.Intn(len(counts))], env.maxFrame(), 2)
+	return repeatElement(jsontree.Append(nil, obj), counts[c.Intn(len(counts))], env.maxFrame(), 2)
 }
 
 // batchSizes sit around the limits servers pick (10, 100, 1000, 1024, 10000)
@@ -141,26 +144,26 @@ func batchSize(c Chooser, f []byte, env *Env) ([]byte, bool) {
 		return repeatElement(elem, n, limit, 2)
 	}
 	obj := batchElement(c, f)
-	if obj == nil || obj.find("method") < 0 {
+	if obj == nil || obj.Find("method") < 0 {
 		return nil, false
 	}
 	// Copies of the request with ids 1..n, so every element wants its own
 	// reply: the text around the id is made once.
-	i := obj.find("id")
+	i := obj.Find("id")
 	if i < 0 {
-		obj.members = append(obj.members, member{key: []byte(`"id"`)})
-		i = len(obj.members) - 1
+		obj.Members = append(obj.Members, jsontree.Member{Key: []byte(`"id"`)})
+		i = len(obj.Members) - 1
 	}
-	before := &node{kind: nodeObject, members: obj.members[:i]}
-	after := &node{kind: nodeObject, members: obj.members[i+1:]}
-	pre := appendNode(nil, before)
+	before := &jsontree.Node{Kind: jsontree.Object, Members: obj.Members[:i]}
+	after := &jsontree.Node{Kind: jsontree.Object, Members: obj.Members[i+1:]}
+	pre := jsontree.Append(nil, before)
 	pre = pre[:len(pre)-1] // drop the }
 	if i > 0 {
 		pre = append(pre, ',')
 	}
 	pre = append(pre, `"id":`...)
-	post := appendNode(nil, after)[1:] // drop the {
-	if len(after.members) > 0 {
+	post := jsontree.Append(nil, after)[1:] // drop the {
+	if len(after.Members) > 0 {
 		post = append([]byte{','}, post...)
 	}
 	per := len(pre) + len(post) + len("100000") + 1

@@ -1,5 +1,7 @@
 package mutate
 
+import "github.com/rpcload/rpcload/internal/jsontree"
+
 // Dictionary and splice ops: tokens a JSON-RPC server reacts to, and pieces
 // of other inputs.
 
@@ -63,11 +65,11 @@ func spliceSubtree(c Chooser, f []byte, env *Env) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	all := func(*node) bool { return true }
+	all := func(*jsontree.Node) bool { return true }
 	piece := pickNode(c, donor, all)
 	target := pickNode(c, root, all)
 	*target = *piece
-	return appendNode(make([]byte, 0, len(f)), root), true
+	return jsontree.Append(make([]byte, 0, len(f)), root), true
 }
 
 // spliceBytes inserts a byte range of a corpus entry into the frame, or

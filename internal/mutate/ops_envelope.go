@@ -1,6 +1,9 @@
 package mutate
 
-import "bytes"
+import (
+	"bytes"
+	"github.com/rpcload/rpcload/internal/jsontree"
+)
 
 // Envelope, id and method ops: the members every server reads first.
 
@@ -8,32 +11,34 @@ var envelopeMembers = []string{"jsonrpc", "id", "method", "params"}
 
 var nullText = []byte("null")
 
-func isNull(n *node) bool { return n != nil && n.kind == nodeScalar && bytes.Equal(n.raw, nullText) }
+func isNull(n *jsontree.Node) bool {
+	return n != nil && n.Kind == jsontree.Scalar && bytes.Equal(n.Raw, nullText)
+}
 
-func envelopeAbsent(c Chooser, obj *node, _ int, _ *Env) bool {
+func envelopeAbsent(c Chooser, obj *jsontree.Node, _ int, _ *Env) bool {
 	var present []string
 	for _, name := range envelopeMembers {
-		if obj.find(name) >= 0 {
+		if obj.Find(name) >= 0 {
 			present = append(present, name)
 		}
 	}
 	if len(present) == 0 {
 		return false
 	}
-	return obj.remove(present[c.Intn(len(present))])
+	return obj.Remove(present[c.Intn(len(present))])
 }
 
-func envelopeNull(c Chooser, obj *node, _ int, _ *Env) bool {
+func envelopeNull(c Chooser, obj *jsontree.Node, _ int, _ *Env) bool {
 	var candidates []string
 	for _, name := range envelopeMembers {
-		if !isNull(obj.get(name)) {
+		if !isNull(obj.Get(name)) {
 			candidates = append(candidates, name)
 		}
 	}
 	if len(candidates) == 0 {
 		return false
 	}
-	obj.set(candidates[c.Intn(len(candidates))], scalar(nullText))
+	obj.Set(candidates[c.Intn(len(candidates))], scalar(nullText))
 	return true
 }
 
@@ -49,24 +54,24 @@ var typeSamples = [][][]byte{
 
 // pickDifferent picks from values one whose text differs from old's (old may
 // be nil), or reports false when every value equals it.
-func pickDifferent(c Chooser, values [][]byte, old *node) ([]byte, bool) {
+func pickDifferent(c Chooser, values [][]byte, old *jsontree.Node) ([]byte, bool) {
 	start := c.Intn(len(values))
 	for i := range values {
 		v := values[(start+i)%len(values)]
-		if old == nil || old.kind == nodeObject || old.kind == nodeArray || !bytes.Equal(v, old.raw) {
+		if old == nil || old.Kind == jsontree.Object || old.Kind == jsontree.Array || !bytes.Equal(v, old.Raw) {
 			return v, true
 		}
 	}
 	return nil, false
 }
 
-func envelopeType(c Chooser, obj *node, _ int, _ *Env) bool {
+func envelopeType(c Chooser, obj *jsontree.Node, _ int, _ *Env) bool {
 	name := envelopeMembers[c.Intn(len(envelopeMembers))]
-	v, ok := pickDifferent(c, typeSamples[c.Intn(len(typeSamples))], obj.get(name))
+	v, ok := pickDifferent(c, typeSamples[c.Intn(len(typeSamples))], obj.Get(name))
 	if !ok {
 		return false
 	}
-	obj.set(name, textNode(v))
+	obj.Set(name, textNode(v))
 	return true
 }
 
@@ -79,27 +84,27 @@ var conflicting = map[string][][]byte{
 	"params":  lits("[]", "{}", "null", "[1]", `{"a":1}`, "1"),
 }
 
-func envelopeDuplicate(c Chooser, obj *node, _ int, env *Env) bool {
+func envelopeDuplicate(c Chooser, obj *jsontree.Node, _ int, env *Env) bool {
 	name := envelopeMembers[c.Intn(len(envelopeMembers))]
 	values := conflicting[name]
 	if name == "method" && len(env.Methods) > 0 && c.Intn(2) == 0 {
 		values = [][]byte{quoted(env.Methods[c.Intn(len(env.Methods))])}
 	}
-	i := obj.find(name)
+	i := obj.Find(name)
 	if i < 0 {
 		// Absent: add it twice, with two different values.
 		a := values[c.Intn(len(values))]
-		obj.set(name, textNode(a))
-		i = obj.find(name)
+		obj.Set(name, textNode(a))
+		i = obj.Find(name)
 	}
-	v, ok := pickDifferent(c, values, obj.members[i].val)
+	v, ok := pickDifferent(c, values, obj.Members[i].Val)
 	if !ok {
-		v, ok = pickDifferent(c, conflicting[name], obj.members[i].val)
+		v, ok = pickDifferent(c, conflicting[name], obj.Members[i].Val)
 		if !ok {
 			return false
 		}
 	}
-	dup := member{key: obj.members[i].key, val: textNode(v)}
+	dup := jsontree.Member{Key: obj.Members[i].Key, Val: textNode(v)}
 	at := i + 1 // right after the original, or before it, or at an end
 	switch c.Intn(4) {
 	case 1:
@@ -107,11 +112,11 @@ func envelopeDuplicate(c Chooser, obj *node, _ int, env *Env) bool {
 	case 2:
 		at = 0
 	case 3:
-		at = len(obj.members)
+		at = len(obj.Members)
 	}
-	obj.members = append(obj.members, member{})
-	copy(obj.members[at+1:], obj.members[at:])
-	obj.members[at] = dup
+	obj.Members = append(obj.Members, jsontree.Member{})
+	copy(obj.Members[at+1:], obj.Members[at:])
+	obj.Members[at] = dup
 	return true
 }
 
@@ -128,8 +133,8 @@ const idBigString = "BIG"
 // bigIDLength is the "1 MB string" id, shortened to fit MaxFrame.
 const bigIDLength = 1_000_000
 
-func idEdge(c Chooser, obj *node, room int, _ *Env) bool {
-	v, ok := pickDifferent(c, idEdges, obj.get("id"))
+func idEdge(c Chooser, obj *jsontree.Node, room int, _ *Env) bool {
+	v, ok := pickDifferent(c, idEdges, obj.Get("id"))
 	if !ok {
 		return false
 	}
@@ -138,8 +143,8 @@ func idEdge(c Chooser, obj *node, room int, _ *Env) bool {
 	}
 	if string(v) == idBigString {
 		old := 0
-		if id := obj.get("id"); id != nil {
-			old = len(appendNode(nil, id))
+		if id := obj.Get("id"); id != nil {
+			old = len(jsontree.Append(nil, id))
 		}
 		n := min(bigIDLength, room+old-len(`,"id":""`))
 		if n < 1024 {
@@ -152,22 +157,22 @@ func idEdge(c Chooser, obj *node, room int, _ *Env) bool {
 		s[0], s[n+1] = '"', '"'
 		v = s
 	}
-	obj.set("id", textNode(v))
+	obj.Set("id", textNode(v))
 	return true
 }
 
-func setMethod(obj *node, name []byte) {
-	obj.set("method", &node{kind: nodeString, raw: name})
+func setMethod(obj *jsontree.Node, name []byte) {
+	obj.Set("method", &jsontree.Node{Kind: jsontree.String, Raw: name})
 }
 
-func methodDictionary(c Chooser, obj *node, _ int, env *Env) bool {
+func methodDictionary(c Chooser, obj *jsontree.Node, _ int, env *Env) bool {
 	if len(env.Methods) == 0 {
 		return false
 	}
 	cur, _ := methodName(obj)
 	start := c.Intn(len(env.Methods))
 	for i := range env.Methods {
-		if m := env.Methods[(start+i)%len(env.Methods)]; m != cur || obj.find("method") < 0 {
+		if m := env.Methods[(start+i)%len(env.Methods)]; m != cur || obj.Find("method") < 0 {
 			setMethod(obj, quoted(m))
 			return true
 		}
@@ -175,7 +180,7 @@ func methodDictionary(c Chooser, obj *node, _ int, env *Env) bool {
 	return false
 }
 
-func methodEmpty(_ Chooser, obj *node, _ int, _ *Env) bool {
+func methodEmpty(_ Chooser, obj *jsontree.Node, _ int, _ *Env) bool {
 	if cur, ok := methodName(obj); ok && cur == "" {
 		return false
 	}
@@ -185,7 +190,7 @@ func methodEmpty(_ Chooser, obj *node, _ int, _ *Env) bool {
 
 var rpcPrefixed = []string{"rpc.", "rpc.discover", "rpc.x", "rpc.hang", "rpc..", "rpc"}
 
-func methodRPCPrefix(c Chooser, obj *node, _ int, _ *Env) bool {
+func methodRPCPrefix(c Chooser, obj *jsontree.Node, _ int, _ *Env) bool {
 	cur, ok := methodName(obj)
 	if ok && cur != "" && c.Intn(2) == 0 {
 		prefixes := []string{"rpc.", "RPC.", "rpc.rpc."}
@@ -198,7 +203,7 @@ func methodRPCPrefix(c Chooser, obj *node, _ int, _ *Env) bool {
 
 var methodLengths = []int{256, 1024, 4096, 65536, 1 << 20}
 
-func methodLong(c Chooser, obj *node, room int, _ *Env) bool {
+func methodLong(c Chooser, obj *jsontree.Node, room int, _ *Env) bool {
 	cur, _ := methodName(obj)
 	n, ok := pickSize(c, methodLengths, 1, room+len(cur)-len(`,"method":""`), 256)
 	if !ok {
@@ -216,7 +221,7 @@ func methodLong(c Chooser, obj *node, room int, _ *Env) bool {
 	return true
 }
 
-func methodNearMiss(c Chooser, obj *node, _ int, _ *Env) bool {
+func methodNearMiss(c Chooser, obj *jsontree.Node, _ int, _ *Env) bool {
 	cur, ok := methodName(obj)
 	if !ok || cur == "" {
 		return false

@@ -1,6 +1,7 @@
 package mutate
 
 import (
+	"github.com/rpcload/rpcload/internal/jsontree"
 	"math/rand/v2"
 	"strconv"
 
@@ -9,13 +10,13 @@ import (
 
 // Params ops: the value servers decode into their own types.
 
-func paramsAbsent(_ Chooser, obj *node, _ int, _ *Env) bool { return obj.remove("params") }
+func paramsAbsent(_ Chooser, obj *jsontree.Node, _ int, _ *Env) bool { return obj.Remove("params") }
 
-func paramsNull(_ Chooser, obj *node, _ int, _ *Env) bool {
-	if isNull(obj.get("params")) {
+func paramsNull(_ Chooser, obj *jsontree.Node, _ int, _ *Env) bool {
+	if isNull(obj.Get("params")) {
 		return false
 	}
-	obj.set("params", scalar(nullText))
+	obj.Set("params", scalar(nullText))
 	return true
 }
 
@@ -23,12 +24,12 @@ func paramsNull(_ Chooser, obj *node, _ int, _ *Env) bool {
 // an invalid request (-32600) or invalid params (-32602).
 var scalarParams = lits("1", "0", "-1", "1.5", `"x"`, `""`, `"[]"`, "true", "false", "1e400")
 
-func paramsScalar(c Chooser, obj *node, _ int, _ *Env) bool {
-	v, ok := pickDifferent(c, scalarParams, obj.get("params"))
+func paramsScalar(c Chooser, obj *jsontree.Node, _ int, _ *Env) bool {
+	v, ok := pickDifferent(c, scalarParams, obj.Get("params"))
 	if !ok {
 		return false
 	}
-	obj.set("params", scalar(v))
+	obj.Set("params", scalar(v))
 	return true
 }
 
@@ -41,66 +42,66 @@ var (
 // paramsArity drops or adds one element or member, so a positional handler
 // sees one argument too few or too many and a named one a missing or an
 // unexpected name.
-func paramsArity(c Chooser, obj *node, _ int, _ *Env) bool {
-	p := obj.get("params")
-	if p == nil || !p.open() {
+func paramsArity(c Chooser, obj *jsontree.Node, _ int, _ *Env) bool {
+	p := obj.Get("params")
+	if p == nil || !openLevel(p) {
 		return false
 	}
-	size := len(p.elems) + len(p.members)
+	size := len(p.Elems) + len(p.Members)
 	if size > 0 && c.Intn(2) == 0 {
 		i := c.Intn(size)
-		if p.kind == nodeArray {
-			p.elems = append(p.elems[:i:i], p.elems[i+1:]...)
+		if p.Kind == jsontree.Array {
+			p.Elems = append(p.Elems[:i:i], p.Elems[i+1:]...)
 		} else {
-			p.members = append(p.members[:i:i], p.members[i+1:]...)
+			p.Members = append(p.Members[:i:i], p.Members[i+1:]...)
 		}
 		return true
 	}
 	v := scalar(fillerValues[c.Intn(len(fillerValues))])
 	if size > 0 && c.Intn(2) == 0 { // a copy of a neighbour: the right type, one too many
-		if p.kind == nodeArray {
-			v = copyNode(p.elems[c.Intn(size)])
+		if p.Kind == jsontree.Array {
+			v = jsontree.Copy(p.Elems[c.Intn(size)])
 		} else {
-			v = copyNode(p.members[c.Intn(size)].val)
+			v = jsontree.Copy(p.Members[c.Intn(size)].Val)
 		}
 	}
-	if p.kind == nodeArray {
-		at := c.Intn(len(p.elems) + 1)
-		p.elems = append(p.elems, nil)
-		copy(p.elems[at+1:], p.elems[at:])
-		p.elems[at] = v
+	if p.Kind == jsontree.Array {
+		at := c.Intn(len(p.Elems) + 1)
+		p.Elems = append(p.Elems, nil)
+		copy(p.Elems[at+1:], p.Elems[at:])
+		p.Elems[at] = v
 	} else {
-		p.members = append(p.members, member{key: extraKeys[c.Intn(len(extraKeys))], val: v})
+		p.Members = append(p.Members, jsontree.Member{Key: extraKeys[c.Intn(len(extraKeys))], Val: v})
 	}
 	return true
 }
 
 // paramsDuplicateKey repeats a member of an object anywhere in params with a
 // different value.
-func paramsDuplicateKey(c Chooser, obj *node, _ int, _ *Env) bool {
-	p := obj.get("params")
-	if p == nil || !p.openAll() {
+func paramsDuplicateKey(c Chooser, obj *jsontree.Node, _ int, _ *Env) bool {
+	p := obj.Get("params")
+	if p == nil || !openAll(p) {
 		return false
 	}
-	o := pickNode(c, p, func(n *node) bool { return n.kind == nodeObject && len(n.members) > 0 })
+	o := pickNode(c, p, func(n *jsontree.Node) bool { return n.Kind == jsontree.Object && len(n.Members) > 0 })
 	if o == nil {
 		return false
 	}
-	i := c.Intn(len(o.members))
-	v, ok := pickDifferent(c, fillerValues, o.members[i].val)
+	i := c.Intn(len(o.Members))
+	v, ok := pickDifferent(c, fillerValues, o.Members[i].Val)
 	if !ok {
 		return false
 	}
-	o.members = append(o.members, member{})
-	copy(o.members[i+2:], o.members[i+1:])
-	o.members[i+1] = member{key: o.members[i].key, val: scalar(v)}
+	o.Members = append(o.Members, jsontree.Member{})
+	copy(o.Members[i+2:], o.Members[i+1:])
+	o.Members[i+1] = jsontree.Member{Key: o.Members[i].Key, Val: scalar(v)}
 	return true
 }
 
 // schemaParams runs a schemagen generator on the method's params schema.
 // schemagen wants a *rand.Rand; its seed is drawn from the Chooser so the
 // result is still a function of the choice stream.
-func schemaParams(c Chooser, obj *node, env *Env, gen func([]byte, *rand.Rand) ([]byte, error)) bool {
+func schemaParams(c Chooser, obj *jsontree.Node, env *Env, gen func([]byte, *rand.Rand) ([]byte, error)) bool {
 	name, ok := methodName(obj)
 	if !ok {
 		return false
@@ -114,15 +115,15 @@ func schemaParams(c Chooser, obj *node, env *Env, gen func([]byte, *rand.Rand) (
 	if err != nil {
 		return false
 	}
-	obj.set("params", textNode(v))
+	obj.Set("params", textNode(v))
 	return true
 }
 
-func paramsSchemaValid(c Chooser, obj *node, _ int, env *Env) bool {
+func paramsSchemaValid(c Chooser, obj *jsontree.Node, _ int, env *Env) bool {
 	return schemaParams(c, obj, env, schemagen.Valid)
 }
 
-func paramsSchemaInvalid(c Chooser, obj *node, _ int, env *Env) bool {
+func paramsSchemaInvalid(c Chooser, obj *jsontree.Node, _ int, env *Env) bool {
 	return schemaParams(c, obj, env, schemagen.Invalid)
 }
 
@@ -157,7 +158,7 @@ func nest(depth int, open, close, bottom string) []byte {
 
 // paramsNesting puts a nesting ladder rung as the params, or as one argument
 // in them.
-func paramsNesting(c Chooser, obj *node, room int, _ *Env) bool {
+func paramsNesting(c Chooser, obj *jsontree.Node, room int, _ *Env) bool {
 	s := nestShapes[c.Intn(len(nestShapes))]
 	perLevel := len(s.open) + len(s.close)
 	room -= len(`,"params":[]`) + len(s.bottom)
@@ -166,15 +167,15 @@ func paramsNesting(c Chooser, obj *node, room int, _ *Env) bool {
 		return false
 	}
 	deep := scalar(nest(depth, s.open, s.close, s.bottom))
-	p := obj.get("params")
-	inside := p != nil && c.Intn(2) == 0 && p.open()
+	p := obj.Get("params")
+	inside := p != nil && c.Intn(2) == 0 && openLevel(p)
 	switch {
-	case inside && p.kind == nodeArray:
-		p.elems = append(p.elems, deep)
-	case inside && p.kind == nodeObject:
-		p.members = append(p.members, member{key: []byte(`"deep"`), val: deep})
+	case inside && p.Kind == jsontree.Array:
+		p.Elems = append(p.Elems, deep)
+	case inside && p.Kind == jsontree.Object:
+		p.Members = append(p.Members, jsontree.Member{Key: []byte(`"deep"`), Val: deep})
 	default:
-		obj.set("params", deep)
+		obj.Set("params", deep)
 	}
 	return true
 }
@@ -184,7 +185,7 @@ var wideWidths = []int{0, 1, 2, 3, 5, 7, 8, 9, 16, 64, 100, 255, 256, 257, 1000,
 // paramsWide makes params a wide array (width copies of one filler, so
 // exactly-N-of-a-kind inputs are one step away) or a wide object (distinct
 // keys k0, k1, ...).
-func paramsWide(c Chooser, obj *node, room int, _ *Env) bool {
+func paramsWide(c Chooser, obj *jsontree.Node, room int, _ *Env) bool {
 	fill := fillerValues[c.Intn(len(fillerValues))]
 	room -= len(`,"params":[]`)
 	var b []byte
@@ -221,6 +222,6 @@ func paramsWide(c Chooser, obj *node, room int, _ *Env) bool {
 		}
 		b = append(b, '}')
 	}
-	obj.set("params", scalar(b))
+	obj.Set("params", scalar(b))
 	return true
 }

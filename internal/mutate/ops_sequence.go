@@ -1,6 +1,9 @@
 package mutate
 
-import "bytes"
+import (
+	"bytes"
+	"github.com/rpcload/rpcload/internal/jsontree"
+)
 
 // Sequence ops: whole messages dropped, moved or added, for servers with
 // state (a handshake, a shutdown, requests in flight).
@@ -20,10 +23,10 @@ func handshakeMethods(profile string) []string {
 
 // frameInfo is what the sequence ops need to know about one frame.
 type frameInfo struct {
-	obj       *node // nil when the frame is not a single object
+	obj       *jsontree.Node // nil when the frame is not a single object
 	method    string
 	handshake bool
-	id        *node // nil for a notification
+	id        *jsontree.Node // nil for a notification
 }
 
 func inspect(frames [][]byte, profile string) []frameInfo {
@@ -31,10 +34,10 @@ func inspect(frames [][]byte, profile string) []frameInfo {
 	infos := make([]frameInfo, len(frames))
 	for i, f := range frames {
 		root, ok := parseShallow(f)
-		if !ok || root.kind != nodeObject {
+		if !ok || root.Kind != jsontree.Object {
 			continue
 		}
-		info := frameInfo{obj: root, id: root.get("id")}
+		info := frameInfo{obj: root, id: root.Get("id")}
 		info.method, _ = methodName(root)
 		for _, h := range hs {
 			if info.method == h {
@@ -131,9 +134,9 @@ func seqAfterShutdown(c Chooser, in Case, env *Env) (Case, bool) {
 	if len(calls) == 0 {
 		return Case{}, false
 	}
-	req := copyNode(infos[calls[c.Intn(len(calls))]].obj)
-	req.set("id", &node{kind: nodeString, raw: afterID})
-	return Case{Frames: insertFrames(in.Frames, len(in.Frames), shutdownFrame, appendNode(nil, req))}, true
+	req := jsontree.Copy(infos[calls[c.Intn(len(calls))]].obj)
+	req.Set("id", &jsontree.Node{Kind: jsontree.String, Raw: afterID})
+	return Case{Frames: insertFrames(in.Frames, len(in.Frames), shutdownFrame, jsontree.Append(nil, req))}, true
 }
 
 // unknownIDs are ids a cancellation can name that no frame uses (checked).
@@ -157,7 +160,7 @@ func seqCancelUnknown(c Chooser, in Case, env *Env) (Case, bool) {
 		cand := unknownIDs[(start+i)%len(unknownIDs)]
 		used := false
 		for _, fi := range infos {
-			if fi.id != nil && bytes.Equal(appendNode(nil, fi.id), cand) {
+			if fi.id != nil && bytes.Equal(jsontree.Append(nil, fi.id), cand) {
 				used = true
 			}
 		}
@@ -201,9 +204,9 @@ func seqSameIDTwice(c Chooser, in Case, env *Env) (Case, bool) {
 	k := calls[c.Intn(len(calls))]
 	second := in.Frames[k]
 	if other := calls[c.Intn(len(calls))]; other != k {
-		o := copyNode(infos[other].obj)
-		o.set("id", infos[k].id)
-		second = appendNode(nil, o)
+		o := jsontree.Copy(infos[other].obj)
+		o.Set("id", infos[k].id)
+		second = jsontree.Append(nil, o)
 	}
 	return Case{Frames: insertFrames(in.Frames, k+1, second)}, true
 }
@@ -224,9 +227,9 @@ func seqNotificationFlood(c Chooser, in Case, env *Env) (Case, bool) {
 	if len(sources) == 0 {
 		return Case{}, false
 	}
-	note := copyNode(infos[sources[c.Intn(len(sources))]].obj)
-	note.remove("id")
-	text := appendNode(nil, note)
+	note := jsontree.Copy(infos[sources[c.Intn(len(sources))]].obj)
+	note.Remove("id")
+	text := jsontree.Append(nil, note)
 	n, ok := pickSize(c, floodCounts, len(text), env.maxFrame()/len(text), 2)
 	if !ok {
 		return Case{}, false

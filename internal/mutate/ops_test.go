@@ -3,6 +3,7 @@ package mutate
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/rpcload/rpcload/internal/jsontree"
 	"os"
 	"regexp"
 	"strings"
@@ -67,25 +68,25 @@ func membersChanged(t *testing.T, in, out []byte) []string {
 	return changed
 }
 
-func countKey(n *node, name string) int {
+func countKey(n *jsontree.Node, name string) int {
 	k := 0
-	for _, m := range n.members {
-		if keyIs(m.key, name) {
+	for _, m := range n.Members {
+		if jsontree.KeyIs(m.Key, name) {
 			k++
 		}
 	}
 	return k
 }
 
-func hasDuplicateKey(n *node) bool {
+func hasDuplicateKey(n *jsontree.Node) bool {
 	dup := false
-	walk(n, func(x *node) bool {
+	jsontree.Walk(n, func(x *jsontree.Node, _ int) bool {
 		seen := map[string]bool{}
-		for _, m := range x.members {
-			if seen[string(m.key)] {
+		for _, m := range x.Members {
+			if seen[string(m.Key)] {
 				dup = true
 			}
-			seen[string(m.key)] = true
+			seen[string(m.Key)] = true
 		}
 		return !dup
 	})
@@ -95,10 +96,10 @@ func hasDuplicateKey(n *node) bool {
 func elemCount(t *testing.T, f []byte) int {
 	t.Helper()
 	n, ok := parseTree(f)
-	if !ok || n.kind != nodeArray {
+	if !ok || n.Kind != jsontree.Array {
 		t.Fatalf("not an array: %.200q", f)
 	}
-	return len(n.elems)
+	return len(n.Elems)
 }
 
 var arraySchema = json.RawMessage(`{"type":"array","items":{"type":"integer"},"minItems":2,"maxItems":2}`)
@@ -278,9 +279,9 @@ var opCases = []opCase{
 			o := obj(t, out)
 			for _, name := range envelopeMembers {
 				var vals []string
-				for _, m := range o.members {
-					if keyIs(m.key, name) {
-						vals = append(vals, string(appendNode(nil, m.val)))
+				for _, m := range o.Members {
+					if jsontree.KeyIs(m.Key, name) {
+						vals = append(vals, string(jsontree.Append(nil, m.Val)))
 					}
 				}
 				if len(vals) == 2 && vals[0] != vals[1] {
@@ -292,7 +293,7 @@ var opCases = []opCase{
 	{op: "envelope_duplicate", name: "batch element", in: frames(`[` + req + `,1]`),
 		check: single(func(t *testing.T, in, out []byte, env *Env) {
 			n, _ := parseTree(out)
-			if n == nil || n.kind != nodeArray || !hasDuplicateKey(n.elems[0]) {
+			if n == nil || n.Kind != jsontree.Array || !hasDuplicateKey(n.Elems[0]) {
 				t.Fatalf("the batch element has no duplicate: %q", out)
 			}
 		})},
@@ -361,15 +362,15 @@ var opCases = []opCase{
 	{op: "params_null", name: "null already", in: frames(`{"id":1,"method":"x","params":null}`), notApply: true},
 	{op: "params_scalar", in: frames(req),
 		check: single(func(t *testing.T, in, out []byte, env *Env) {
-			p := obj(t, out).get("params")
-			if p == nil || (p.kind != nodeScalar && p.kind != nodeString) || isNull(p) || p.raw[0] == '[' || p.raw[0] == '{' {
+			p := obj(t, out).Get("params")
+			if p == nil || (p.Kind != jsontree.Scalar && p.Kind != jsontree.String) || isNull(p) || p.Raw[0] == '[' || p.Raw[0] == '{' {
 				t.Fatalf("params not a scalar: %q", out)
 			}
 		})},
 	{op: "params_arity", in: frames(req, named),
 		check: single(func(t *testing.T, in, out []byte, env *Env) {
-			a, b := obj(t, in).get("params"), obj(t, out).get("params")
-			na, nb := len(a.elems)+len(a.members), len(b.elems)+len(b.members)
+			a, b := obj(t, in).Get("params"), obj(t, out).Get("params")
+			na, nb := len(a.Elems)+len(a.Members), len(b.Elems)+len(b.Members)
 			if nb != na-1 && nb != na+1 {
 				t.Fatalf("arity %d -> %d: %q", na, nb, out)
 			}
@@ -378,7 +379,7 @@ var opCases = []opCase{
 	{op: "params_arity", name: "no params", in: frames(`{"id":1,"method":"x"}`), notApply: true},
 	{op: "params_duplicate_key", in: frames(named),
 		check: single(func(t *testing.T, in, out []byte, env *Env) {
-			if !hasDuplicateKey(obj(t, out).get("params")) {
+			if !hasDuplicateKey(obj(t, out).Get("params")) {
 				t.Fatalf("no duplicate key in params: %q", out)
 			}
 		})},
@@ -417,10 +418,10 @@ var opCases = []opCase{
 		})},
 	{op: "params_wide", in: frames(req),
 		check: single(func(t *testing.T, in, out []byte, env *Env) {
-			p := obj(t, out).get("params")
+			p := obj(t, out).Get("params")
 			clamped := len(out) > env.maxFrame()/2
-			if p.kind != nodeArray && p.kind != nodeObject || !intIn(len(p.elems)+len(p.members), wideWidths) && !clamped {
-				t.Fatalf("params width %d not on the ladder", len(p.elems)+len(p.members))
+			if p.Kind != jsontree.Array && p.Kind != jsontree.Object || !intIn(len(p.Elems)+len(p.Members), wideWidths) && !clamped {
+				t.Fatalf("params width %d not on the ladder", len(p.Elems)+len(p.Members))
 			}
 		})},
 
@@ -447,22 +448,22 @@ var opCases = []opCase{
 		check: single(func(t *testing.T, in, out []byte, env *Env) {
 			n, ok := parseTree(out)
 			nested := false
-			for _, e := range n.elems {
-				nested = nested || e.kind == nodeArray
+			for _, e := range n.Elems {
+				nested = nested || e.Kind == jsontree.Array
 			}
-			if !ok || n.kind != nodeArray || !nested {
+			if !ok || n.Kind != jsontree.Array || !nested {
 				t.Fatalf("no batch in a batch: %q", out)
 			}
 		})},
 	{op: "batch_notifications", in: frames(req, `[`+named+`]`),
 		check: single(func(t *testing.T, in, out []byte, env *Env) {
 			n, ok := parseTree(out)
-			if !ok || n.kind != nodeArray || len(n.elems) == 0 {
+			if !ok || n.Kind != jsontree.Array || len(n.Elems) == 0 {
 				t.Fatalf("not a batch: %q", out)
 			}
-			for _, e := range n.elems {
-				if e.kind != nodeObject || e.find("id") >= 0 || e.find("method") < 0 {
-					t.Fatalf("not a notification: %q", appendNode(nil, e))
+			for _, e := range n.Elems {
+				if e.Kind != jsontree.Object || e.Find("id") >= 0 || e.Find("method") < 0 {
+					t.Fatalf("not a notification: %q", jsontree.Append(nil, e))
 				}
 			}
 		})},
@@ -470,11 +471,11 @@ var opCases = []opCase{
 	{op: "batch_duplicate_ids", in: frames(req, notif),
 		check: single(func(t *testing.T, in, out []byte, env *Env) {
 			n, ok := parseTree(out)
-			if !ok || n.kind != nodeArray || len(n.elems) < 2 {
+			if !ok || n.Kind != jsontree.Array || len(n.Elems) < 2 {
 				t.Fatalf("not a batch of 2+: %q", out)
 			}
-			for _, e := range n.elems {
-				if id := memberText(e, "id"); id != memberText(n.elems[0], "id") || id == "" || id == "null" {
+			for _, e := range n.Elems {
+				if id := memberText(e, "id"); id != memberText(n.Elems[0], "id") || id == "" || id == "null" {
 					t.Fatalf("ids differ or missing: %q", out)
 				}
 			}
@@ -482,19 +483,19 @@ var opCases = []opCase{
 	{op: "batch_size", in: frames(req),
 		check: single(func(t *testing.T, in, out []byte, env *Env) {
 			n, ok := parseTree(out)
-			if !ok || n.kind != nodeArray {
+			if !ok || n.Kind != jsontree.Array {
 				t.Fatalf("not a batch: %.100q", out)
 			}
 			full := len(out) > env.maxFrame()/2 // clamped to fit
-			if !intIn(len(n.elems), batchSizes) && !full {
-				t.Fatalf("%d elements, not a size around a limit", len(n.elems))
+			if !intIn(len(n.Elems), batchSizes) && !full {
+				t.Fatalf("%d elements, not a size around a limit", len(n.Elems))
 			}
-			if e := n.elems[0]; e.kind == nodeObject && len(e.members) > 0 {
+			if e := n.Elems[0]; e.Kind == jsontree.Object && len(e.Members) > 0 {
 				seen := map[string]bool{}
-				for _, e := range n.elems {
+				for _, e := range n.Elems {
 					seen[memberText(e, "id")] = true
 				}
-				if len(seen) != len(n.elems) {
+				if len(seen) != len(n.Elems) {
 					t.Fatalf("ids not distinct")
 				}
 			}
@@ -648,7 +649,7 @@ func checkCancel(t *testing.T, in, out Case, method, idMember string) {
 	for _, f := range out.Frames {
 		o := obj(t, f)
 		if memberText(o, "method") == method {
-			p := o.get("params")
+			p := o.Get("params")
 			if id := memberText(p, idMember); id == "" || used[id] {
 				t.Fatalf("cancel of a known id or none: %q", f)
 			}
@@ -749,14 +750,14 @@ func TestLadderTops(t *testing.T) {
 				return false
 			}
 			n, ok := parseShallow(out.Frames[0])
-			return ok && len(n.elems) == 100000
+			return ok && len(n.Elems) == 100000
 		}},
 		{"params_wide", frames(req), func(out Case) bool {
 			if len(out.Frames[0]) < 200000 { // 100,000 values take more
 				return false
 			}
-			p := obj(t, out.Frames[0]).get("params")
-			return len(p.elems)+len(p.members) == 100000
+			p := obj(t, out.Frames[0]).Get("params")
+			return len(p.Elems)+len(p.Members) == 100000
 		}},
 		{"long_string", frames(req), func(out Case) bool { return len(out.Frames[0]) >= limit-8 }},
 		{"long_line", frames(req), func(out Case) bool { return len(out.Frames[0]) == limit }},

@@ -263,3 +263,26 @@ func Member(obj []byte, name string) (value []byte, ok bool) {
 	}
 	return nil, false
 }
+
+// StringEnd is SkipString that also tells whether the string ends: closed
+// is false when no unescaped quote closes it (end is then len(d)). Nothing
+// else is checked: a tolerant reader's notion of a string.
+func StringEnd(d []byte, i int) (end int, closed bool) {
+	for j := i + 1; j < len(d); j++ {
+		switch d[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	return len(d), false
+}
+
+// ValidStringEnd returns the offset after the string whose opening quote is
+// d[i], and whether it is a JSON string: closed, with valid escapes and no
+// control bytes. Bytes that are not UTF-8 are accepted, as Scan does.
+func ValidStringEnd(d []byte, i int) (end int, ok bool) {
+	end, _ = str(d, i)
+	return end, end >= 0
+}

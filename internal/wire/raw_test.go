@@ -259,3 +259,30 @@ func FuzzRaw(f *testing.F) {
 	})
 }
 
+func TestStringEnd(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		end    int
+		closed bool // StringEnd's answer
+		valid  bool // ValidStringEnd's, whose end is then the same
+	}{
+		{`"ab",1`, 4, true, true},
+		{`"a\"b"`, 6, true, true},
+		{`"a\\"b"`, 5, true, true},
+		{"\"\xff\\ud800\"", 9, true, true},
+		{`"abc`, 4, false, false},
+		{`"abc\"`, 6, false, false},
+		{`"\x"`, 4, true, false},
+		{`"\u12"`, 6, true, false},
+		{"\"a\nb\"", 5, true, false}, // a raw control byte
+	} {
+		end, closed := StringEnd([]byte(tc.in), 0)
+		if end != tc.end || closed != tc.closed {
+			t.Errorf("StringEnd(%q) = %d, %v; want %d, %v", tc.in, end, closed, tc.end, tc.closed)
+		}
+		vend, ok := ValidStringEnd([]byte(tc.in), 0)
+		if ok != tc.valid || ok && vend != tc.end {
+			t.Errorf("ValidStringEnd(%q) = %d, %v; want %v", tc.in, vend, ok, tc.valid)
+		}
+	}
+}
