@@ -143,7 +143,7 @@ func WriteSummary(path string, s *Summary) error {
 
 // WriteText prints the run summary for people.
 func WriteText(w io.Writer, s *Summary) error {
-	ew := &errWriter{w: w}
+	ew := &stats.ErrWriter{W: w}
 	fmt.Fprintf(ew, "rpcfuzz %s (profile %s, seed %d, %d workers)\n", s.Target, s.Profile, s.Seed, s.Workers)
 	fmt.Fprintf(ew, "  %d inputs in %.1fs: %.0f/s; %d more exchanges for canaries and minimizing\n", s.Execs, s.DurationS, s.ExecsPerS, s.Checks)
 	fmt.Fprintf(ew, "  %d distinct reply tuples, %d inputs in the working corpus", s.DistinctTuples, s.CorpusSize)
@@ -194,7 +194,7 @@ func WriteText(w io.Writer, s *Summary) error {
 	for _, wn := range s.Warnings {
 		fmt.Fprintf(ew, "warning: %s\n", wn)
 	}
-	return ew.err
+	return ew.Err()
 }
 
 func productiveOps(ops []OpReport) []string {
@@ -212,24 +212,8 @@ func productiveOps(ops []OpReport) []string {
 	return names
 }
 
+// oneLine folds the whitespace of a note or reply and cuts it to one line
+// of stats.OneLine (which never splits a UTF-8 sequence).
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		s = s[:n] + "…"
-	}
-	return s
-}
-
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
+	return stats.OneLine(strings.Join(strings.Fields(s), " "), n)
 }

@@ -120,11 +120,11 @@ func Compare(results []*Result) Comparison {
 // WriteComparison renders Compare(results) as text. names label the
 // columns (the files' names).
 func WriteComparison(w io.Writer, names []string, results []*Result) error {
-	ew := &errWriter{w: w}
+	ew := &ErrWriter{W: w}
 	for _, g := range Compare(results).Groups {
 		title := g.Name
 		if title != AllMethods {
-			title = "method " + oneLine(title, 80)
+			title = "method " + OneLine(title, 80)
 		}
 		fmt.Fprintf(ew, "\n%s\n", title)
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -143,5 +143,5 @@ func WriteComparison(w io.Writer, names []string, results []*Result) error {
 		tw.Flush()
 	}
 	fmt.Fprintln(ew, "\nratios are to the first file; latency is corrected (reply - intended send time)")
-	return ew.err
+	return ew.Err()
 }

@@ -48,7 +48,7 @@ type DiffSample struct {
 
 // WriteDiff renders a diff report: the counts per method and the samples.
 func WriteDiff(w io.Writer, d *DiffReport) error {
-	ew := &errWriter{w: w}
+	ew := &ErrWriter{W: w}
 	fmt.Fprintf(ew, "diff of %s (A) and %s (B)\n", d.Targets[0], d.Targets[1])
 	if len(d.IgnorePaths) > 0 {
 		fmt.Fprintf(ew, "ignoring %s\n", strings.Join(d.IgnorePaths, ", "))
@@ -59,15 +59,15 @@ func WriteDiff(w io.Writer, d *DiffReport) error {
 	fmt.Fprintln(tw, "method\tcompared\tmismatches\tunanswered\t")
 	for _, name := range SortedKeys(d.Methods) {
 		m := d.Methods[name]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t\n", oneLine(name, 60), m.Compared, m.Mismatches, m.Unanswered)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t\n", OneLine(name, 60), m.Compared, m.Mismatches, m.Unanswered)
 	}
 	tw.Flush()
 	for i, s := range d.Samples {
-		fmt.Fprintf(ew, "\nmismatch %d: %s, call %d, differs at %s", i+1, oneLine(s.Method, 60), s.Seq, strings.Join(s.Paths, " "))
+		fmt.Fprintf(ew, "\nmismatch %d: %s, call %d, differs at %s", i+1, OneLine(s.Method, 60), s.Seq, strings.Join(s.Paths, " "))
 		if s.MorePaths > 0 {
 			fmt.Fprintf(ew, " and %d more", s.MorePaths)
 		}
-		fmt.Fprintf(ew, "\n  request: %s\n  A: %s\n  B: %s\n", oneLine(s.Request, 500), oneLine(s.A, 500), oneLine(s.B, 500))
+		fmt.Fprintf(ew, "\n  request: %s\n  A: %s\n  B: %s\n", OneLine(s.Request, 500), OneLine(s.A, 500), OneLine(s.B, 500))
 	}
-	return ew.err
+	return ew.Err()
 }

@@ -13,7 +13,7 @@ import (
 // WriteText renders r as the human-readable report. It returns the first
 // write error.
 func WriteText(w io.Writer, r *Result) error {
-	ew := &errWriter{w: w}
+	ew := &ErrWriter{W: w}
 	p := func(format string, a ...any) { fmt.Fprintf(ew, format, a...) }
 	writeTextHeader(p, r)
 	writeTextCounts(p, r)
@@ -23,7 +23,7 @@ func WriteText(w io.Writer, r *Result) error {
 		writeTextSoak(p, s)
 	}
 	writeTextTail(p, r)
-	return ew.err
+	return ew.Err()
 }
 
 // printf is the formatted print of the report's writer.
@@ -64,7 +64,7 @@ func writeTextCounts(p printf, r *Result) {
 	if q.ServerMessages > 0 {
 		p("  messages sent by the server %d\n", q.ServerMessages)
 		for _, m := range SortedKeys(r.ServerMethods) {
-			p("    %-32s %d\n", oneLine(m, 60), r.ServerMethods[m])
+			p("    %-32s %d\n", OneLine(m, 60), r.ServerMethods[m])
 		}
 	}
 	if len(r.ErrorCodes) > 0 {
@@ -84,7 +84,7 @@ func writeTextCounts(p printf, r *Result) {
 			}
 			p("  %-24s %d%s\n", rule, r.Violations[rule], warn)
 			if s := r.ViolationSamples[rule]; len(s) > 0 && s[0].Frame != "" {
-				p("    e.g. %s\n", oneLine(s[0].Frame, 160))
+				p("    e.g. %s\n", OneLine(s[0].Frame, 160))
 			}
 		}
 	}
@@ -103,21 +103,21 @@ func writeTextDiagnostics(p printf, r *Result) {
 	if len(r.TransportErrorSamples) > 0 {
 		p("\ntransport errors seen\n")
 		for _, e := range r.TransportErrorSamples {
-			p("  %s\n", oneLine(e, 160))
+			p("  %s\n", OneLine(e, 160))
 		}
 	}
 	if c := r.Connections; c.Lost > 0 {
 		p("\nconnections opened %d, lost %d\n", c.Opened, c.Lost)
 	}
 	if ch := r.Child; ch != nil {
-		p("\nchild process  %s\n  restarts %d\n", oneLine(ch.Command, 160), ch.Restarts)
+		p("\nchild process  %s\n  restarts %d\n", OneLine(ch.Command, 160), ch.Restarts)
 		for _, e := range ch.Exits {
-			p("  exited: %s\n", oneLine(e, 200))
+			p("  exited: %s\n", OneLine(e, 200))
 		}
 		if len(ch.StderrTail) > 0 {
 			p("  last stderr lines:\n")
 			for _, l := range ch.StderrTail {
-				p("    %s\n", oneLine(l, 200))
+				p("    %s\n", OneLine(l, 200))
 			}
 		}
 		if ch.StderrPath != "" {
@@ -183,7 +183,7 @@ func writeTextTail(p printf, r *Result) {
 	if len(r.MergedFrom) > 0 {
 		p("\nmerged from %d results\n", len(r.MergedFrom))
 		for _, m := range r.MergedFrom {
-			p("  %s (%s, started %s)\n", oneLine(m.Path, 120), oneLine(m.Target, 120), m.StartedAt)
+			p("  %s (%s, started %s)\n", OneLine(m.Path, 120), OneLine(m.Target, 120), m.StartedAt)
 		}
 	}
 	for _, w := range r.Warnings {
@@ -204,7 +204,11 @@ func FormatMicros(v int64) string {
 	}
 }
 
-func oneLine(s string, n int) string {
+// OneLine is s as one printable line of at most n bytes (plus "…" when
+// cut): control characters become '·', and a cut never splits a UTF-8
+// sequence. Every text report (results, comparisons, diffs, fuzz
+// summaries) writes server-controlled text through it.
+func OneLine(s string, n int) string {
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return '·'
@@ -220,16 +224,22 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-type errWriter struct {
-	w   io.Writer
+// ErrWriter is a writer that keeps the first error of w and writes nothing
+// after it, so a renderer makes many writes and checks once (Err).
+type ErrWriter struct {
+	W   io.Writer
 	err error
 }
 
-func (e *errWriter) Write(p []byte) (int, error) {
+// Err is the first error a write returned, or nil.
+func (e *ErrWriter) Err() error { return e.err }
+
+// Write writes p to W unless an earlier write failed.
+func (e *ErrWriter) Write(p []byte) (int, error) {
 	if e.err != nil {
 		return 0, e.err
 	}
-	n, err := e.w.Write(p)
+	n, err := e.W.Write(p)
 	e.err = err
 	return n, err
 }

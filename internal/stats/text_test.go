@@ -185,9 +185,9 @@ func TestOneLine(t *testing.T) {
 		{"aéé", 2, "a…"},
 		{"aéé", 3, "aé…"},
 	} {
-		got := oneLine(tc.in, tc.n)
+		got := OneLine(tc.in, tc.n)
 		if got != tc.want || !utf8.ValidString(got) {
-			t.Errorf("oneLine(%q, %d) = %q; want %q", tc.in, tc.n, got, tc.want)
+			t.Errorf("OneLine(%q, %d) = %q; want %q", tc.in, tc.n, got, tc.want)
 		}
 	}
 }
