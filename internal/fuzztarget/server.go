@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"strconv"
-	"strings"
 	"sync/atomic"
 
 	"github.com/rpcload/rpcload/internal/wire"
@@ -252,24 +251,7 @@ func add(params *member) (sum []byte, why string) {
 	if math.IsInf(r, 0) || math.IsNaN(r) {
 		return nil, "the sum is out of range"
 	}
-	return appendFloat(nil, r), ""
-}
-
-// appendFloat formats f like encoding/json: the shortest form that reads
-// back, with an exponent only for very large or small magnitudes.
-func appendFloat(dst []byte, f float64) []byte {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	start := len(dst)
-	dst = strconv.AppendFloat(dst, f, format, -1, 64)
-	if format == 'e' {
-		s := strings.Replace(string(dst[start:]), "e-0", "e-", 1)
-		dst = append(dst[:start], s...)
-	}
-	return dst
+	return wire.AppendFloat(nil, r, 64), ""
 }
 
 // errorReply encodes an error response with a string as data.

@@ -420,7 +420,7 @@ func addNumbers(a, b string) (string, bool) {
 		}
 	}
 	if r := fa + fb; !math.IsInf(r, 0) {
-		return string(appendFloat(nil, r)), true
+		return string(wire.AppendFloat(nil, r, 64)), true
 	}
 	return "", false
 }

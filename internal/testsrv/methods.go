@@ -266,7 +266,7 @@ func (p *proc) arith(i int, x, y []byte, xn, yn string, mul bool) {
 		p.badParams(i, "result is out of range", "")
 		return
 	}
-	p.scratch = appendFloat(p.scratch, r)
+	p.scratch = wire.AppendFloat(p.scratch, r, 64)
 	p.okScratch(i, lo)
 }
 
@@ -303,25 +303,4 @@ func number(raw []byte) (f float64, i int64, isInt, ok bool) {
 		return 0, 0, false, false
 	}
 	return v, 0, false, true
-}
-
-// appendFloat formats f like encoding/json does, so results look the same as
-// from a typical Go server: shortest round-trip form, exponent only for very
-// large or small magnitudes.
-func appendFloat(dst []byte, f float64) []byte {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	dst = strconv.AppendFloat(dst, f, format, -1, 64)
-	if format == 'e' {
-		// Turn e-09 into e-9, as encoding/json does.
-		n := len(dst)
-		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
-			dst[n-2] = dst[n-1]
-			dst = dst[:n-1]
-		}
-	}
-	return dst
 }

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"math"
 	"strconv"
 	"unicode/utf8"
 )
@@ -205,4 +206,26 @@ func Unquote(dst, raw []byte) ([]byte, bool) {
 		dst = utf8.AppendRune(dst, r)
 	}
 	return dst, true
+}
+
+// AppendFloat appends f as encoding/json writes a float of that many bits
+// (64 or 32): the shortest form that reads back, with an exponent only
+// below 1e-6 or from 1e21 on, and no leading zero in a negative exponent
+// (1e-7, not 1e-07). f must be finite.
+func AppendFloat(dst []byte, f float64, bits int) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, bits)
+	if format == 'e' {
+		n := len(dst)
+		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
 }

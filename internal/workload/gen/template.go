@@ -277,7 +277,7 @@ func (c *compiler) float(f float64, bits int) {
 		c.lit = append(c.lit, "null"...)
 		return
 	}
-	c.lit = appendFloatJSON(c.lit, f, bits)
+	c.lit = wire.AppendFloat(c.lit, f, bits)
 }
 
 func (c *compiler) raw(v json.RawMessage) {

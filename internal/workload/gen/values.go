@@ -149,28 +149,6 @@ func describe(v any) string {
 	return fmt.Sprintf("a %T", v)
 }
 
-// appendFloatJSON formats a literal float like encoding/json does (plain
-// digits from 1e-6 to 1e21, exponent outside), so literal params read as
-// they would from json.Marshal: 1000000, not 1e+06.
-func appendFloatJSON(dst []byte, f float64, bits int) []byte {
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 {
-		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
-			format = 'e'
-		}
-	}
-	dst = strconv.AppendFloat(dst, f, format, -1, bits)
-	if format == 'e' {
-		// clean up e-09 to e-9, as encoding/json does
-		n := len(dst)
-		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
-			dst[n-2] = dst[n-1]
-			dst = dst[:n-1]
-		}
-	}
-	return dst
-}
-
 // appendCompact appends raw JSON without insignificant space.
 func appendCompact(dst, raw []byte) ([]byte, error) {
 	var b bytes.Buffer
