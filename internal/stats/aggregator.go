@@ -380,16 +380,7 @@ func halveSeries(s []Point) []Point {
 	for i := 0; i < len(s); i += 2 {
 		p := s[i]
 		if i+1 < len(s) {
-			q := s[i+1]
-			p = addPointCounts(p, q)
-			p.T = q.T
-			p.InFlight = max(p.InFlight, q.InFlight)
-			p.ChildRSSBytes = max(p.ChildRSSBytes, q.ChildRSSBytes)
-			p.OldestPendingUs = max(p.OldestPendingUs, q.OldestPendingUs)
-			p.TimedOutUnanswered = max(p.TimedOutUnanswered, q.TimedOutUnanswered)
-			p.TargetRate = q.TargetRate
-			p.P50us = max(p.P50us, q.P50us)
-			p.P99us = max(p.P99us, q.P99us)
+			p = combineWithin(p, s[i+1])
 		}
 		s[n] = p
 		n++
