@@ -94,6 +94,7 @@ func TestScenarioUsageErrors(t *testing.T) {
 	good := writeScenario(t, "version: 1\ntarget: tcp://127.0.0.1:1\nload: {rate: 1, duration: 1s}\nmix:\n  - method: a\n")
 	bad := writeScenario(t, "version: 1\nload: {rate: -1, duration: 1s}\nmix:\n  - method: a\n    wieght: 2\n")
 	batchy := writeScenario(t, "version: 1\ntarget: tcp://127.0.0.1:1\nload: {concurrency: 2, duration: 1s}\nmix:\n  - method: a\n    batch: 5\n")
+	mcpH2 := writeScenario(t, "version: 1\ntarget: http://127.0.0.1:1\nprofile: mcp\ntransport:\n  http2: true\nload: {rate: 1, duration: 1s}\nmix:\n  - method: tools/list\n")
 	tests := []struct {
 		name string
 		args []string
@@ -105,6 +106,8 @@ func TestScenarioUsageErrors(t *testing.T) {
 		{"bad arrival", []string{"run", "-f", good, "--arrival", "bursty"}, []string{"--arrival", "bursty"}},
 		{"a file value named by its key and line", []string{"run", "-f", batchy}, []string{"load.concurrency (", "s.yaml:3) 2 cannot hold one batch of 5"}},
 		{"a flag value named by its flag", []string{"run", "-f", batchy, "--concurrency", "3"}, []string{"--concurrency 3 cannot hold one batch of 5"}},
+		{"a transport setting of the file named by its key and line", []string{"run", "-f", mcpH2}, []string{"transport.http2 (", "s.yaml:5): the mcp profile speaks Streamable HTTP"}},
+		{"a transport flag named by its flag", []string{"run", "-f", mcpH2, "--http2"}, []string{"--http2: the mcp profile speaks Streamable HTTP"}},
 		{"no target anywhere", []string{"run", "-f", writeScenario(t, "version: 1\nload: {rate: 1, duration: 1s}\nmix:\n  - method: a\n")}, []string{"TARGET"}},
 	}
 	for _, tc := range tests {

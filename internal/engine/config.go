@@ -73,9 +73,9 @@ func (c *Config) Validate() error {
 	}
 	switch {
 	case c.Conns < 1:
-		return fmt.Errorf("--conns must be at least 1 (got %d)", c.Conns)
+		return fmt.Errorf("%s must be at least 1 (got %d)", c.Name("conns"), c.Conns)
 	case c.MaxFrame < 64:
-		return fmt.Errorf("--max-frame must be at least 64 bytes (got %d)", c.MaxFrame)
+		return fmt.Errorf("%s must be at least 64 bytes (got %d)", c.Name("max-frame"), c.MaxFrame)
 	}
 	if c.Profile == nil {
 		c.Profile, _ = profile.New(profile.JSONRPC, profile.Options{})
@@ -101,13 +101,13 @@ func (c *Config) validateProfile() error {
 	case c.Batches() && !p.AllowsBatch():
 		return fmt.Errorf("%s: the %s profile does not allow JSON-RPC batches", c.batchName(), name)
 	case !p.AllowsIDFormat(c.IDFormat):
-		return fmt.Errorf("--id-format string: the %s profile sends integer ids only", name)
+		return fmt.Errorf("%s string: the %s profile sends integer ids only", c.Name("id-format"), name)
 	case name == profile.LSP && !c.Target.IsStream():
 		return fmt.Errorf("the lsp profile needs a stream target (stdio, tcp+lsp://, unix+lsp://), not %s", c.Target.Scheme)
 	case name == profile.MCP && c.HTTP2:
-		return errors.New("--http2: the mcp profile speaks Streamable HTTP over HTTP/1.1")
+		return fmt.Errorf("%s: the mcp profile speaks Streamable HTTP over HTTP/1.1", c.Name("http2"))
 	case len(c.Steps) > 0 && !c.Target.IsStream():
-		return errors.New("opening steps (--open) need a stream target")
+		return fmt.Errorf("opening steps (%s) need a stream target", c.Name("open"))
 	}
 	return nil
 }

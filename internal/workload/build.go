@@ -77,6 +77,9 @@ func (b *builder) fromFile(key, fileKey string) bool {
 
 // lay lays the file and the flags into the plan.
 func (b *builder) lay() error {
+	for flag, key := range fileKeys {
+		b.fromFile(flag, key)
+	}
 	f, p := &b.f, &b.p
 	*p = Plan{Rate: f.Rate, Concurrency: f.Concurrency, MaxRate: f.MaxRate, Duration: f.Duration, Timeout: f.Timeout, MaxInFlight: f.MaxInFlight,
 		Method: f.Method, NotifyEvery: f.NotifyEvery, Batch: f.Batch, Seed: f.Seed, names: p.names}
@@ -163,7 +166,7 @@ func (b *builder) layLoad() error {
 	case "poisson":
 		p.Poisson = true
 	default:
-		return fmt.Errorf("%s must be uniform or poisson (got %q)", p.name(keyArrival), arrival)
+		return fmt.Errorf("%s must be uniform or poisson (got %q)", p.Name(keyArrival), arrival)
 	}
 	return nil
 }

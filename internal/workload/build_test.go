@@ -89,7 +89,7 @@ func TestBuildLayers(t *testing.T) {
 	}
 	for key, want := range map[string]string{"duration": "load.duration (s.yaml:5)", "rate": "load.rate (s.yaml:4)",
 		"seed": "seed (s.yaml:2)", "timeout": "--timeout", "max-inflight": "--max-inflight"} {
-		if got := p.name(key); got != want {
+		if got := p.Name(key); got != want {
 			t.Errorf("name(%s) = %q, want %q", key, got, want)
 		}
 	}

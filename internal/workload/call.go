@@ -49,7 +49,7 @@ const maxCalls = 1000
 func (p *Plan) validateCalls(stream bool) error {
 	if len(p.Calls) == 0 {
 		if p.Method == "" {
-			return fmt.Errorf("%s must not be empty", p.name(keyMethod))
+			return fmt.Errorf("%s must not be empty", p.Name(keyMethod))
 		}
 		var params Template
 		if p.Params != nil {
@@ -112,9 +112,9 @@ func (p *Plan) validateCall(i int, call *Call, names map[string]bool, stream boo
 	case call.IDReuse && !stream:
 		return fmt.Errorf("call %q: the id-reuse probe needs a stream target (over HTTP every request stands alone)", call.Name)
 	case call.Batch > 1 && p.Concurrency > 0 && p.Concurrency < call.Batch:
-		return fmt.Errorf("%s %d cannot hold one batch of %d; it counts requests in flight", p.name(keyConcurrency), p.Concurrency, call.Batch)
+		return fmt.Errorf("%s %d cannot hold one batch of %d; it counts requests in flight", p.Name(keyConcurrency), p.Concurrency, call.Batch)
 	case call.Batch > 1 && p.MaxInFlight < call.Batch:
-		return fmt.Errorf("%s %d cannot hold one batch of %d", p.name(keyMaxInFlight), p.MaxInFlight, call.Batch)
+		return fmt.Errorf("%s %d cannot hold one batch of %d", p.Name(keyMaxInFlight), p.MaxInFlight, call.Batch)
 	}
 	return nil
 }

@@ -81,13 +81,13 @@ func (p *Plan) Validate(stream bool) error {
 		wire.Scan(p.Params, &m)
 		t := wire.TrimSpace(p.Params)
 		if m.Problems.Has(wire.ProblemInvalidJSON) || len(t) == 0 || (t[0] != '[' && t[0] != '{') {
-			return fmt.Errorf("%s must be a JSON array or object (got %.40q)", p.name(keyParams), p.Params)
+			return fmt.Errorf("%s must be a JSON array or object (got %.40q)", p.Name(keyParams), p.Params)
 		}
 		// Newline framing cannot carry a line break inside a frame, so
 		// pretty-printed params are compacted once here.
 		var compact bytes.Buffer
 		if err := json.Compact(&compact, p.Params); err != nil {
-			return fmt.Errorf("%s: %w", p.name(keyParams), err)
+			return fmt.Errorf("%s: %w", p.Name(keyParams), err)
 		}
 		p.Params = compact.Bytes()
 	}
@@ -105,30 +105,30 @@ func (p *Plan) Validate(stream bool) error {
 func (p *Plan) validateLoad() error {
 	switch {
 	case p.Rate < 0:
-		return fmt.Errorf("%s must not be negative (got %g)", p.name(keyRate), p.Rate)
+		return fmt.Errorf("%s must not be negative (got %g)", p.Name(keyRate), p.Rate)
 	case p.Rate > 0 && p.Concurrency > 0:
-		return fmt.Errorf("%s (open loop) and %s (closed loop) exclude each other", p.name(keyRate), p.name(keyConcurrency))
+		return fmt.Errorf("%s (open loop) and %s (closed loop) exclude each other", p.Name(keyRate), p.Name(keyConcurrency))
 	case p.Rate == 0 && p.Concurrency <= 0 && !p.stagedOpen:
-		return fmt.Errorf("give %s R (open loop) or %s N (closed loop)", p.name(keyRate), p.name(keyConcurrency))
+		return fmt.Errorf("give %s R (open loop) or %s N (closed loop)", p.Name(keyRate), p.Name(keyConcurrency))
 	case !(p.MaxRate >= 0) || math.IsInf(p.MaxRate, 1):
-		return fmt.Errorf("%s must be a number of messages per second, 0 or more (got %g)", p.name(keyMaxRate), p.MaxRate)
+		return fmt.Errorf("%s must be a number of messages per second, 0 or more (got %g)", p.Name(keyMaxRate), p.MaxRate)
 	case p.MaxRate > 0 && (p.Rate > 0 || p.stagedOpen):
 		return fmt.Errorf("%s caps a closed loop (%s); an open loop (%s) sends at its intended times, which a token bucket does not keep",
-			p.name(keyMaxRate), p.name(keyConcurrency), p.name(keyRate))
+			p.Name(keyMaxRate), p.Name(keyConcurrency), p.Name(keyRate))
 	case p.Rate > 10_000_000:
-		return fmt.Errorf("%s %g is above the supported 10,000,000 req/s", p.name(keyRate), p.Rate)
+		return fmt.Errorf("%s %g is above the supported 10,000,000 req/s", p.Name(keyRate), p.Rate)
 	case p.Duration <= 0:
-		return fmt.Errorf("%s must be positive (got %s)", p.name(keyDuration), p.Duration)
+		return fmt.Errorf("%s must be positive (got %s)", p.Name(keyDuration), p.Duration)
 	case p.Timeout <= 0:
-		return fmt.Errorf("%s must be positive (got %s)", p.name(keyTimeout), p.Timeout)
+		return fmt.Errorf("%s must be positive (got %s)", p.Name(keyTimeout), p.Timeout)
 	case p.Drain < 0:
-		return fmt.Errorf("%s must not be negative (got %s)", p.name(keyDrain), p.Drain)
+		return fmt.Errorf("%s must not be negative (got %s)", p.Name(keyDrain), p.Drain)
 	case p.MaxInFlight < 1:
-		return fmt.Errorf("%s must be at least 1 (got %d)", p.name(keyMaxInFlight), p.MaxInFlight)
+		return fmt.Errorf("%s must be at least 1 (got %d)", p.Name(keyMaxInFlight), p.MaxInFlight)
 	case p.NotifyEvery < 0:
-		return fmt.Errorf("%s must not be negative (got %d)", p.name(keyNotifyEvery), p.NotifyEvery)
+		return fmt.Errorf("%s must not be negative (got %d)", p.Name(keyNotifyEvery), p.NotifyEvery)
 	case p.Batch < 0 || p.Batch > 100000:
-		return fmt.Errorf("%s must be between 0 and 100000 (got %d)", p.name(keyBatch), p.Batch)
+		return fmt.Errorf("%s must be between 0 and 100000 (got %d)", p.Name(keyBatch), p.Batch)
 	}
 	return nil
 }

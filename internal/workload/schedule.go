@@ -49,7 +49,7 @@ func (c *Plan) validateStages() error {
 		total += s.Duration
 	}
 	if c.Rate > 0 || c.Concurrency > 0 {
-		return fmt.Errorf("give stages or a steady %s/%s, not both", c.name(keyRate), c.name(keyConcurrency))
+		return fmt.Errorf("give stages or a steady %s/%s, not both", c.Name(keyRate), c.Name(keyConcurrency))
 	}
 	c.Duration = total
 	if openLoop {

@@ -84,9 +84,9 @@ func (c *Plan) applyShard() error {
 	case s.Count == 0 && s.Index == 0:
 		return nil
 	case s.Count < 1 || s.Count > maxShards:
-		return fmt.Errorf("%s i/n: n must be between 1 and %d (got %d)", c.name(keyShard), maxShards, s.Count)
+		return fmt.Errorf("%s i/n: n must be between 1 and %d (got %d)", c.Name(keyShard), maxShards, s.Count)
 	case s.Index < 1 || s.Index > s.Count:
-		return fmt.Errorf("%s i/n: i must be between 1 and n=%d (got %d)", c.name(keyShard), s.Count, s.Index)
+		return fmt.Errorf("%s i/n: i must be between 1 and n=%d (got %d)", c.Name(keyShard), s.Count, s.Index)
 	}
 	if !s.Sharded() {
 		return nil
@@ -110,7 +110,7 @@ func (c *Plan) applyShard() error {
 	if c.Concurrency > 0 {
 		part := s.Share(c.Concurrency)
 		if part == 0 {
-			return fmt.Errorf("%s %d cannot be split over %d shards: each needs at least 1", c.name(keyConcurrency), c.Concurrency, s.Count)
+			return fmt.Errorf("%s %d cannot be split over %d shards: each needs at least 1", c.Name(keyConcurrency), c.Concurrency, s.Count)
 		}
 		c.Concurrency = part
 	}

@@ -47,8 +47,9 @@ type Scenario struct {
 	Load    LoadShape
 	Mix     []Call // at least one call
 
-	// Lines holds the line of each setting of the load section and of the
-	// seed that the file gives, by its key ("load.rate", "seed"), so that
+	// Lines holds the line of each setting of the load, transport and
+	// profile sections and of the seed that the file gives, by its key
+	// ("load.rate", "transport.http2", "profile.open", "seed"), so that
 	// a problem found later names the setting where the user wrote it.
 	Lines map[string]int
 }

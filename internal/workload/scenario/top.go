@@ -54,10 +54,10 @@ func (p *parser) scenario(root *yaml.Node) *Scenario {
 		s.Command = p.command(v.val)
 	}
 	if v, ok := f["transport"]; ok {
-		s.Transport = p.transport(v.val)
+		s.Transport = p.transport(v.val, s.Lines)
 	}
 	if v, ok := f["profile"]; ok {
-		s.Profile = p.profile(v.val)
+		s.Profile = p.profile(v.val, s.Lines)
 	}
 	if v, ok := f["headers"]; ok {
 		s.Headers = p.headers(v.val)
@@ -120,9 +120,12 @@ func (p *parser) command(n *yaml.Node) []string {
 }
 
 // transport reads the transport mapping.
-func (p *parser) transport(n *yaml.Node) Transport {
+func (p *parser) transport(n *yaml.Node, lines map[string]int) Transport {
 	var t Transport
 	f := p.fields(n, "transport", transportKeys...)
+	for k, v := range f {
+		lines["transport."+k] = v.key.Line
+	}
 	if v, ok := f["conns"]; ok {
 		t.Conns, _ = p.intIn(v.val, "transport.conns", 1, 1<<20)
 	}
@@ -164,10 +167,11 @@ func (p *parser) abs(path string) string {
 }
 
 // profile reads the profile: a name, or a mapping with a name.
-func (p *parser) profile(n *yaml.Node) Profile {
+func (p *parser) profile(n *yaml.Node, lines map[string]int) Profile {
 	var pr Profile
 	if r := resolve(n); r != nil && r.Kind == yaml.ScalarNode {
 		pr.Name, _ = p.oneOf(n, "profile", profileNames...)
+		lines["profile.name"] = n.Line
 		return pr
 	}
 	r := resolve(n)
@@ -176,6 +180,9 @@ func (p *parser) profile(n *yaml.Node) Profile {
 		return pr
 	}
 	f := p.fields(n, "profile", profileKeys...)
+	for k, v := range f {
+		lines["profile."+k] = v.key.Line
+	}
 	v, ok := f["name"]
 	if !ok {
 		p.errorf(n, "profile: missing name (expected one of %s)", strings.Join(profileNames, ", "))
