@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/rpcload/rpcload/cmd/internal/cli"
+
 	"errors"
 	"io"
 
@@ -20,7 +22,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) (int, error) {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK, nil
 		}
-		return exitUsage, usageError{err}
+		return exitUsage, cli.UsageError{Err: err}
 	}
 	if fs.NArg() < 2 {
 		return exitUsage, usagef("compare takes two or more result files (got %d)", fs.NArg())

@@ -34,7 +34,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) (int, er
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK, nil
 		}
-		return exitUsage, usageError{err}
+		return exitUsage, cli.UsageError{Err: err}
 	}
 	if fs.NArg() > 0 {
 		return exitUsage, usagef("unexpected argument %q; to load-test a server use: rpcload run TARGET --method NAME", fs.Arg(0))
@@ -56,7 +56,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) (int, er
 	}
 	srv, err := testsrv.New(scfg)
 	if err != nil {
-		return exitUsage, usageError{err}
+		return exitUsage, cli.UsageError{Err: err}
 	}
 	defer srv.Close()
 	var httpAddr, tcpAddr string

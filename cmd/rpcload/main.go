@@ -37,16 +37,7 @@ const (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-// usageError is a cli.UsageError written as a positional literal, which
-// vet refuses for a type of another package; scenario.go and the config
-// functions of run.go write it so (they are being rewritten elsewhere; this
-// becomes an alias of cli.UsageError once they are). It unwraps to a
-// cli.UsageError, which is what cli.ExitCode looks for.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return cli.UsageError{Err: e.err} }
-
+// usagef is cli.Usagef, short for the many usage errors of this command.
 func usagef(format string, a ...any) error { return cli.Usagef(format, a...) }
 
 func main() {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/rpcload/rpcload/cmd/internal/cli"
+
 	"errors"
 	"fmt"
 	"io"
@@ -41,7 +43,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) (int, error) {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK, nil
 		}
-		return exitUsage, usageError{err}
+		return exitUsage, cli.UsageError{Err: err}
 	}
 	if fs.NArg() == 0 {
 		return exitUsage, usagef("merge takes one or more result files (got none)")
@@ -57,13 +59,13 @@ func mergeCmd(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		r, err := stats.ReadJSONFile(path)
 		if err != nil {
-			return exitUsage, usageError{err}
+			return exitUsage, cli.UsageError{Err: err}
 		}
 		results[i] = r
 	}
 	merged, err := stats.Merge(results, paths)
 	if err != nil {
-		return exitUsage, usageError{err}
+		return exitUsage, cli.UsageError{Err: err}
 	}
 	if err := stats.WriteJSONFile(*output, merged); err != nil {
 		return exitUsage, err

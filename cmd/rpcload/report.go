@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/rpcload/rpcload/cmd/internal/cli"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -34,7 +36,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) (int, error) {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK, nil
 		}
-		return exitUsage, usageError{err}
+		return exitUsage, cli.UsageError{Err: err}
 	}
 	if fs.NArg() == 0 {
 		return exitUsage, usagef("report takes one or more result files (rpcload report RESULT.json [...] [--html FILE])")

@@ -161,13 +161,13 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 		pf.Params = openParams
 	}
 	if c.Plan, err = workload.Build(f.scen.sc, pf, t.IsStream()); err != nil {
-		return c, usageError{err}
+		return c, cli.UsageError{Err: err}
 	}
 	if c.Conns == 0 && !fs.Changed("conns") {
 		c.Conns = defaultConns(t, c.Plan)
 	}
 	if err := c.Validate(); err != nil {
-		return c, usageError{err}
+		return c, cli.UsageError{Err: err}
 	}
 	return c, nil
 }
@@ -212,7 +212,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK, nil
 		}
-		return exitUsage, usageError{err}
+		return exitUsage, cli.UsageError{Err: err}
 	}
 	if err := f.gate.parse(); err != nil {
 		return exitUsage, err

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/rpcload/rpcload/cmd/internal/cli"
+
 	"fmt"
 	"io"
 	"os"
@@ -39,7 +41,7 @@ func (f *scenarioFlags) load(fs *pflag.FlagSet, rf *runFlags) (target string, co
 	}
 	sc, err := scenario.Load(f.file, os.LookupEnv)
 	if err != nil {
-		return "", nil, usageError{err}
+		return "", nil, cli.UsageError{Err: err}
 	}
 	f.sc = sc
 	if rf.method != "" || rf.prof.tool != "" {
@@ -87,7 +89,7 @@ func (f *scenarioFlags) load(fs *pflag.FlagSet, rf *runFlags) (target string, co
 // dryRunTo prints the messages the configured run would send.
 func (f *scenarioFlags) dryRunTo(c engine.Config, w io.Writer) (int, error) {
 	if err := engine.DryRun(c, f.dryRun, w); err != nil {
-		return exitUsage, usageError{err}
+		return exitUsage, cli.UsageError{Err: err}
 	}
 	fmt.Fprintf(w, "# seed %d\n", c.Seed)
 	return exitOK, nil

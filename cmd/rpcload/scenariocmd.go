@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/rpcload/rpcload/cmd/internal/cli"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -40,7 +42,7 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK, nil
 		}
-		return exitUsage, usageError{err}
+		return exitUsage, cli.UsageError{Err: err}
 	}
 	rnd := rand.New(rand.NewPCG(*seed, 0))
 	var doc []byte

@@ -219,7 +219,7 @@ func serveWith(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK, nil
 		}
-		return exitUsage, usageError{err}
+		return exitUsage, cli.UsageError{Err: err}
 	}
 	if fs.NArg() > 0 {
 		return exitUsage, usagef("serve takes no arguments (got %q)", fs.Args())
@@ -237,7 +237,7 @@ func serveWith(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	srv, err := testsrv.New(cfg)
 	if err != nil {
-		return exitUsage, usageError{err}
+		return exitUsage, cli.UsageError{Err: err}
 	}
 	if f.stdio {
 		return serveStdio(ctx, srv, cfg.Profile, framing, stdin, stdout, stderr)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/rpcload/rpcload/cmd/internal/cli"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -110,7 +112,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) (int, error) {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK, nil
 		}
-		return exitUsage, usageError{err}
+		return exitUsage, cli.UsageError{Err: err}
 	}
 	if fs.NArg() != 1 {
 		return exitUsage, usagef("check takes exactly one result file (got %d); see rpcload check --help", fs.NArg())
