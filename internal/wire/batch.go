@@ -11,7 +11,7 @@ func NextElement(frame []byte, off int) (elem []byte, next int, ok bool) {
 	if off < 0 || off > len(frame) {
 		return nil, off, false
 	}
-	i := skipWS(frame, off)
+	i := SkipSpace(frame, off)
 	if i >= len(frame) {
 		return nil, i, false
 	}
@@ -20,7 +20,7 @@ func NextElement(frame []byte, off int) (elem []byte, next int, ok bool) {
 		if frame[i] != '[' {
 			return nil, i, false
 		}
-		if i = skipWS(frame, i+1); i < len(frame) && frame[i] == ']' {
+		if i = SkipSpace(frame, i+1); i < len(frame) && frame[i] == ']' {
 			return nil, i + 1, false
 		}
 	} else {
@@ -28,7 +28,7 @@ func NextElement(frame []byte, off int) (elem []byte, next int, ok bool) {
 			// ']' ends the batch; anything else means it was not an array.
 			return nil, i, false
 		}
-		i = skipWS(frame, i+1)
+		i = SkipSpace(frame, i+1)
 	}
 	s := scanner{d: frame}
 	end := s.skip(i, 1)

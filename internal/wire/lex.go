@@ -27,20 +27,6 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
-// skipWS skips the four whitespace bytes encoding/json accepts. Compact
-// JSON has none: one comparison tells (all four are at most ' ').
-func skipWS(d []byte, i int) int {
-	for i < len(d) && d[i] <= ' ' {
-		switch d[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
 func isHex(c byte) bool {
 	return c-'0' < 10 || (c|0x20)-'a' < 6
 }
@@ -202,7 +188,7 @@ func (s *scanner) skipWith(i, depth int, stack []uint64) int {
 			}
 			w, b := lvl>>6, uint64(1)<<(lvl&63)
 			lvl++
-			i = skipWS(d, i+1)
+			i = SkipSpace(d, i+1)
 			if c == '[' {
 				stack[w] |= b
 				if i < len(d) && d[i] == ']' {
@@ -237,14 +223,14 @@ func (s *scanner) skipWith(i, depth int, stack []uint64) int {
 			if i < 0 || lvl == 0 {
 				return i
 			}
-			i = skipWS(d, i)
+			i = SkipSpace(d, i)
 			if i >= len(d) {
 				return bad
 			}
 			arr := stack[(lvl-1)>>6]&(1<<((lvl-1)&63)) != 0
 			c := d[i]
 			if c == ',' {
-				i = skipWS(d, i+1)
+				i = SkipSpace(d, i+1)
 				if !arr {
 					i = s.key(i)
 				}
@@ -276,9 +262,9 @@ func (s *scanner) key(i int) int {
 	if i < 0 {
 		return bad
 	}
-	i = skipWS(d, i)
+	i = SkipSpace(d, i)
 	if i >= len(d) || d[i] != ':' {
 		return bad
 	}
-	return skipWS(d, i+1)
+	return SkipSpace(d, i+1)
 }

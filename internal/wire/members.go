@@ -95,7 +95,7 @@ func (s *scanner) errorObject(i int, m *Message) int {
 	d := s.d
 	var seen uint8
 	var extra nameSet
-	i = skipWS(d, i+1)
+	i = SkipSpace(d, i+1)
 	if i < len(d) && d[i] == '}' {
 		i++
 	} else {
@@ -109,10 +109,10 @@ func (s *scanner) errorObject(i int, m *Message) int {
 			if ke < 0 {
 				return bad
 			}
-			if i = skipWS(d, ke); i >= len(d) || d[i] != ':' {
+			if i = SkipSpace(d, ke); i >= len(d) || d[i] != ':' {
 				return bad
 			}
-			if i = skipWS(d, i+1); i >= len(d) {
+			if i = SkipSpace(d, i+1); i >= len(d) {
 				return bad
 			}
 			mem := errMember(d[ks+1:ke-1], fl)
@@ -158,7 +158,7 @@ func (s *scanner) errorObject(i int, m *Message) int {
 			if i < 0 {
 				return bad
 			}
-			if i = skipWS(d, i); i >= len(d) {
+			if i = SkipSpace(d, i); i >= len(d) {
 				return bad
 			}
 			if d[i] == '}' {
@@ -168,7 +168,7 @@ func (s *scanner) errorObject(i int, m *Message) int {
 			if d[i] != ',' {
 				return bad
 			}
-			i = skipWS(d, i+1)
+			i = SkipSpace(d, i+1)
 		}
 	}
 	if seen&(eCode|eMessage) != eCode|eMessage {

@@ -24,9 +24,10 @@ func init() {
 }
 
 // SkipSpace returns the offset of the first byte at or after i that is not
-// JSON whitespace (space, tab, newline, carriage return).
+// JSON whitespace (space, tab, newline, carriage return). Compact JSON has
+// none: one comparison tells (all four are at most ' '). Scan uses it too.
 func SkipSpace(d []byte, i int) int {
-	for i < len(d) {
+	for i < len(d) && d[i] <= ' ' {
 		switch d[i] {
 		case ' ', '\t', '\n', '\r':
 			i++

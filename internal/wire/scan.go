@@ -9,7 +9,7 @@ package wire
 func Scan(frame []byte, m *Message) {
 	*m = Message{}
 	s := scanner{d: frame}
-	i := skipWS(frame, 0)
+	i := SkipSpace(frame, 0)
 	end := bad
 	if i < len(frame) {
 		switch frame[i] {
@@ -22,7 +22,7 @@ func Scan(frame []byte, m *Message) {
 			m.Problems |= ProblemNotObject
 		}
 	}
-	if end < 0 || skipWS(frame, end) != len(frame) {
+	if end < 0 || SkipSpace(frame, end) != len(frame) {
 		*m = Message{Kind: KindInvalid, Problems: ProblemInvalidJSON}
 		return
 	}
@@ -35,7 +35,7 @@ func Scan(frame []byte, m *Message) {
 // only validated, not classified: the caller scans each one it cares about.
 func (s *scanner) batch(i int, m *Message) int {
 	d := s.d
-	i = skipWS(d, i+1)
+	i = SkipSpace(d, i+1)
 	if i < len(d) && d[i] == ']' {
 		m.Kind = KindBatch
 		return i + 1
@@ -51,12 +51,12 @@ func (s *scanner) batch(i int, m *Message) int {
 			return bad
 		}
 		m.BatchLen++
-		if i = skipWS(d, i); i >= len(d) {
+		if i = SkipSpace(d, i); i >= len(d) {
 			return bad
 		}
 		switch d[i] {
 		case ',':
-			i = skipWS(d, i+1)
+			i = SkipSpace(d, i+1)
 		case ']':
 			m.Kind = KindBatch
 			return i + 1
@@ -83,7 +83,7 @@ func (s *scanner) envelope(i int, m *Message) int {
 	d := s.d
 	var seen uint8
 	var extra nameSet
-	i = skipWS(d, i+1)
+	i = SkipSpace(d, i+1)
 	if i < len(d) && d[i] == '}' {
 		i++
 	} else {
@@ -91,7 +91,7 @@ func (s *scanner) envelope(i int, m *Message) int {
 			ks, ke := i, 0
 			mem, after := plainKey(d, i)
 			if mem != 0 {
-				if i = skipWS(d, after); i >= len(d) {
+				if i = SkipSpace(d, after); i >= len(d) {
 					return bad
 				}
 			} else {
@@ -104,10 +104,10 @@ func (s *scanner) envelope(i int, m *Message) int {
 				if ke < 0 {
 					return bad
 				}
-				if i = skipWS(d, ke); i >= len(d) || d[i] != ':' {
+				if i = SkipSpace(d, ke); i >= len(d) || d[i] != ':' {
 					return bad
 				}
-				if i = skipWS(d, i+1); i >= len(d) {
+				if i = SkipSpace(d, i+1); i >= len(d) {
 					return bad
 				}
 				mem = topMember(d[ks+1:ke-1], fl)
@@ -122,7 +122,7 @@ func (s *scanner) envelope(i int, m *Message) int {
 			if mem == mExtra && extra.repeat(d, ks, ke) {
 				m.Problems |= ProblemDuplicateKey
 			}
-			if i = skipWS(d, i); i >= len(d) {
+			if i = SkipSpace(d, i); i >= len(d) {
 				return bad
 			}
 			if d[i] == '}' {
@@ -132,7 +132,7 @@ func (s *scanner) envelope(i int, m *Message) int {
 			if d[i] != ',' {
 				return bad
 			}
-			i = skipWS(d, i+1)
+			i = SkipSpace(d, i+1)
 		}
 	}
 	classify(seen, m)
