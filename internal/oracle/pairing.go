@@ -9,68 +9,14 @@ import (
 )
 
 // pair pairs every element of the reply array with a request, in passes:
-// responses with an id to the requests with that id, then to those whose
-// id is in doubt; responses with id null; then those left over by moving
+// the id-first passes of pairByID; then the responses left over by moving
 // paired ones along (an augmenting path, as in bipartite matching); what
 // is still left is judged against the request it most likely answers.
 func (b *batchMatch) pair(reply []byte) {
-	sc := b.sc
-	it, _ := wire.ArrayElements(reply)
+	b.collect(reply)
+	b.pairByID()
+	pend := b.sc.pend
 	var rm wire.Message
-	for k := 0; ; k++ {
-		elem, ok := it.Next()
-		if !ok {
-			break
-		}
-		wire.Scan(elem, &rm)
-		if env := check.Envelope(&rm); b.found(env) {
-			b.note = "reply element " + strconv.Itoa(k) + ": " + rm.Problems.String()
-		}
-		state := pendID
-		switch {
-		case rm.Kind == wire.KindRequest || rm.Kind == wire.KindNotification:
-			if b.found(check.Set(0).Add(check.BatchExtraReply)) {
-				b.note = "reply element " + strconv.Itoa(k) + " is a request, not a response"
-			}
-			continue
-		case rm.Kind != wire.KindResult && rm.Kind != wire.KindError:
-			continue // Envelope flagged it
-		case rm.IDKind == wire.IDNull:
-			state = pendNullError
-			if rm.Kind == wire.KindResult {
-				state = pendNullValue
-			}
-		case rm.IDKind != wire.IDString && rm.IDKind != wire.IDNumber:
-			// Envelope flagged the id; the response still answers an
-			// element (geth echoes an id true as sent), which is not
-			// unanswered then, so it is paired as one with id null.
-			state = pendBadID
-		}
-		j := int32(len(sc.pend))
-		sc.pend = append(sc.pend, pendingReply{id: rm.ID, code: rm.Code, k: k, kind: rm.Kind, idKind: rm.IDKind, hasCode: rm.HasCode, state: state})
-		if state == pendID && b.byID(&rm, j) >= 0 {
-			sc.pend[j].state = pendDone
-		}
-	}
-	pend := sc.pend
-	for j := range pend {
-		if p := &pend[j]; p.state == pendID {
-			rm = p.message()
-			if b.scan(&b.lists[listAnyID], &rm, false, int32(j)) >= 0 || b.scan(&b.lists[listLoose], &rm, false, int32(j)) >= 0 {
-				p.state = pendDone
-			}
-		}
-	}
-	// A result with id null fits fewer requests than an error does.
-	for _, want := range [3]uint8{pendNullValue, pendNullError, pendBadID} {
-		for j := range pend {
-			if p := &pend[j]; p.state == want {
-				if rm = p.message(); b.byNull(&rm, int32(j)) >= 0 {
-					p.state = pendDone
-				}
-			}
-		}
-	}
 	for j := range pend {
 		if p := &pend[j]; p.state != pendDone {
 			b.stamp++
@@ -90,6 +36,85 @@ func (b *batchMatch) pair(reply []byte) {
 		case pendBadID:
 			// With no request left for it, Envelope's verdict is all.
 			b.blameNullTiers(&rm, int32(j))
+		}
+	}
+}
+
+// collect scans the elements of the reply array into the pending replies,
+// recording the envelope findings of each and those that are no response.
+func (b *batchMatch) collect(reply []byte) {
+	it, _ := wire.ArrayElements(reply)
+	var rm wire.Message
+	for k := 0; ; k++ {
+		elem, ok := it.Next()
+		if !ok {
+			break
+		}
+		wire.Scan(elem, &rm)
+		if env := check.Envelope(&rm); b.found(env) {
+			b.note = "reply element " + strconv.Itoa(k) + ": " + rm.Problems.String()
+		}
+		if (rm.Kind == wire.KindRequest || rm.Kind == wire.KindNotification) && b.found(check.Set(0).Add(check.BatchExtraReply)) {
+			b.note = "reply element " + strconv.Itoa(k) + " is a request, not a response"
+		}
+		b.sc.addReply(&rm, k)
+	}
+}
+
+// addReply keeps rm, reply k, for pairing when it is a response; the
+// others answer no request (Envelope flags what they are).
+func (s *batchScratch) addReply(rm *wire.Message, k int) {
+	state := pendID
+	switch {
+	case rm.Kind != wire.KindResult && rm.Kind != wire.KindError:
+		return
+	case rm.IDKind == wire.IDNull:
+		state = pendNullError
+		if rm.Kind == wire.KindResult {
+			state = pendNullValue
+		}
+	case rm.IDKind != wire.IDString && rm.IDKind != wire.IDNumber:
+		// Envelope flagged the id; the response still answers a request
+		// (geth echoes an id true as sent), which is not unanswered
+		// then, so it is paired as one with id null.
+		state = pendBadID
+	}
+	s.pend = append(s.pend, pendingReply{id: rm.ID, code: rm.Code, k: k, kind: rm.Kind, idKind: rm.IDKind, hasCode: rm.HasCode, state: state})
+}
+
+// pairByID is the part of the pairing that comes before any reply moves,
+// shared by the replies of a batch and those of a stream: responses with
+// an id to the requests with that id, in the order the replies came (a
+// request they answer plainly before one that takes them only by a
+// tolerance); then to those whose id is in doubt (a repeated "id" member,
+// a number float64 rounds); then responses with id null, results first,
+// by tier and category. Paired replies are marked pendDone.
+func (b *batchMatch) pairByID() {
+	pend := b.sc.pend
+	var rm wire.Message
+	for j := range pend {
+		if p := &pend[j]; p.state == pendID {
+			if rm = p.message(); b.byID(&rm, int32(j)) >= 0 {
+				p.state = pendDone
+			}
+		}
+	}
+	for j := range pend {
+		if p := &pend[j]; p.state == pendID {
+			rm = p.message()
+			if b.scan(&b.lists[listAnyID], &rm, false, int32(j)) >= 0 || b.scan(&b.lists[listLoose], &rm, false, int32(j)) >= 0 {
+				p.state = pendDone
+			}
+		}
+	}
+	// A result with id null fits fewer requests than an error does.
+	for _, want := range [3]uint8{pendNullValue, pendNullError, pendBadID} {
+		for j := range pend {
+			if p := &pend[j]; p.state == want {
+				if rm = p.message(); b.byNull(&rm, int32(j)) >= 0 {
+					p.state = pendDone
+				}
+			}
 		}
 	}
 }
