@@ -64,22 +64,28 @@ func (b *batchMatch) collect(reply []byte) {
 // addReply keeps rm, reply k, for pairing when it is a response; the
 // others answer no request (Envelope flags what they are).
 func (s *batchScratch) addReply(rm *wire.Message, k int) {
-	state := pendID
-	switch {
-	case rm.Kind != wire.KindResult && rm.Kind != wire.KindError:
+	if rm.Kind != wire.KindResult && rm.Kind != wire.KindError {
 		return
-	case rm.IDKind == wire.IDNull:
-		state = pendNullError
-		if rm.Kind == wire.KindResult {
-			state = pendNullValue
-		}
-	case rm.IDKind != wire.IDString && rm.IDKind != wire.IDNumber:
+	}
+	s.pend = append(s.pend, pendingReply{id: rm.ID, code: rm.Code, k: k, kind: rm.Kind, idKind: rm.IDKind, hasCode: rm.HasCode})
+	s.pend[len(s.pend)-1].unpair()
+}
+
+// unpair sets p's state for the first pass of the pairing, by its id.
+func (p *pendingReply) unpair() {
+	switch {
+	case p.idKind == wire.IDNull && p.kind == wire.KindResult:
+		p.state = pendNullValue
+	case p.idKind == wire.IDNull:
+		p.state = pendNullError
+	case p.idKind != wire.IDString && p.idKind != wire.IDNumber:
 		// Envelope flagged the id; the response still answers a request
 		// (geth echoes an id true as sent), which is not unanswered
 		// then, so it is paired as one with id null.
-		state = pendBadID
+		p.state = pendBadID
+	default:
+		p.state = pendID
 	}
-	s.pend = append(s.pend, pendingReply{id: rm.ID, code: rm.Code, k: k, kind: rm.Kind, idKind: rm.IDKind, hasCode: rm.HasCode, state: state})
 }
 
 // pairByID is the part of the pairing that comes before any reply moves,
@@ -224,7 +230,7 @@ func (b *batchMatch) each(rm *wire.Message, visit func(i int) bool) {
 func (b *batchMatch) augment(rm *wire.Message, j int32, depth int) bool {
 	free := -1
 	b.each(rm, func(i int) bool {
-		if q := &b.reqs[i]; !q.matched && q.fits(rm, false) {
+		if q := &b.reqs[i]; !q.matched && b.fits(i, rm, j, false) {
 			free = i
 			return false
 		}
@@ -241,7 +247,7 @@ func (b *batchMatch) augment(rm *wire.Message, j int32, depth int) bool {
 	}
 	b.each(rm, func(i int) bool {
 		q := &b.reqs[i]
-		if q.stamp == b.stamp || !q.matched || !q.fits(rm, false) {
+		if q.stamp == b.stamp || !q.matched || !b.fits(i, rm, j, false) {
 			return true
 		}
 		q.stamp = b.stamp
@@ -486,12 +492,28 @@ func (b *batchMatch) scan(c *candidates, rm *wire.Message, strict bool, j int32)
 			continue
 		}
 		judged++
-		if q.fits(rm, strict) {
+		if b.fits(int(i), rm, j, strict) {
 			q.matched, q.by = true, j
 			return int(i)
 		}
 	}
 	return -1
+}
+
+// fits reports whether rm, reply j, answers request i correctly (strict:
+// without the tolerances). A stream's caller judges its frames as a whole
+// (b.fit: a frame may be a batch, or a reply an array, and the envelope
+// counts there); a strict fit then needs the request's own strict verdict
+// too, but for a batch or [], which the caller alone can judge.
+func (b *batchMatch) fits(i int, rm *wire.Message, j int32, strict bool) bool {
+	q := &b.reqs[i]
+	if b.fit == nil {
+		return q.fits(rm, strict)
+	}
+	if !b.fit(i, b.sc.pend[j].k) {
+		return false
+	}
+	return !strict || q.class == Batch || q.class == EmptyBatch || q.fits(rm, true)
 }
 
 // judgePair pairs rm, reply j, with request i and records what judging
