@@ -53,6 +53,13 @@ func TestMatchReplies(t *testing.T) {
 		// not be read before one whose id could (a server that read it
 		// should have echoed it).
 		{"id null to the unreadable id first", []string{`{"jsonrpc":"1.0","id":1,"method":"x"}`, `{"jsonrpc":"2.0","id":true,"method":"x"}`}, []string{invalid}, "1"},
+		// Plainly before by a tolerance, as in a batch: an error -32600
+		// with id null is the plain answer to the invalid request with id
+		// 1; the unparseable frame before it (an invalid request with id
+		// 2 and a stray word) takes it only by the tolerance for a lenient
+		// reader, though id null answers that frame first by rank (the
+		// stream's pairing before it was the batch's gave it the reply).
+		{"plain before tolerated", []string{`{"jsonrpc":"2.0","id":2} x`, `{"jsonrpc":"2.0","id":1}`}, []string{invalid}, "1"},
 		// A reply carrying a frame's id as the other JSON type answers that
 		// frame (id_type_changed), not the first frame left without one.
 		{"type changed to its frame", []string{call1, call2, `{"jsonrpc":"2.0","id":3,"method":"echo"}`}, []string{`{"jsonrpc":"2.0","id":"3","result":null}`, res2}, "2 1"},

@@ -1,7 +1,6 @@
 package fuzz
 
 import (
-	"bytes"
 	"slices"
 
 	"github.com/rpcload/rpcload/internal/check"
@@ -59,6 +58,7 @@ type pairs struct {
 	staleNull int
 	staleIDs  [][]byte
 	budget    int // pairs judged for leftovers past maxAlign
+	pairing   oracle.Pairing
 }
 
 type pairVerdict struct {
@@ -459,63 +459,31 @@ func match(p *pairs, ids [][]byte) []int {
 	return frameOf
 }
 
-// byOrder pairs replies with frames by the oracle's order
-// (oracle.Candidate.Rank): replies with an id first, each with the frame
-// of the lowest rank among those with its id that it answers correctly;
-// then replies without a readable id, results before errors (a result fits
-// fewer frames), each with the frame of the lowest rank an id-null answer
-// may go to. Ties go to the frame that comes first. Arrays are left to the
-// matching: only a batch takes one. It sets frameOf and paired.
+// byOrder pairs replies with frames by the id-first passes of the
+// oracle's pairing (oracle.Pairing), the ones a batch's replies go
+// through: replies with an id first, each with a frame with its id that
+// it answers correctly, plainly before by a tolerance; then replies
+// without a readable id, results before errors (a result fits fewer
+// frames), each with a frame an id-null answer may go to, those only id
+// null can answer first. Arrays are left to the matching: only a batch
+// takes one. It sets frameOf and paired.
 func (p *pairs) byOrder(frameOf []int, paired []bool) {
-	cands := make([]oracle.Candidate, len(p.infos))
-	for i := range cands {
-		if i > 0 && p.infos[i].class == p.infos[i-1].class && bytes.Equal(p.frames[i], p.frames[i-1]) {
-			cands[i] = cands[i-1]
-			continue
-		}
-		cands[i] = oracle.NewCandidate(p.frames[i], p.infos[i].class)
+	pg := &p.pairing
+	pg.Reset()
+	for i := range p.infos {
+		pg.AddRequest(p.frames[i], p.infos[i].class)
 	}
-	const (
-		passID = iota
-		passNullResult
-		passNullError
-		passOther
-	)
-	for pass := passID; pass <= passOther; pass++ {
-		for j := range p.replies {
-			sc := p.scan(j)
-			if sc.kind == wire.KindBatch || replyPass(sc) != pass {
-				continue
-			}
-			rm := wire.Message{Kind: sc.kind, IDKind: sc.idKind, ID: sc.id, Code: sc.code, HasCode: sc.hasCode}
-			best, bestRank := -1, 0
-			for i := range cands {
-				r, ok := cands[i].Rank(&rm)
-				if !ok || paired[i] || best >= 0 && r >= bestRank || !p.fits(i, j) {
-					continue
-				}
-				best, bestRank = i, r
-			}
-			if best >= 0 {
-				frameOf[j], paired[best] = best, true
-			}
+	for j := range p.replies {
+		sc := p.scan(j)
+		rm := wire.Message{Kind: sc.kind, IDKind: sc.idKind, ID: sc.id, Code: sc.code, HasCode: sc.hasCode}
+		pg.AddReply(&rm)
+	}
+	pg.Pair(p.fits, frameOf)
+	for _, f := range frameOf {
+		if f >= 0 {
+			paired[f] = true
 		}
 	}
-}
-
-// replyPass returns the pass of byOrder that pairs the reply sc: 0 for a
-// reply with an id, 1 for a result with id null, 2 for an error with id
-// null, 3 for a response whose id is missing or of a wrong type.
-func replyPass(sc *replyScan) int {
-	switch {
-	case keyedScan(sc):
-		return 0
-	case sc.idKind == wire.IDNull && sc.kind == wire.KindResult:
-		return 1
-	case sc.idKind == wire.IDNull:
-		return 2
-	}
-	return 3
 }
 
 // tierOf orders frames for match: required, needing, the rest.

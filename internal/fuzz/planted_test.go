@@ -57,7 +57,7 @@ func TestPlantedBugs(t *testing.T) {
 				// changes with how replies are judged).
 				seed := uint64(1)
 				if bug == fuzztarget.Hang {
-					seed = map[string]uint64{"tcp": 10, "stdio": 10, "http": 9}[over]
+					seed = map[string]uint64{"tcp": 12, "stdio": 12, "http": 9}[over]
 				}
 				cfg := Config{Target: tg, Child: child, Workers: 1, Execs: 30000, Duration: 3 * time.Minute, Seed: seed, OutDir: t.TempDir(),
 					Timeout: 300 * time.Millisecond, StopAfter: 1, MinimizeBudget: 200, MinimizeTime: 20 * time.Second,

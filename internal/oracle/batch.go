@@ -235,6 +235,9 @@ type batchMatch struct {
 	note   string
 	notes  int
 	noted  check.Rule // the most severe rule of the finding note describes
+	// fit, when set, judges whether reply k (as the caller counts them)
+	// answers request i: a stream's frames are judged by the caller.
+	fit func(i, k int) bool
 }
 
 // newBatchMatch indexes sc.reqs for a reply array of replies elements.

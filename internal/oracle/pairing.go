@@ -9,68 +9,14 @@ import (
 )
 
 // pair pairs every element of the reply array with a request, in passes:
-// responses with an id to the requests with that id, then to those whose
-// id is in doubt; responses with id null; then those left over by moving
+// the id-first passes of pairByID; then the responses left over by moving
 // paired ones along (an augmenting path, as in bipartite matching); what
 // is still left is judged against the request it most likely answers.
 func (b *batchMatch) pair(reply []byte) {
-	sc := b.sc
-	it, _ := wire.ArrayElements(reply)
+	b.collect(reply)
+	b.pairByID()
+	pend := b.sc.pend
 	var rm wire.Message
-	for k := 0; ; k++ {
-		elem, ok := it.Next()
-		if !ok {
-			break
-		}
-		wire.Scan(elem, &rm)
-		if env := check.Envelope(&rm); b.found(env) {
-			b.note = "reply element " + strconv.Itoa(k) + ": " + rm.Problems.String()
-		}
-		state := pendID
-		switch {
-		case rm.Kind == wire.KindRequest || rm.Kind == wire.KindNotification:
-			if b.found(check.Set(0).Add(check.BatchExtraReply)) {
-				b.note = "reply element " + strconv.Itoa(k) + " is a request, not a response"
-			}
-			continue
-		case rm.Kind != wire.KindResult && rm.Kind != wire.KindError:
-			continue // Envelope flagged it
-		case rm.IDKind == wire.IDNull:
-			state = pendNullError
-			if rm.Kind == wire.KindResult {
-				state = pendNullValue
-			}
-		case rm.IDKind != wire.IDString && rm.IDKind != wire.IDNumber:
-			// Envelope flagged the id; the response still answers an
-			// element (geth echoes an id true as sent), which is not
-			// unanswered then, so it is paired as one with id null.
-			state = pendBadID
-		}
-		j := int32(len(sc.pend))
-		sc.pend = append(sc.pend, pendingReply{id: rm.ID, code: rm.Code, k: k, kind: rm.Kind, idKind: rm.IDKind, hasCode: rm.HasCode, state: state})
-		if state == pendID && b.byID(&rm, j) >= 0 {
-			sc.pend[j].state = pendDone
-		}
-	}
-	pend := sc.pend
-	for j := range pend {
-		if p := &pend[j]; p.state == pendID {
-			rm = p.message()
-			if b.scan(&b.lists[listAnyID], &rm, false, int32(j)) >= 0 || b.scan(&b.lists[listLoose], &rm, false, int32(j)) >= 0 {
-				p.state = pendDone
-			}
-		}
-	}
-	// A result with id null fits fewer requests than an error does.
-	for _, want := range [3]uint8{pendNullValue, pendNullError, pendBadID} {
-		for j := range pend {
-			if p := &pend[j]; p.state == want {
-				if rm = p.message(); b.byNull(&rm, int32(j)) >= 0 {
-					p.state = pendDone
-				}
-			}
-		}
-	}
 	for j := range pend {
 		if p := &pend[j]; p.state != pendDone {
 			b.stamp++
@@ -90,6 +36,91 @@ func (b *batchMatch) pair(reply []byte) {
 		case pendBadID:
 			// With no request left for it, Envelope's verdict is all.
 			b.blameNullTiers(&rm, int32(j))
+		}
+	}
+}
+
+// collect scans the elements of the reply array into the pending replies,
+// recording the envelope findings of each and those that are no response.
+func (b *batchMatch) collect(reply []byte) {
+	it, _ := wire.ArrayElements(reply)
+	var rm wire.Message
+	for k := 0; ; k++ {
+		elem, ok := it.Next()
+		if !ok {
+			break
+		}
+		wire.Scan(elem, &rm)
+		if env := check.Envelope(&rm); b.found(env) {
+			b.note = "reply element " + strconv.Itoa(k) + ": " + rm.Problems.String()
+		}
+		if (rm.Kind == wire.KindRequest || rm.Kind == wire.KindNotification) && b.found(check.Set(0).Add(check.BatchExtraReply)) {
+			b.note = "reply element " + strconv.Itoa(k) + " is a request, not a response"
+		}
+		b.sc.addReply(&rm, k)
+	}
+}
+
+// addReply keeps rm, reply k, for pairing when it is a response; the
+// others answer no request (Envelope flags what they are).
+func (s *batchScratch) addReply(rm *wire.Message, k int) {
+	if rm.Kind != wire.KindResult && rm.Kind != wire.KindError {
+		return
+	}
+	s.pend = append(s.pend, pendingReply{id: rm.ID, code: rm.Code, k: k, kind: rm.Kind, idKind: rm.IDKind, hasCode: rm.HasCode})
+	s.pend[len(s.pend)-1].unpair()
+}
+
+// unpair sets p's state for the first pass of the pairing, by its id.
+func (p *pendingReply) unpair() {
+	switch {
+	case p.idKind == wire.IDNull && p.kind == wire.KindResult:
+		p.state = pendNullValue
+	case p.idKind == wire.IDNull:
+		p.state = pendNullError
+	case p.idKind != wire.IDString && p.idKind != wire.IDNumber:
+		// Envelope flagged the id; the response still answers a request
+		// (geth echoes an id true as sent), which is not unanswered
+		// then, so it is paired as one with id null.
+		p.state = pendBadID
+	default:
+		p.state = pendID
+	}
+}
+
+// pairByID is the part of the pairing that comes before any reply moves,
+// shared by the replies of a batch and those of a stream: responses with
+// an id to the requests with that id, in the order the replies came (a
+// request they answer plainly before one that takes them only by a
+// tolerance); then to those whose id is in doubt (a repeated "id" member,
+// a number float64 rounds); then responses with id null, results first,
+// by tier and category. Paired replies are marked pendDone.
+func (b *batchMatch) pairByID() {
+	pend := b.sc.pend
+	var rm wire.Message
+	for j := range pend {
+		if p := &pend[j]; p.state == pendID {
+			if rm = p.message(); b.byID(&rm, int32(j)) >= 0 {
+				p.state = pendDone
+			}
+		}
+	}
+	for j := range pend {
+		if p := &pend[j]; p.state == pendID {
+			rm = p.message()
+			if b.scan(&b.lists[listAnyID], &rm, false, int32(j)) >= 0 || b.scan(&b.lists[listLoose], &rm, false, int32(j)) >= 0 {
+				p.state = pendDone
+			}
+		}
+	}
+	// A result with id null fits fewer requests than an error does.
+	for _, want := range [3]uint8{pendNullValue, pendNullError, pendBadID} {
+		for j := range pend {
+			if p := &pend[j]; p.state == want {
+				if rm = p.message(); b.byNull(&rm, int32(j)) >= 0 {
+					p.state = pendDone
+				}
+			}
 		}
 	}
 }
@@ -199,7 +230,7 @@ func (b *batchMatch) each(rm *wire.Message, visit func(i int) bool) {
 func (b *batchMatch) augment(rm *wire.Message, j int32, depth int) bool {
 	free := -1
 	b.each(rm, func(i int) bool {
-		if q := &b.reqs[i]; !q.matched && q.fits(rm, false) {
+		if q := &b.reqs[i]; !q.matched && b.fits(i, rm, j, false) {
 			free = i
 			return false
 		}
@@ -216,7 +247,7 @@ func (b *batchMatch) augment(rm *wire.Message, j int32, depth int) bool {
 	}
 	b.each(rm, func(i int) bool {
 		q := &b.reqs[i]
-		if q.stamp == b.stamp || !q.matched || !q.fits(rm, false) {
+		if q.stamp == b.stamp || !q.matched || !b.fits(i, rm, j, false) {
 			return true
 		}
 		q.stamp = b.stamp
@@ -461,12 +492,28 @@ func (b *batchMatch) scan(c *candidates, rm *wire.Message, strict bool, j int32)
 			continue
 		}
 		judged++
-		if q.fits(rm, strict) {
+		if b.fits(int(i), rm, j, strict) {
 			q.matched, q.by = true, j
 			return int(i)
 		}
 	}
 	return -1
+}
+
+// fits reports whether rm, reply j, answers request i correctly (strict:
+// without the tolerances). A stream's caller judges its frames as a whole
+// (b.fit: a frame may be a batch, or a reply an array, and the envelope
+// counts there); a strict fit then needs the request's own strict verdict
+// too, but for a batch or [], which the caller alone can judge.
+func (b *batchMatch) fits(i int, rm *wire.Message, j int32, strict bool) bool {
+	q := &b.reqs[i]
+	if b.fit == nil {
+		return q.fits(rm, strict)
+	}
+	if !b.fit(i, b.sc.pend[j].k) {
+		return false
+	}
+	return !strict || q.class == Batch || q.class == EmptyBatch || q.fits(rm, true)
 }
 
 // judgePair pairs rm, reply j, with request i and records what judging
