@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"flag"
+	"github.com/rpcload/rpcload/internal/golden"
+
 	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // TestMarkdownGolden pins the whole report of a suite with every part
 // filled, byte for byte (the elapsed time, which the clock decides, is
@@ -60,20 +58,5 @@ func TestMarkdownGolden(t *testing.T) {
 		s.store.add(sample{Comparison: 1, Case: "http, 64 conns", Tool: "wrk", Metric: "req/s", Round: r, Value: float64(1100 * r)})
 	}
 	got := regexp.MustCompile(`; [0-9hms.]+ in all\)`).ReplaceAll([]byte(s.markdown()), []byte("; ELAPSED in all)"))
-	path := filepath.Join("testdata", "report.golden.md")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("markdown differs from %s (go test -update rewrites it):\n%s", path, got)
-	}
+	golden.Check(t, "report.golden.md", got)
 }

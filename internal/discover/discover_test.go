@@ -1,35 +1,15 @@
 package discover
 
 import (
+	"github.com/rpcload/rpcload/internal/golden"
+
 	"bytes"
-	"flag"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (go test -update rewrites it); got:\n%s", path, got)
-	}
-}
 
 func read(t *testing.T, name string) []byte {
 	t.Helper()
@@ -60,7 +40,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.golden, out)
+			golden.Check(t, tc.golden, out)
 			again, _ := tc.make(t, 1)
 			if !bytes.Equal(out, again) {
 				t.Error("the same seed wrote a different file")

@@ -1,11 +1,10 @@
 package stats
 
 import (
+	"github.com/rpcload/rpcload/internal/golden"
+
 	"bytes"
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -84,8 +83,6 @@ func TestWriteText(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
 // TestWriteTextGolden pins the whole report of a result with every section
 // filled, byte for byte.
 func TestWriteTextGolden(t *testing.T) {
@@ -103,19 +100,7 @@ func TestWriteTextGolden(t *testing.T) {
 	if err := WriteText(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "report.golden.txt")
-	if *update {
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(b.Bytes(), want) {
-		t.Errorf("WriteText differs from %s (go test -update rewrites it):\n%s", path, b.Bytes())
-	}
+	golden.Check(t, "report.golden.txt", b.Bytes())
 }
 
 func TestWriteTextEmpty(t *testing.T) {
