@@ -18,7 +18,8 @@ import (
 // used; an error reply is an error naming its code and message.
 func CallOnce(ctx context.Context, cfg Config, method string, params []byte) ([]byte, error) {
 	cfg.Method, cfg.Params, cfg.Calls = method, nil, nil
-	cfg.Rate, cfg.Concurrency, cfg.Stages, cfg.Conns, cfg.Duration = 1, 0, nil, 1, time.Second
+	cfg.Steady(1)
+	cfg.Conns, cfg.Duration = 1, time.Second
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

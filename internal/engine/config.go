@@ -56,18 +56,15 @@ type Config struct {
 	// Tool is the MCP tool the load calls (--tool); before the load, the
 	// server's tools/list must offer it.
 	Tool string
-
-	valid bool // Validate has passed: Run does not check again
 }
 
-// Validate checks c and fills in defaults, once: the command line
-// validates its Config before it starts anything, Run validates one that
-// nobody did. Its Plan, likewise, is validated only if nobody did before
-// (workload.Build validates the Plans it makes).
+// Validate checks c and fills in its defaults. The command line validates
+// its Config before it starts anything and Run validates it again: the
+// checks of the target, transport and profile are cheap and idempotent, so
+// a Config changed after (--diff's second target) is checked as it is. Its
+// Plan is validated only once (workload.Build validates the Plans it
+// makes; Plan.Validate does nothing on a valid Plan).
 func (c *Config) Validate() error {
-	if c.valid {
-		return nil
-	}
 	if err := c.Plan.Validate(c.Target.IsStream()); err != nil {
 		return err
 	}
@@ -89,7 +86,6 @@ func (c *Config) Validate() error {
 	if c.InterruptDrain <= 0 {
 		c.InterruptDrain = time.Second
 	}
-	c.valid = true
 	return nil
 }
 

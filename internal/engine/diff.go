@@ -84,12 +84,7 @@ func Diff(ctx context.Context, cfg Config, b transport.Target, opt DiffOptions) 
 	}
 	// The load's own shape is not used: opt says how to send, for as long
 	// as the stages would have lasted.
-	if len(cfg.Stages) > 0 && cfg.Duration == 0 {
-		for _, st := range cfg.Stages {
-			cfg.Duration += st.Duration
-		}
-	}
-	cfg.Rate, cfg.Concurrency, cfg.Stages = 1, 0, nil
+	cfg.Steady(1)
 	cfg.Conns = opt.Workers // one stream connection per worker
 	if err := cfg.Validate(); err != nil {
 		return nil, err

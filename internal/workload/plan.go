@@ -133,6 +133,23 @@ func (p *Plan) validateLoad() error {
 	return nil
 }
 
+// Steady makes p a steady open loop of rate messages a second for as long
+// as it lasted (its stages' lengths, when it had stages and no Duration),
+// whatever load it described: for runs that pace by settings of their own
+// (--diff, a one-off call) but send p's calls. It keeps p's validity: a
+// steady rate needs none of the checks a shaped load does, and a Plan must
+// not be validated twice (a shard's load would be divided again).
+func (p *Plan) Steady(rate float64) {
+	if len(p.Stages) > 0 && p.Duration == 0 {
+		for _, st := range p.Stages {
+			p.Duration += st.Duration
+		}
+	}
+	p.Rate, p.Concurrency, p.MaxRate, p.Stages = rate, 0, 0, nil
+	p.StartRate, p.StartConcurrency = 0, 0
+	p.stagedOpen, p.stagedClosed = false, false
+}
+
 // Single reports whether the run is the one call of the flags (Method),
 // not a mix.
 func (p *Plan) Single() bool { return p.single }
