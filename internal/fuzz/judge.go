@@ -371,11 +371,30 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 		}
 	}
 	for _, extra := range assigned[len(c.Frames)] {
-		j.add(check.Set(0).Add(check.UnknownID), "a reply that answers no frame of the input", o.replies[extra], &scans[extra], status)
+		rules, note := strayVerdict(p, o.replies[extra])
+		j.add(rules, note, o.replies[extra], &scans[extra], status)
 	}
 	if o.tooLarge > 0 {
 		j.add(check.Set(0).Add(check.FrameTooLarge), "a reply longer than the reply limit was skipped", nil, nil, status)
 	}
+}
+
+// strayVerdict judges a reply that answers no frame of the input, as a
+// batch's reply that answers no element is judged (oracle.Pairing's
+// StrayRule), with its envelope's own faults; what is no response (not
+// JSON) has those only.
+func strayVerdict(p *pairs, reply []byte) (check.Set, string) {
+	var m wire.Message
+	wire.Scan(reply, &m)
+	env := check.Envelope(&m)
+	if m.Kind != wire.KindResult && m.Kind != wire.KindError && m.Kind != wire.KindBatch {
+		if env == 0 {
+			env = env.Add(check.InvalidEnvelope)
+		}
+		return env, "a reply that is no response: " + m.Problems.String()
+	}
+	rule, why := p.pairing.StrayRule(&m)
+	return env.Add(rule), "a reply" + why
 }
 
 // streamCrash says whether the end of a stream exchange is a crash: a child

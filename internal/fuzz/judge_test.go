@@ -33,11 +33,15 @@ func TestMatchReplies(t *testing.T) {
 		{"notification skipped", []string{call1, notif, call2}, []string{res1, res2}, "0 2"},
 		{"parse error answered", []string{`}`, call1}, []string{parse, res1}, "0 1"},
 		{"duplicate", []string{call1, call2}, []string{res1, res1, res2}, "0 0 1"},
-		{"reply to nothing", []string{call1, notif}, []string{res1, res2}, "0 1"},
+		// An id nothing was sent with answers no frame (judged as a batch
+		// judges such a reply: reply_to_notification, the input having one).
+		{"reply to nothing", []string{call1, notif}, []string{res1, res2}, "0 2"},
 		// A reply a notification may take (a tolerated answer to an invalid
 		// one) goes to the frame that needs it when both fit.
 		{"tolerated vs needed", []string{`{"jsonrpc":"2.0","method":"x","extra":1}`, `{}`}, []string{invalid}, "1"},
-		{"both answered", []string{`{"jsonrpc":"2.0","method":"x","extra":1}`, `{}`}, []string{invalid, invalid}, "0 1"},
+		// (The two replies are alike: the first goes to the frame that
+		// requires one.)
+		{"both answered", []string{`{"jsonrpc":"2.0","method":"x","extra":1}`, `{}`}, []string{invalid, invalid}, "1 0"},
 		{"batch array", []string{notif, `[` + call1 + `]`, call2}, []string{`[` + res1 + `]`, res2}, "1 2"},
 		// The same id twice, answered out of order (the call is slow): each
 		// reply goes where it is a correct answer.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"fmt"
 	"net"
 	"slices"
 	"strings"
@@ -512,9 +513,9 @@ func TestSlowInputMinimizeBound(t *testing.T) {
 	}
 }
 
-// TestLeftoverPastAlignBound: past maxAlign frames×replies, match compares
-// ids only; replies without an id still go to frames they answer correctly
-// (a flood of notifications with null params, one of which is refused as
+// TestLeftoverPastAlignBound: a big input (once past the bound where the
+// stream's own matching compared ids only) still pairs replies without an
+// id with frames they answer correctly (a flood of notifications with null params, one of which is refused as
 // the spec allows, an empty batch, an invalid request), never to a call
 // whose id they do not carry (the reference server answered such a flood
 // so, and rpcfuzz called the refusal an unexpected null id for the call).
@@ -532,13 +533,75 @@ func TestLeftoverPastAlignBound(t *testing.T) {
 		for _, r := range order {
 			reps = append(reps, []byte(r))
 		}
-		if len(c.Frames)*len(reps) <= maxAlign {
-			t.Fatal("the case must pass the alignment bound")
-		}
 		infos, _ := inspect(c, nil)
 		o := outcome{replies: reps}
 		if v := judgeOutcome(c, infos, &o, nil); v.rules != 0 {
 			t.Errorf("replies %q: %s (%s)", order, v.rule, v.note)
 		}
 	}
+}
+
+// TestOutOfOrderVerdicts holds the stream's pairing to the cases a
+// concurrent server answered correctly and rpcfuzz still reported (issue
+// 16): every permutation of the replies gets the same verdict, and it
+// names only what is wrong.
+func TestOutOfOrderVerdicts(t *testing.T) {
+	errID := func(id string, code int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"m"}}`, id, code)
+	}
+	many := []string{`1`}
+	replies := []string{errID("null", -32600)}
+	for range 45 {
+		many = append(many, `}`)
+		replies = append(replies, errID("null", -32700))
+	}
+	for _, tc := range []struct {
+		name    string
+		frames  []string
+		replies []string
+		want    check.Set // the rules of the verdict (0: clean)
+	}{
+		// jrpc2 over TCP: one reply per message; it was a duplicate_reply.
+		{"invalid version and []", []string{`{"jsonrpc":0,"id":0}`, `[]`}, []string{errID("null", -32600), errID("0", -32700)}, check.Set(0).Add(check.WrongErrorCode)},
+		// An array answers the batch, not the id-null call before it.
+		{"array after an id-null call", []string{`{"jsonrpc":"2.0","id":null,"method":"t"}`, `[{"id":0},[]]`}, []string{`[` + errID("0", -32600) + `,` + errID("null", -32600) + `]`, `{"jsonrpc":"2.0","id":null,"result":1}`}, 0},
+		// A changed id is unknown_id, not silence.
+		{"id -1 wrapped", []string{`{"jsonrpc":"2.0","id":-1,"method":"x"}`}, []string{`{"jsonrpc":"2.0","id":18446744073709551615,"result":1}`}, check.Set(0).Add(check.UnknownID)},
+		// Two requests share id 11: each reply goes where it is right.
+		{"shared id", []string{`{"jsonrpc":"2.0","id":11,"method":"x","params":1}`, `{"jsonrpc":"2.0","id":11}`}, []string{errID("11", -32602), errID("11", -32600)}, 0},
+		// 46 messages answered in full (once past the old matching bound).
+		{"46 messages", many, replies, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := frames(tc.frames...)
+			perms := permutations(len(tc.replies), 24)
+			for _, perm := range perms {
+				var reps [][]byte
+				for _, k := range perm {
+					reps = append(reps, []byte(tc.replies[k]))
+				}
+				infos, _ := inspect(c, nil)
+				o := outcome{replies: reps, end: endNone}
+				v := judgeOutcome(c, infos, &o, nil)
+				if v.rules != tc.want {
+					t.Errorf("replies in order %v: rules %v (%s), want %v", perm, v.rules, v.note, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// permutations returns up to limit orders of n items: the identity, its
+// reverse, and rotations of both.
+func permutations(n, limit int) [][]int {
+	var out [][]int
+	for r := 0; r < n && len(out) < limit; r++ {
+		fwd, rev := make([]int, n), make([]int, n)
+		for k := range n {
+			fwd[k] = (k + r) % n
+			rev[k] = (n - 1 - k + r) % n
+		}
+		out = append(out, fwd, rev)
+	}
+	return out
 }

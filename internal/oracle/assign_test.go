@@ -38,10 +38,9 @@ func TestPairingOrder(t *testing.T) {
 		// the unparseable frame), whatever the tier.
 		{errNull, []string{invalidID, lenient}},
 	}
-	all := func(int, int) bool { return true }
+	judges := Judges{Fits: func(int, int) bool { return true }, Required: func(int) bool { return false }}
 	var p Pairing
 	var r wire.Message
-	frameOf := make([]int, 1)
 	for _, tc := range tests {
 		wire.Scan([]byte(tc.reply), &r)
 		off := false
@@ -51,10 +50,9 @@ func TestPairingOrder(t *testing.T) {
 				continue
 			}
 			p.Reset()
-			p.AddRequest([]byte(f), ClassifyRequest([]byte(f)))
+			p.AddRequest([]byte(f), ClassifyRequest([]byte(f)), false)
 			p.AddReply(&r)
-			p.Pair(all, frameOf)
-			if got := frameOf[0] >= 0; got == off {
+			if got := p.Pair(judges)[0].Kind == Answer; got == off {
 				t.Errorf("reply %s, frame %s: paired %v; want %v", tc.reply, f, got, !off)
 			}
 			if k == 0 || off || tc.frames[k-1] == "-" {
@@ -62,12 +60,11 @@ func TestPairingOrder(t *testing.T) {
 			}
 			prev := tc.frames[k-1]
 			p.Reset()
-			p.AddRequest([]byte(f), ClassifyRequest([]byte(f)))
-			p.AddRequest([]byte(prev), ClassifyRequest([]byte(prev)))
+			p.AddRequest([]byte(f), ClassifyRequest([]byte(f)), false)
+			p.AddRequest([]byte(prev), ClassifyRequest([]byte(prev)), false)
 			p.AddReply(&r)
-			p.Pair(all, frameOf)
-			if frameOf[0] != 1 {
-				t.Errorf("reply %s went to frame %d of [%s %s]; want %s", tc.reply, frameOf[0], f, prev, prev)
+			if fate := p.Pair(judges)[0]; fate != (Fate{Answer, 1}) {
+				t.Errorf("reply %s went to frame %v of [%s %s]; want %s", tc.reply, fate, f, prev, prev)
 			}
 		}
 	}

@@ -37,7 +37,6 @@ func judgeBatch(input, reply []byte, r *wire.Message) (check.Set, string) {
 	}
 	b := newBatchMatch(sc, r.BatchLen)
 	b.pair(reply)
-	b.reassign()
 	for i := range reqs {
 		if q := &reqs[i]; !q.matched && q.required() && b.found(check.Set(0).Add(check.BatchMissingReply)) {
 			b.note = "no response for element " + strconv.Itoa(i) + idSuffix(q)
@@ -156,6 +155,8 @@ const (
 	pendNullValue              // a result with id null
 	pendNullError              // an error with id null
 	pendBadID                  // a response whose id is missing or of a wrong type
+	pendOther                  // in a stream, anything but a response or an array
+	pendArray                  // in a stream, an array (the answer to a batch)
 	pendDone                   // paired
 )
 
@@ -165,6 +166,7 @@ const (
 	listAnyID = iota // "id" repeated: any id may answer
 	listLoose        // ids float64 cannot hold: a rounded echo may answer
 	listEdgy         // requests with an edge, which a tolerance may let take any reply
+	listBatch        // a stream's frames an array may answer (batches)
 	listNull         // the first of numNullTiers*numCategories lists by tier and category, see nullList
 	numLists  = listNull + numNullTiers*numCategories
 )
@@ -235,9 +237,12 @@ type batchMatch struct {
 	note   string
 	notes  int
 	noted  check.Rule // the most severe rule of the finding note describes
-	// fit, when set, judges whether reply k (as the caller counts them)
-	// answers request i: a stream's frames are judged by the caller.
-	fit func(i, k int) bool
+	// A stream's pairing (Pairing) sets judges: its frames are judged by
+	// the caller, and the pairing records where each reply went (fates,
+	// by reply number) instead of judging.
+	judges *Judges
+	fates  []Fate
+	freeAt int // requests before it are all matched or not required (firstRequired)
 }
 
 // newBatchMatch indexes sc.reqs for a reply array of replies elements.
@@ -261,6 +266,9 @@ func newBatchMatch(sc *batchScratch, replies int) *batchMatch {
 		}
 		if q.edges&edgeDupID != 0 {
 			b.lists[listAnyID].add(i)
+		}
+		if q.takesArray {
+			b.lists[listBatch].add(i)
 		}
 		if tier := q.nullTier(); tier >= 0 {
 			b.lists[nullList(tier, category(q))].add(i)

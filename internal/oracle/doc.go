@@ -7,8 +7,9 @@
 // The files follow the seams of a judgement: classify.go sorts an input;
 // judge.go and strict.go hold a reply to the strict answer; tolerate.go,
 // lenient.go and walk.go find the traits of an input that leave the server
-// a choice; batch.go, pairing.go and index.go pair a batch's replies with
-// its elements; ids.go compares ids; notes.go writes the notes.
+// a choice; batch.go, pairing.go, settle.go and index.go pair a batch's
+// replies with its elements, and assign.go (Pairing) lends the same
+// pairing to a stream's replies and frames; notes.go writes the notes.
 //
 // The rule names and their rank are package check's, and so is the check of
 // a reply's envelope. The spec tables and the reasoning behind each verdict

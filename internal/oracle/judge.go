@@ -70,16 +70,19 @@ func judgeEmptyBatch(r *wire.Message) (check.Set, string) {
 // request is one input frame or batch element with what judging it needs,
 // kept small: a batch may have 100,000 of them.
 type request struct {
-	raw      []byte
-	m        scanned
-	frameLen int          // length of the whole input frame
-	depth    int32        // containers around raw: 1 for a batch element
-	class    RequestClass // as classified, or as the caller of JudgeFuzzReply says
-	edges    edge         // scanEdges at init; analyse adds walkEdges
-	walked   bool         // edges holds walkEdges too
-	matched  bool         // a batch reply has been paired with the request
-	by       int32        // the batchScratch.pend index of the reply paired with it
-	stamp    uint32       // batchMatch.stamp when augment last tried it
+	raw        []byte
+	m          scanned
+	frameLen   int          // length of the whole input frame
+	depth      int32        // containers around raw: 1 for a batch element
+	class      RequestClass // as classified, or as the caller of JudgeFuzzReply says
+	edges      edge         // scanEdges at init; analyse adds walkEdges
+	walked     bool         // edges holds walkEdges too
+	matched    bool         // a batch reply has been paired with the request
+	blamed     bool         // the reply was judged against it as the likeliest reading, not paired as fitting it
+	takesArray bool         // a stream's frame an array may answer
+	need       int8         // required, once known: 0 not asked yet, 1 no, 2 yes (batchMatch.required)
+	by         int32        // the batchScratch.pend index of the reply paired with it
+	stamp      uint32       // batchMatch.stamp when augment last tried it
 }
 
 // scanned is what judging a request needs of its wire.Message.

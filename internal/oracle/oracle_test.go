@@ -371,7 +371,10 @@ var batchTests = []judgeTestCase{
 	{"spec example shuffled", specBatch, arr(result(`"9"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"2"`), result(`"1"`)), 0},
 	{"missing one", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601)), set(check.BatchMissingReply)},
 	{"missing the invalid one", specBatch, arr(result(`"1"`), result(`"2"`), errReply(`"5"`, -32601), result(`"9"`)), set(check.BatchMissingReply)},
-	{"extra id", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`), result(`"10"`)), set(check.BatchExtraReply)},
+	{"extra id", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`), result(`"10"`)), set(check.ReplyToNotification)},
+	// One fault, one rule: a reply to nothing is a reply to a notification
+	// when the batch has one, whatever id the server made up for it.
+	{"extra id, no notification", arr(call1), arr(res1, result(`"10"`)), set(check.BatchExtraReply)},
 	{"answered twice", specBatch, arr(result(`"1"`), result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`)), set(check.DuplicateReply)},
 	{"id type changed", specBatch, arr(result(`1`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`)), set(check.IDTypeChanged)},
 	{"invalid element answered -32700", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32700), errReply(`"5"`, -32601), result(`"9"`)), set(check.WrongErrorCode)},
@@ -393,7 +396,8 @@ var batchTests = []judgeTestCase{
 	{"only notifications: []", `[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]`, `[]`, set(check.ReplyToNotification)},
 	{"only notifications: errors", `[{"jsonrpc":"2.0","method":"a"}]`, arr(errReply("null", -32601)), set(check.ReplyToNotification)},
 	{"only notifications: object", `[{"jsonrpc":"2.0","method":"a"}]`, errReply("null", -32601), set(check.ReplyToNotification)},
-	{"only calls: null id", arr(call1), arr(errReply("null", -32603)), set(check.UnexpectedNullID, check.BatchMissingReply)},
+	{"only calls: null id", arr(call1), arr(errReply("null", -32603)), set(check.UnexpectedNullID)},
+	{"only calls: null id, all answered", arr(call1), arr(res1, errReply("null", -32603)), set(check.UnexpectedNullID)},
 	{"duplicate ids", arr(call1, call1), arr(res1, res1), 0},
 	{"duplicate ids, one answer", arr(call1, call1), arr(res1), set(check.BatchMissingReply)},
 	{"same id, invalid first", arr(`{"id":1,"method":"x"}`, call1), arr(res1, errReply("1", -32600)), 0},
@@ -406,7 +410,7 @@ var batchTests = []judgeTestCase{
 	{"capped batch", arr(strings.Split(strings.Repeat(call1+"\n", 101), "\n")[:101]...), errReply("null", -32600), 0},
 	{"uncapped batch", arr(strings.Split(strings.Repeat(call1+"\n", 100), "\n")[:100]...), errReply("null", -32600), set(check.BatchNotArray)},
 	{"edge element refused", arr(strings.Replace(nest(70), `"id":1`, `"id":2`, 1), call1), arr(res1, errReply("null", -32700)), 0},
-	{"plain element refused", arr(strings.Replace(nest(7), `"id":1`, `"id":2`, 1), call1), arr(res1, errReply("null", -32700)), set(check.UnexpectedNullID, check.BatchMissingReply)},
+	{"plain element refused", arr(strings.Replace(nest(7), `"id":1`, `"id":2`, 1), call1), arr(res1, errReply("null", -32700)), set(check.UnexpectedNullID, check.WrongErrorCode)},
 
 	// Pairing: a reply goes to an element it answers correctly while one is
 	// left, whatever the order of the replies.
@@ -473,7 +477,7 @@ var batchTests = []judgeTestCase{
 	// (The second element takes any id: the tolerance for a repeated "id"
 	// member does not guess what a reader made of it.)
 	{"tiny fraction id twice: another number", tinyIDs, arr(errReply(tiny, -32600), errReply("1", -32600)), 0},
-	{"tiny fraction id: another number", `[{"id":1e-999999999}]`, arr(errReply("1", -32600)), set(check.BatchExtraReply, check.BatchMissingReply)},
+	{"tiny fraction id: another number", `[{"id":1e-999999999}]`, arr(errReply("1", -32600)), set(check.UnknownID)},
 	{"tiny fraction id: answered twice", `[{"id":1e-999999999}]`, arr(errReply("0", -32600), errReply(tiny, -32600)), set(check.DuplicateReply)},
 	// Answers of interop servers whose pairing once named the wrong rule.
 	// go-ethereum echoes the id false of the second element (its -32601 is
@@ -1045,10 +1049,12 @@ func TestJudgeNoteNamesRule(t *testing.T) {
 	}{
 		// Element 0 gets a wrong code first, then id 3 answers nothing,
 		// then element 1 is unanswered: batch_missing_reply names it.
-		{"missing after a wrong code and an extra reply", calls12, arr(errReply("1", -32700), result("3")),
-			set(check.WrongErrorCode, check.BatchExtraReply, check.BatchMissingReply), check.BatchMissingReply, "no response for element 1 (id 2) (and 2 more)"},
+		{"missing after a wrong code", calls12, arr(errReply("1", -32700)),
+			set(check.WrongErrorCode, check.BatchMissingReply), check.BatchMissingReply, "no response for element 1 (id 2) (and 1 more)"},
+		{"changed id after a wrong code", calls12, arr(errReply("1", -32700), result("3")),
+			set(check.WrongErrorCode, check.UnknownID), check.UnknownID, "element 1 (id 2): reply id 3; want 2 (and 1 more)"},
 		{"extra reply after a wrong code", calls12, arr(errReply("1", -32700), result("2"), result("3")),
-			set(check.WrongErrorCode, check.BatchExtraReply), check.BatchExtraReply, "reply element 2: id 3 answers no request of the batch (and 1 more)"},
+			set(check.WrongErrorCode, check.BatchExtraReply), check.BatchExtraReply, "reply element 2 (id 3) answers no request of the batch (and 1 more)"},
 		{"duplicate after an extra reply", calls12, arr(result("3"), res1, result("2"), res1),
 			set(check.BatchExtraReply, check.DuplicateReply), check.DuplicateReply, "reply element 3: a second response for id 1 (and 1 more)"},
 		{"one finding keeps its note", calls12, arr(res1, errReply("2", -32700)),
