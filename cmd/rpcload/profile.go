@@ -11,6 +11,7 @@ import (
 	"github.com/rpcload/rpcload/internal/engine"
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/wire"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // profileFlags are the flags of the ecosystem layer (--profile and the
@@ -64,11 +65,14 @@ func (f *profileFlags) presetMethod(fs *pflag.FlagSet, rf *runFlags) error {
 
 // apply builds the profile and adds it, and its opening steps, to c. It
 // returns the params --open gives a call of --method that has none.
-func (f *profileFlags) apply(fs *pflag.FlagSet, c *engine.Config) (openParams string, err error) {
+// Errors name a setting as the user wrote it: a flag, or the key of the
+// scenario sc that gave it.
+func (f *profileFlags) apply(fs *pflag.FlagSet, c *engine.Config, sc *scenarioFlags) (openParams string, err error) {
+	setting := func(key string) string { return workload.SettingName(sc.sc, fs.Changed, key) }
 	name := profile.Name(f.name)
 	for flag, want := range map[string]profile.Name{"mcp-era": profile.MCP, "workspace": profile.LSP, "open": profile.LSP} {
-		if fs.Changed(flag) && name != want {
-			return "", usagef("--%s needs --profile %s", flag, want)
+		if (fs.Changed(flag) || sc.gives(fs, flag)) && name != want {
+			return "", usagef("%s needs %s %s", setting(flag), setting("profile"), want)
 		}
 	}
 	o := profile.Options{MCPEra: f.mcpEra, ProcessID: os.Getpid()}
@@ -78,26 +82,26 @@ func (f *profileFlags) apply(fs *pflag.FlagSet, c *engine.Config) (openParams st
 	if f.workspace != "" {
 		abs, err := absDir(f.workspace)
 		if err != nil {
-			return "", usagef("--workspace: %v", err)
+			return "", usagef("%s: %v", setting("workspace"), err)
 		}
 		o.Workspace = abs
 	}
 	p, err := profile.New(name, o)
 	if err != nil {
-		return "", usagef("%v", err)
+		return "", usagef("%s: %v", setting("profile"), err)
 	}
 	c.Profile, c.Tool = p, f.tool
 	if f.open != "" {
 		abs, err := filepath.Abs(f.open)
 		if err != nil {
-			return "", usagef("--open: %v", err)
+			return "", usagef("%s: %v", setting("open"), err)
 		}
 		text, err := os.ReadFile(abs)
 		if err != nil {
-			return "", usagef("--open: %v", err)
+			return "", usagef("%s: %v", setting("open"), err)
 		}
 		if len(text) > c.MaxFrame/2 {
-			return "", usagef("--open: %s is %d bytes; raise --max-frame to send it", f.open, len(text))
+			return "", usagef("%s: %s is %d bytes; raise %s to send it", setting("open"), f.open, len(text), setting("max-frame"))
 		}
 		c.Steps = append(c.Steps, profile.DidOpen(abs, text))
 		uri := wire.AppendString(nil, profile.FileURI(abs))

@@ -113,7 +113,7 @@ func (f *runFlags) configCommand(fs *pflag.FlagSet, argv []string) (engine.Confi
 		case "content-length":
 			fr = transport.ContentLength
 		default:
-			return transport.Target{}, fmt.Errorf("--framing must be newline or content-length (got %q)", f.framing)
+			return transport.Target{}, fmt.Errorf("%s must be newline or content-length (got %q)", f.setting(fs, "framing"), f.framing)
 		}
 		return transport.CommandTarget(argv, fr)
 	})
@@ -126,16 +126,16 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 	}
 	if t.Scheme != transport.Stdio {
 		for _, name := range []string{"framing", "restart", "stderr", "grace"} {
-			if fs.Changed(name) {
-				return engine.Config{}, usagef("--%s applies to a child process given after --, not to %s", name, t.URL)
+			if fs.Changed(name) || f.scen.gives(fs, name) {
+				return engine.Config{}, usagef("%s applies to a child process given after --, not to %s", f.setting(fs, name), t.URL)
 			}
 		}
 	}
 	if f.http2 && t.Scheme != transport.HTTP && t.Scheme != transport.HTTPS {
-		return engine.Config{}, usagef("--http2 applies to http:// and https:// targets only, not %s", t.URL)
+		return engine.Config{}, usagef("%s applies to http:// and https:// targets only, not %s", f.setting(fs, "http2"), t.URL)
 	}
 	if f.grace <= 0 {
-		return engine.Config{}, usagef("--grace must be positive (got %s)", f.grace)
+		return engine.Config{}, usagef("%s must be positive (got %s)", f.setting(fs, "grace"), f.grace)
 	}
 	c := engine.Config{Target: t, Conns: f.conns, HTTP2: f.http2, Interval: f.interval, Restart: f.restart,
 		Child: transport.ChildOptions{StderrPath: f.stderrPath, Grace: f.grace}}
@@ -144,7 +144,7 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 		return c, err
 	}
 	if c.MaxFrame, err = cli.ParseSize(f.maxFrame, cli.MaxReadSize); err != nil {
-		return c, usagef("--max-frame: %v", err)
+		return c, usagef("%s: %v", f.setting(fs, "max-frame"), err)
 	}
 	if c.Header, err = cli.Headers(f.headers, t); err != nil {
 		return c, err
@@ -152,7 +152,7 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 	if f.interval <= 0 {
 		return c, usagef("--interval must be positive (got %s)", f.interval)
 	}
-	openParams, err := f.prof.apply(fs, &c)
+	openParams, err := f.prof.apply(fs, &c, &f.scen)
 	if err != nil {
 		return c, err
 	}
@@ -170,6 +170,13 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 		return c, cli.UsageError{Err: err}
 	}
 	return c, nil
+}
+
+// setting is how the user wrote the setting whose flag is key: its flag,
+// or its key, file and line when the scenario gave it
+// (workload.SettingName).
+func (f *runFlags) setting(fs *pflag.FlagSet, key string) string {
+	return workload.SettingName(f.scen.sc, fs.Changed, key)
 }
 
 // planFlags are the flags of the plan's settings, for workload.Build.

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rpcload/rpcload/internal/engine"
+	"github.com/rpcload/rpcload/internal/workload"
 	"github.com/rpcload/rpcload/internal/workload/scenario"
 )
 
@@ -84,6 +85,12 @@ func (f *scenarioFlags) load(fs *pflag.FlagSet, rf *runFlags) (target string, co
 		rf.headers = append([]string{name + ": " + value}, rf.headers...) // -H given later wins
 	}
 	return sc.Target, sc.Command, nil
+}
+
+// gives reports whether the scenario gives the setting whose flag is key
+// and the command line does not.
+func (f *scenarioFlags) gives(fs *pflag.FlagSet, key string) bool {
+	return f.sc != nil && workload.SettingName(f.sc, fs.Changed, key) != "--"+key
 }
 
 // dryRunTo prints the messages the configured run would send.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -142,6 +143,35 @@ func TestExampleScenariosDryRun(t *testing.T) {
 				if !json.Valid([]byte(l)) {
 					t.Errorf("not JSON: %s", l)
 				}
+			}
+		})
+	}
+}
+
+// TestScenarioSettingNames: an error about a transport or profile setting
+// names it as the user wrote it: its scenario key, file and line when the
+// file gave it, its flag when the command line did.
+func TestScenarioSettingNames(t *testing.T) {
+	const target = "ws://127.0.0.1:1/"
+	for _, tc := range []struct {
+		name, file string
+		args       []string
+		want       string // in the error; FILE stands for the path
+	}{
+		{"http2 from the file", "transport:\n  http2: true\n", nil, "transport.http2 (FILE:3) applies to http:// and https:// targets only"},
+		{"http2 from the flag", "transport:\n  http2: true\n", []string{"--http2"}, "--http2 applies to http:// and https:// targets only"},
+		{"grace from the file", "transport:\n  grace: 1s\n", nil, "transport.grace (FILE:3) applies to a child process"},
+		// (The file's own checks name the key, file, line and column.)
+		{"max frame from the file", "transport:\n  max_frame: 1\n", nil, "FILE:3:14: transport.max_frame: 1 bytes is too small"},
+		{"workspace from the file", "profile:\n  name: lsp\n  workspace: /no/such/dir\n", nil, "FILE:4:14: profile.workspace: /no/such/dir is not a directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeScenario(t, "version: 1\n"+tc.file+"load: {rate: 10, duration: 1s}\nmix:\n  - method: echo\n")
+			args := append([]string{"-f", path}, tc.args...)
+			code, _, _, err := runTargets(t, context.Background(), append(args, target)...)
+			want := strings.ReplaceAll(tc.want, "FILE", path)
+			if code != exitUsage || err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("exit %d, error %v; want exit %d and an error with %q", code, err, exitUsage, want)
 			}
 		})
 	}

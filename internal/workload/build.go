@@ -64,15 +64,11 @@ type builder struct {
 // fromFile reports whether the file gives setting key (flag name) under
 // fileKey and the command line does not; the plan then names it by its key.
 func (b *builder) fromFile(key, fileKey string) bool {
-	if b.sc == nil || b.f.Set(key) {
-		return false
+	name, ok := fileName(b.sc, b.f.Set, key, fileKey)
+	if ok {
+		b.p.names[key] = name
 	}
-	line, ok := b.sc.Lines[fileKey]
-	if !ok {
-		return false
-	}
-	b.p.names[key] = fmt.Sprintf("%s (%s:%d)", fileKey, b.sc.File, line)
-	return true
+	return ok
 }
 
 // lay lays the file and the flags into the plan.

@@ -1,5 +1,11 @@
 package workload
 
+import (
+	"fmt"
+
+	"github.com/rpcload/rpcload/internal/workload/scenario"
+)
+
 // The settings of a plan, by the name of their flag. An error names a
 // setting as the user wrote it: its flag (--duration) when it came from the
 // command line or a default, its key in the scenario file (load.duration,
@@ -42,4 +48,29 @@ func (p *Plan) Name(key string) string {
 		return n
 	}
 	return "--" + key
+}
+
+// SettingName is Name for a transport or profile setting before the Plan
+// is built (the command line checks those against the target first): the
+// scenario key, file and line when sc gives the setting whose flag is key
+// and the command line (set reports the flags given) does not, else the
+// flag.
+func SettingName(sc *scenario.Scenario, set func(flag string) bool, key string) string {
+	if n, ok := fileName(sc, set, key, fileKeys[key]); ok {
+		return n
+	}
+	return "--" + key
+}
+
+// fileName is the name of the setting whose flag is key when sc gives it
+// under fileKey and the command line does not.
+func fileName(sc *scenario.Scenario, set func(string) bool, key, fileKey string) (string, bool) {
+	if sc == nil || fileKey == "" || set != nil && set(key) {
+		return "", false
+	}
+	line, ok := sc.Lines[fileKey]
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("%s (%s:%d)", fileKey, sc.File, line), true
 }
