@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -177,13 +178,16 @@ func lastResponse(msgs [][]byte) []byte {
 }
 
 // start detects the era (a modern server/discover POST first, as the
-// revision says), then opens a legacy session: initialize, whose response
-// may carry Mcp-Session-Id, then notifications/initialized.
+// revision says), then opens a legacy session through the profile's step
+// runner: initialize, whose response may carry Mcp-Session-Id, then
+// notifications/initialized.
 func (d *mcpHTTPDriver) start(ctx context.Context) error {
 	r := d.r
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	defer cancel()
 	if r.era == profile.EraAuto {
+		// Not Handshake.Probe: over HTTP the status decides as much as the
+		// body (a 404 means legacy), so the probe is read whole here.
 		probe, _ := r.prof.Probe()
 		status, _, msgs, err := d.exchange(ctx, d.headers(profile.EraModern, probe.Method, probe.Params), probe.Append(nil, 0, wire.IDInt), nil)
 		if err != nil {
@@ -195,39 +199,84 @@ func (d *mcpHTTPDriver) start(ctx context.Context) error {
 		}
 		r.era = era
 	}
-	era := r.era
-	for i, st := range r.prof.Handshake(era) {
-		status, hdr, msgs, err := d.exchange(ctx, d.headers(era, st.Method, st.Params), st.Append(nil, uint64(i+1), wire.IDInt), nil)
-		if err == nil && (status < 200 || status > 299) {
-			err = fmt.Errorf("HTTP %d %q", status, snippet(lastResponse(msgs)))
-		}
-		if err != nil {
-			return fmt.Errorf("MCP %s: %w", st.Method, err)
-		}
-		if st.Notification {
-			continue
-		}
-		if id := hdr.Get("Mcp-Session-Id"); id != "" {
-			d.session = id
-		}
-		var m wire.Message
-		wire.Scan(lastResponse(msgs), &m)
-		if st.Accept != nil {
-			if era, err = st.Accept(&m, era); err != nil {
-				return err
-			}
-		}
+	c := &mcpStepConn{d: d, ctx: ctx}
+	h := profile.Handshake{Profile: r.prof, Era: r.era, Open: r.cfg.Steps}
+	era, err := h.Steps(c, r.era)
+	if err != nil {
+		return err
 	}
 	r.era = era
 	r.handshakes.Add(1)
-	return r.checkTool(era, func(method string, params []byte) ([]byte, error) {
-		body := profile.Step{Method: method, Params: params}.Append(nil, 1, wire.IDInt)
-		status, _, msgs, err := d.exchange(ctx, d.headers(era, method, params), body, nil)
-		if err == nil && !success(status) {
-			err = fmt.Errorf("HTTP %d %q", status, snippet(lastResponse(msgs)))
-		}
-		return lastResponse(msgs), err
-	})
+	return r.checkTool(era, c.call)
+}
+
+// mcpStepConn runs profile steps over Streamable HTTP (profile.EraConn):
+// each step is a POST of its own, and the last JSON-RPC message of its
+// response (the JSON body, or the SSE event carrying the response) is the
+// reply. A POST's headers depend on the era, which an Accept may change
+// (initialize's reply choosing an older revision): RunSteps sets it
+// (SetEra), so the conn never reads the era from a reply itself.
+type mcpStepConn struct {
+	d   *mcpHTTPDriver
+	ctx context.Context
+	era profile.Era
+	seq uint64
+}
+
+// SetEra sets the era the next messages are sent under.
+func (c *mcpStepConn) SetEra(era profile.Era) { c.era = era }
+
+// ControlID appends the next id "rpcload-N" of the conn's control
+// requests, the form a stream session's ctlConn uses. Each POST gets its
+// own response, so no reply could be taken for a load reply anyway; the
+// one form keeps the handshakes of both transports alike.
+func (c *mcpStepConn) ControlID(dst []byte) []byte {
+	c.seq++
+	dst = append(dst, ctlPrefix...)
+	dst = strconv.AppendUint(dst, c.seq, 10)
+	return append(dst, '"')
+}
+
+// Send POSTs a notification step; a status other than 2xx is an error.
+func (c *mcpStepConn) Send(msg []byte) error {
+	_, _, err := c.post(msg)
+	return err
+}
+
+// Call POSTs a request step and returns its response's JSON-RPC reply; a
+// status other than 2xx is an error. The response's Mcp-Session-Id (a
+// legacy server hands it out with initialize's) goes on every later POST.
+func (c *mcpStepConn) Call(_, msg []byte) ([]byte, error) {
+	hdr, msgs, err := c.post(msg)
+	if err != nil {
+		return nil, err
+	}
+	if id := hdr.Get("Mcp-Session-Id"); id != "" {
+		c.d.session = id
+	}
+	return lastResponse(msgs), nil
+}
+
+// call sends one control request after the handshake (checkTool's
+// tools/list) and returns its reply. Not through Call: a session is handed
+// out at initialization, so a later response's Mcp-Session-Id (a modern
+// server has no session at all) is not taken up.
+func (c *mcpStepConn) call(method string, params []byte) ([]byte, error) {
+	_, msgs, err := c.post(profile.Step{Method: method, Params: params}.AppendControl(nil, c.ControlID(nil)))
+	return lastResponse(msgs), err
+}
+
+// post POSTs msg with the headers of c's era and of msg's method and
+// params, read back from msg: StepConn hands over the message alone.
+func (c *mcpStepConn) post(msg []byte) (http.Header, [][]byte, error) {
+	var m wire.Message
+	wire.Scan(msg, &m)
+	method, _ := wire.Unquote(nil, m.Method)
+	status, hdr, msgs, err := c.d.exchange(c.ctx, c.d.headers(c.era, string(method), m.Params), msg, nil)
+	if err == nil && !success(status) {
+		err = fmt.Errorf("HTTP %d %q", status, snippet(lastResponse(msgs)))
+	}
+	return hdr, msgs, err
 }
 
 func snippet(b []byte) string {

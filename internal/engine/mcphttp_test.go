@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -227,6 +228,162 @@ func TestMCPHTTPRefusals(t *testing.T) {
 			}
 			if !found {
 				t.Errorf("warnings %q lack %q", res.Warnings, tc.wantWarning)
+			}
+		})
+	}
+}
+
+// handshakeHTTP is a legacy Streamable HTTP endpoint whose handshake
+// answers are set per test, and which records the headers each method's
+// POSTs (and the DELETE) carried.
+type handshakeHTTP struct {
+	version           string // the protocolVersion initialize's result chooses
+	initStatus        int    // not 0: initialize is answered with it and a text body
+	initializedStatus int    // not 0: notifications/initialized likewise
+
+	mu     sync.Mutex
+	seen   map[string]string // method: "id=... proto=... session=..." of its first POST
+	others int               // POSTs whose headers differ from the first of their method
+}
+
+func (f *handshakeHTTP) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	method := req.Method
+	if method != http.MethodDelete {
+		if json.NewDecoder(req.Body).Decode(&m) != nil {
+			http.Error(w, "bad json", http.StatusBadRequest)
+			return
+		}
+		method = m.Method
+	}
+	id := string(m.ID)
+	if method == "tools/call" {
+		id = "load" // the load's ids are the engine's own
+	}
+	got := fmt.Sprintf("id=%s proto=%s session=%s", id, req.Header.Get("MCP-Protocol-Version"), req.Header.Get("Mcp-Session-Id"))
+	f.mu.Lock()
+	if prev, ok := f.seen[method]; !ok {
+		f.seen[method] = got
+	} else if prev != got {
+		f.others++
+	}
+	f.mu.Unlock()
+	reply := func(status int, result string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		fmt.Fprint(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":`+result+`}`)
+	}
+	switch method {
+	case http.MethodDelete:
+	case "initialize":
+		if f.initStatus != 0 {
+			http.Error(w, "initialize refused", f.initStatus)
+			return
+		}
+		w.Header().Set("Mcp-Session-Id", "s1")
+		reply(http.StatusOK, `{"protocolVersion":"`+f.version+`","capabilities":{},"serverInfo":{"name":"f","version":"1"}}`)
+	case "notifications/initialized":
+		if f.initializedStatus != 0 {
+			http.Error(w, "initialized refused", f.initializedStatus)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+	case "tools/call":
+		w.Header().Set("Mcp-Session-Id", "not-a-new-session") // a session is handed out with initialize only
+		reply(http.StatusOK, `{"content":[]}`)
+	default:
+		http.Error(w, "unexpected", http.StatusNotFound)
+	}
+}
+
+// TestMCPHTTPHandshake: the legacy handshake over Streamable HTTP runs
+// through the profile's step runner. initialize goes out with a control id
+// and no MCP-Protocol-Version; the revision the server chooses is the one
+// every later POST carries (none before 2025-06-18); the session id of
+// initialize's response goes on every later request and the DELETE. A
+// refused step fails the run with an error naming the step, the status
+// and the body.
+func TestMCPHTTPHandshake(t *testing.T) {
+	tests := []struct {
+		name string
+		srv  *handshakeHTTP
+		want map[string]string // method: what its POSTs carried
+		err  string
+	}{
+		{
+			name: "the server chooses 2025-06-18",
+			srv:  &handshakeHTTP{version: "2025-06-18"},
+			want: map[string]string{
+				"initialize":                `id="rpcload-1" proto= session=`,
+				"notifications/initialized": `id= proto=2025-06-18 session=s1`,
+				"tools/call":                `id=load proto=2025-06-18 session=s1`,
+				http.MethodDelete:           `id= proto=2025-06-18 session=s1`,
+			},
+		},
+		{
+			name: "the server chooses 2025-03-26, which has no version header",
+			srv:  &handshakeHTTP{version: "2025-03-26"},
+			want: map[string]string{
+				"initialize":                `id="rpcload-1" proto= session=`,
+				"notifications/initialized": `id= proto= session=s1`,
+				"tools/call":                `id=load proto= session=s1`,
+				http.MethodDelete:           `id= proto= session=s1`,
+			},
+		},
+		{
+			name: "initialize refused with 403",
+			srv:  &handshakeHTTP{initStatus: http.StatusForbidden},
+			err:  `mcp handshake: initialize: HTTP 403 "initialize refused\n"`,
+		},
+		{
+			name: "initialize fails with 500",
+			srv:  &handshakeHTTP{initStatus: http.StatusInternalServerError},
+			err:  `mcp handshake: initialize: HTTP 500 "initialize refused\n"`,
+		},
+		{
+			name: "notifications/initialized refused with 400",
+			srv:  &handshakeHTTP{version: "2025-11-25", initializedStatus: http.StatusBadRequest},
+			err:  `mcp handshake: notifications/initialized: HTTP 400 "initialized refused\n"`,
+		},
+		{
+			name: "a revision rpcload does not speak",
+			srv:  &handshakeHTTP{version: "2099-01-01"},
+			err:  `mcp handshake: profile: the server chose MCP revision "2099-01-01", which a legacy client cannot speak`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.srv.seen = map[string]string{}
+			cfg := baseConfig(target(t, serveFake(t, tc.srv)))
+			cfg.Profile = mcpProfile(t, "legacy")
+			cfg.Method, cfg.Params = "tools/call", []byte(`{"name":"echo","arguments":{}}`)
+			cfg.Rate, cfg.Conns, cfg.Duration = 100, 1, 50*time.Millisecond
+			cfg.Timeout, cfg.Drain = 5*time.Second, 5*time.Second
+			res, err := Run(context.Background(), cfg)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q := res.Requests; q.Sent != 5 || q.OK != 5 || len(res.Violations) != 0 {
+				t.Fatalf("requests %+v violations %v", q, res.Violations)
+			}
+			tc.srv.mu.Lock()
+			defer tc.srv.mu.Unlock()
+			for method, want := range tc.want {
+				if got := tc.srv.seen[method]; got != want {
+					t.Errorf("%s carried %q, want %q", method, got, want)
+				}
+			}
+			if len(tc.srv.seen) != len(tc.want) || tc.srv.others != 0 {
+				t.Errorf("requests seen %v, %d differing from the first of their method; want only %v", tc.srv.seen, tc.srv.others, tc.want)
 			}
 		})
 	}

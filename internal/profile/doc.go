@@ -8,8 +8,9 @@
 // given to New: no I/O, no goroutines, no clocks. A Profile is immutable and
 // safe for concurrent use. The order of a handshake's Steps, their control
 // requests and the era probe are run here (RunSteps, Handshake) on a
-// connection the caller implements (StepConn): rpcload's engine and the
-// fuzzer own the writes, the waits and the timeouts. What a profile
+// connection the caller implements (StepConn; EraConn when its headers
+// depend on the era): rpcload's engine and the fuzzer own the writes, the
+// waits and the timeouts. What a profile
 // changes in how a fuzzer judges replies is FuzzRules, shared by both
 // fuzzers.
 //

@@ -24,6 +24,18 @@ type StepConn interface {
 	Call(id, msg []byte) ([]byte, error)
 }
 
+// EraConn is a StepConn whose messages depend on the era they go out
+// under (Streamable HTTP puts MCP-Protocol-Version in each POST's
+// headers). RunSteps tells it the era at the start and again whenever an
+// Accept changes it, so a step after initialize is sent under the
+// revision the server chose, and after RunSteps the connection holds the
+// era it returned. The runner owns the era; a connection that reads it
+// from the replies itself would judge them a second time.
+type EraConn interface {
+	StepConn
+	SetEra(Era)
+}
+
 // AppendControl appends the step as a request with the raw id id (a
 // control id): {"jsonrpc":"2.0","id":<id>,"method":<method>,"params":<params>},
 // params left out when nil.
@@ -42,10 +54,15 @@ func (s Step) AppendControl(dst, id []byte) []byte {
 // RunSteps runs steps on c in order: a notification is sent and not
 // waited for, a request waits for its reply, which the step's Accept
 // judges. It returns the era the connection speaks after them (era,
-// unless an Accept changed it). An error of c is returned prefixed with
-// the step's method; an Accept's error as it is.
+// unless an Accept changed it), and tells it to c if c is an EraConn. An
+// error of c is returned prefixed with the step's method; an Accept's
+// error as it is.
 func RunSteps(c StepConn, steps []Step, era Era) (Era, error) {
 	var m wire.Message
+	ec, _ := c.(EraConn)
+	if ec != nil {
+		ec.SetEra(era)
+	}
 	for _, st := range steps {
 		if st.Notification {
 			if err := c.Send(st.Append(nil, 0, wire.IDInt)); err != nil {
@@ -62,6 +79,9 @@ func RunSteps(c StepConn, steps []Step, era Era) (Era, error) {
 			wire.Scan(rep, &m)
 			if era, err = st.Accept(&m, era); err != nil {
 				return era, err
+			}
+			if ec != nil {
+				ec.SetEra(era)
 			}
 		}
 	}

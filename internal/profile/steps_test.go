@@ -2,6 +2,7 @@ package profile
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,6 +119,67 @@ func TestRunSteps(t *testing.T) {
 		}
 		if strings.Join(c.sent, "\n") != strings.Join(tc.sent, "\n") {
 			t.Errorf("%s: sent\n%s\nwant\n%s", tc.name, strings.Join(c.sent, "\n"), strings.Join(tc.sent, "\n"))
+		}
+	}
+}
+
+// eraConn is a fakeConn that is told the era (EraConn) and records the
+// era each message went out under.
+type eraConn struct {
+	fakeConn
+	era  Era
+	eras []Era
+}
+
+func (c *eraConn) SetEra(e Era) { c.era = e }
+
+func (c *eraConn) Send(msg []byte) error {
+	c.eras = append(c.eras, c.era)
+	return c.fakeConn.Send(msg)
+}
+
+func (c *eraConn) Call(id, msg []byte) ([]byte, error) {
+	c.eras = append(c.eras, c.era)
+	return c.fakeConn.Call(id, msg)
+}
+
+// TestRunStepsTellsTheEra: an EraConn sends each step under the era it
+// runs under, the one an earlier Accept chose, and holds the era RunSteps
+// returns at the end.
+func TestRunStepsTellsTheEra(t *testing.T) {
+	toModern := func(m *wire.Message, era Era) (Era, error) {
+		if m.Kind != wire.KindResult {
+			return era, errors.New("refused")
+		}
+		return EraModern, nil
+	}
+	steps := []Step{
+		{Method: "a", Accept: toModern},
+		{Method: "n", Notification: true},
+		{Method: "b", Accept: func(_ *wire.Message, era Era) (Era, error) { return era, nil }},
+	}
+	tests := []struct {
+		name     string
+		replies  map[string]string
+		wantEras []Era
+		wantEnd  Era
+	}{
+		{
+			name:     "an Accept changes the era",
+			replies:  map[string]string{"a": `{"jsonrpc":"2.0","id":%ID%,"result":{}}`, "b": `{"jsonrpc":"2.0","id":%ID%,"result":1}`},
+			wantEras: []Era{EraLegacy, EraModern, EraModern}, wantEnd: EraModern,
+		},
+		{
+			name:     "refused by Accept",
+			replies:  map[string]string{"a": `{"jsonrpc":"2.0","id":%ID%,"error":{"code":-1,"message":"m"}}`},
+			wantEras: []Era{EraLegacy}, wantEnd: EraLegacy,
+		},
+	}
+	for _, tc := range tests {
+		c := &eraConn{fakeConn: fakeConn{replies: tc.replies}}
+		era, _ := RunSteps(c, steps, EraLegacy)
+		if fmt.Sprint(c.eras) != fmt.Sprint(tc.wantEras) || c.era != tc.wantEnd || era != tc.wantEnd {
+			t.Errorf("%s: messages sent under %v, connection left at %s, RunSteps returned %s; want %v and %s", tc.name, c.eras, c.era, era, tc.wantEras, tc.wantEnd)
 		}
 	}
 }
