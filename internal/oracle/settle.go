@@ -170,15 +170,7 @@ func (b *batchMatch) firstOnlyNull() int {
 	}
 	slices.Sort(movable)
 	for _, i := range movable {
-		q := &b.reqs[i]
-		if !q.matched || b.budget <= 0 {
-			continue
-		}
-		b.stamp++
-		q.stamp = b.stamp // not a place for the reply to move to
-		other := b.sc.pend[q.by].message()
-		if b.augment(&other, q.by, augmentDepth) {
-			q.matched = false
+		if b.reqs[i].matched && b.budget > 0 && b.moveAway(i) {
 			return int(i)
 		}
 	}
@@ -313,15 +305,27 @@ func (b *batchMatch) reclaim(idx []int32) int {
 		if p := &b.sc.pend[q.by]; p.idKind == wire.IDNumber || p.idKind == wire.IDString {
 			continue // it carries the id too
 		}
-		b.stamp++
-		q.stamp = b.stamp // not a place for the response to move to
-		other := b.sc.pend[q.by].message()
-		if b.augment(&other, q.by, augmentDepth) {
-			q.matched = false
+		if b.moveAway(i) {
 			return int(i)
 		}
 	}
 	return -1
+}
+
+// moveAway moves the reply of request i, which has one, to another
+// request it answers correctly (an augmenting path that does not come
+// back to i), and leaves i without a reply; false when there is no such
+// path within the budget.
+func (b *batchMatch) moveAway(i int32) bool {
+	q := &b.reqs[i]
+	b.stamp++
+	q.stamp = b.stamp // not a place for the reply to move to
+	other := b.sc.pend[q.by].message()
+	if !b.augment(&other, q.by, augmentDepth) {
+		return false
+	}
+	q.matched = false
+	return true
 }
 
 // reassign gives a required request left without a response one that
