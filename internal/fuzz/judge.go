@@ -335,7 +335,9 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 		j.crash(shape, note, ev, status)
 	}
 	scans := o.replyScans()
-	p := &pairs{frames: c.Frames, infos: infos, replies: o.replies, scans: scans, staleNull: o.staleNull, staleIDs: o.staleIDs}
+	p := newPairs(c.Frames, infos, o.replies, scans)
+	defer p.release()
+	p.staleNull, p.staleIDs = o.staleNull, o.staleIDs
 	assigned := matchReplies(p)
 	o.late += len(assigned[len(c.Frames)+1])
 	for i, f := range c.Frames {
@@ -371,30 +373,12 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 		}
 	}
 	for _, extra := range assigned[len(c.Frames)] {
-		rules, note := strayVerdict(p, o.replies[extra])
+		rules, note := p.strayVerdict(o.replies[extra])
 		j.add(rules, note, o.replies[extra], &scans[extra], status)
 	}
 	if o.tooLarge > 0 {
 		j.add(check.Set(0).Add(check.FrameTooLarge), "a reply longer than the reply limit was skipped", nil, nil, status)
 	}
-}
-
-// strayVerdict judges a reply that answers no frame of the input, as a
-// batch's reply that answers no element is judged (oracle.Pairing's
-// StrayRule), with its envelope's own faults; what is no response (not
-// JSON) has those only.
-func strayVerdict(p *pairs, reply []byte) (check.Set, string) {
-	var m wire.Message
-	wire.Scan(reply, &m)
-	env := check.Envelope(&m)
-	if m.Kind != wire.KindResult && m.Kind != wire.KindError && m.Kind != wire.KindBatch {
-		if env == 0 {
-			env = env.Add(check.InvalidEnvelope)
-		}
-		return env, "a reply that is no response: " + m.Problems.String()
-	}
-	rule, why := p.pairing.StrayRule(&m)
-	return env.Add(rule), "a reply" + why
 }
 
 // streamCrash says whether the end of a stream exchange is a crash: a child

@@ -1,6 +1,8 @@
 package fuzz
 
 import (
+	"sync"
+
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/oracle"
 	"github.com/rpcload/rpcload/internal/wire"
@@ -44,7 +46,11 @@ type pairs struct {
 	// and staleIDs).
 	staleNull int
 	staleIDs  [][]byte
-	pairing   oracle.Pairing
+	pairing   *oracle.Pairing // made when first needed
+	fates     []oracle.Fate
+	one       [1]oracle.Fate // fates' memory for the common exchange
+	first     pairVerdict    // the verdict of frame 0 and reply 0, once judged0
+	judged0   bool
 }
 
 type pairVerdict struct {
@@ -54,6 +60,9 @@ type pairVerdict struct {
 
 func (p *pairs) judge(i, j int) pairVerdict {
 	k := [2]int{i, j}
+	if k == [2]int{} && p.judged0 {
+		return p.first
+	}
 	if v, ok := p.seen[k]; ok {
 		return v
 	}
@@ -63,8 +72,12 @@ func (p *pairs) judge(i, j int) pairVerdict {
 	}
 	rules, note := p.memo.judge(p.frames[i], class, p.replies[j], true)
 	v := pairVerdict{rules, note}
-	if len(p.frames) > 1 {
-		// (One frame's pairs are judged once each: no matching asks.)
+	switch {
+	case k == [2]int{}:
+		// The pair the common exchange (one frame, one reply) judges:
+		// once to pair it, once for the verdict.
+		p.first, p.judged0 = v, true
+	case len(p.frames) > 1 || len(p.replies) > 1:
 		if p.seen == nil {
 			p.seen = map[[2]int]pairVerdict{}
 		}
@@ -132,7 +145,16 @@ func matchReplies(p *pairs) [][]int {
 // have had coming (p.staleNull, p.staleIDs) are set aside when no frame
 // of this input takes them.
 func (p *pairs) pair(late bool) []oracle.Fate {
-	pg := &p.pairing
+	if len(p.infos) == 1 && len(p.replies) == 1 && p.fits(0, 0) {
+		// The common exchange: one frame, one reply that answers it. (The
+		// pairing would pair them too; this spares it the indexing.)
+		p.one[0] = oracle.Fate{Kind: oracle.Answer, Of: 0}
+		return p.one[:]
+	}
+	if p.pairing == nil {
+		p.pairing = new(oracle.Pairing)
+	}
+	pg := p.pairing
 	pg.Reset()
 	for i := range p.infos {
 		pg.AddRequest(p.frames[i], p.infos[i].class, p.infos[i].asBatch)
@@ -152,7 +174,52 @@ func (p *pairs) pair(late bool) []oracle.Fate {
 			return p.stale(id, &null)
 		}
 	}
-	return pg.Pair(judges)
+	p.fates = append(p.fates[:0], pg.Pair(judges)...)
+	return p.fates
+}
+
+var pairsPool = sync.Pool{New: func() any { return new(pairs) }}
+
+// newPairs returns pairs for the judgement of one exchange, from a pool:
+// the pairs and the Pairing in them keep their memory from one exchange
+// to the next. release gives them back.
+func newPairs(frames [][]byte, infos []frameInfo, replies [][]byte, scans []replyScan) *pairs {
+	p := pairsPool.Get().(*pairs)
+	p.frames, p.infos, p.replies, p.scans = frames, infos, replies, scans
+	return p
+}
+
+// release gives p back to the pool, with its references to the frames
+// and replies dropped.
+func (p *pairs) release() {
+	pg, fates, seen := p.pairing, p.fates[:0], p.seen
+	if pg != nil {
+		pg.Reset()
+	}
+	if len(seen) > 4096 {
+		seen = nil // (a huge input's map is not kept for the next)
+	}
+	clear(seen)
+	*p = pairs{pairing: pg, fates: fates, seen: seen}
+	pairsPool.Put(p)
+}
+
+// strayVerdict judges a reply that answers no frame of the input, as a
+// batch's reply that answers no element is judged (oracle.Pairing's
+// StrayRule), with its envelope's own faults; what is no response (not
+// JSON) has those only.
+func (p *pairs) strayVerdict(reply []byte) (check.Set, string) {
+	var m wire.Message
+	wire.Scan(reply, &m)
+	env := check.Envelope(&m)
+	if m.Kind != wire.KindResult && m.Kind != wire.KindError && m.Kind != wire.KindBatch {
+		if env == 0 {
+			env = env.Add(check.InvalidEnvelope)
+		}
+		return env, "a reply that is no response: " + m.Problems.String()
+	}
+	rule, why := p.pairing.StrayRule(&m)
+	return env.Add(rule), "a reply" + why
 }
 
 // message is reply j as the pairing takes it.
