@@ -9,14 +9,15 @@ import (
 )
 
 // covered reports whether replies answer every frame that requires a
-// reply, paired as the judge pairs them. A frame without a reply that
+// reply, paired as the judge pairs them, correct answers first
+// (oracle.Pairing.Fitting). A frame without a reply that
 // fits it counts as answered by a reply no frame takes as a fitting one
 // (a wrong answer is an answer, and waiting for another would wait for
 // nothing), except the stale replies that may be the input before's.
 func (p *pairs) covered(stale int) bool {
 	got := make([]bool, len(p.frames))
 	spare := -stale
-	for _, f := range p.pair(false) {
+	for _, f := range p.pair(false, true) {
 		if f.Kind == oracle.Answer {
 			got[f.Of] = true
 		} else {
@@ -121,7 +122,7 @@ func (p *pairs) kind(j int) wire.Kind { return p.scan(j).kind }
 func matchReplies(p *pairs) [][]int {
 	n := len(p.infos)
 	assigned := make([][]int, n+2)
-	fates := p.pair(true)
+	fates := p.pair(true, false)
 	for k, f := range fates {
 		if f.Kind == oracle.Answer || f.Kind == oracle.Blamed {
 			assigned[f.Of] = append(assigned[f.Of], k)
@@ -141,10 +142,10 @@ func matchReplies(p *pairs) [][]int {
 }
 
 // pair pairs the replies with the frames by oracle.Pairing and returns
-// each reply's fate. With late, the replies the input before may still
+// each reply's fate (with fitOnly, only the correct answers: Fitting). With late, the replies the input before may still
 // have had coming (p.staleNull, p.staleIDs) are set aside when no frame
 // of this input takes them.
-func (p *pairs) pair(late bool) []oracle.Fate {
+func (p *pairs) pair(late, fitOnly bool) []oracle.Fate {
 	if len(p.infos) == 1 && len(p.replies) == 1 && p.fits(0, 0) {
 		// The common exchange: one frame, one reply that answers it. (The
 		// pairing would pair them too; this spares it the indexing.)
@@ -174,7 +175,11 @@ func (p *pairs) pair(late bool) []oracle.Fate {
 			return p.stale(id, &null)
 		}
 	}
-	p.fates = append(p.fates[:0], pg.Pair(judges)...)
+	if fitOnly {
+		p.fates = append(p.fates[:0], pg.Fitting(judges)...)
+	} else {
+		p.fates = append(p.fates[:0], pg.Pair(judges)...)
+	}
 	return p.fates
 }
 

@@ -571,6 +571,14 @@ func TestOutOfOrderVerdicts(t *testing.T) {
 		{"shared id", []string{`{"jsonrpc":"2.0","id":11,"method":"x","params":1}`, `{"jsonrpc":"2.0","id":11}`}, []string{errID("11", -32602), errID("11", -32600)}, 0},
 		// 46 messages answered in full (once past the old matching bound).
 		{"46 messages", many, replies, 0},
+		// A batch of notifications needs no reply: an id-null -32700 is the
+		// parse error's, though a refusable batch could take one too.
+		{"notification batch and a parse error", []string{`[{"jsonrpc":"2.0","\ud801":0,"method":""}]`, `}`}, []string{errID("null", -32700)}, 0},
+		// A notification refused for its repeated params (allowed), and a
+		// batch whose array has not come yet: the refusal stays the
+		// notification's, never the batch's single-object answer.
+		{"refused notification and a batch still owed", []string{`{"jsonrpc":"2.0","method":"","params":[],"params":[]}`, `[{"jsonrpc":"2.0","method":"convert","params":[0,0],"id":0}]`}, []string{errID("null", -32600)}, 0},
+		{"refused notification and a batch answered", []string{`{"jsonrpc":"2.0","method":"","params":[],"params":[]}`, `[{"jsonrpc":"2.0","method":"convert","params":[0,0],"id":0}]`}, []string{errID("null", -32600), `[{"jsonrpc":"2.0","id":0,"result":0}]`}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := frames(tc.frames...)

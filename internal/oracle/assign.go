@@ -99,7 +99,16 @@ func (p *Pairing) AddReply(m *wire.Message) {
 // fate of each reply, by number; a request gets at most one Answer or
 // Blamed reply. The slice is valid until the next Pair or Reset. A caller
 // may pair again as more replies come.
-func (p *Pairing) Pair(j Judges) []Fate {
+func (p *Pairing) Pair(j Judges) []Fate { return p.pair(j, false) }
+
+// Fitting is Pair stopped before what is left over is settled: each reply
+// is an Answer, paired with a request it answers correctly, or a Stray.
+// It tells whether the replies so far answer the requests that must be
+// answered, while more replies may come (a settled reply may be moved
+// again by a later one); Judges.Late is not asked.
+func (p *Pairing) Fitting(j Judges) []Fate { return p.pair(j, true) }
+
+func (p *Pairing) pair(j Judges, fitOnly bool) []Fate {
 	for i := range p.sc.reqs {
 		q := &p.sc.reqs[i]
 		q.matched, q.blamed, q.by, q.stamp = false, false, 0, 0
@@ -111,8 +120,8 @@ func (p *Pairing) Pair(j Judges) []Fate {
 	for range p.replies {
 		p.fates = append(p.fates, Fate{Kind: Stray, Of: -1})
 	}
-	b := newBatchMatch(&p.sc, p.replies)
-	b.judges, b.fates = &j, p.fates
+	b := newBatchMatch(&p.sc, p.replies, &j, p.fates)
+	b.fitOnly = fitOnly
 	b.pairReplies()
 	for i := range b.reqs {
 		if q := &b.reqs[i]; q.matched {

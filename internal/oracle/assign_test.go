@@ -38,9 +38,16 @@ func TestPairingOrder(t *testing.T) {
 		// the unparseable frame), whatever the tier.
 		{errNull, []string{invalidID, lenient}},
 	}
-	judges := Judges{Fits: func(int, int) bool { return true }, Required: func(int) bool { return false }}
 	var p Pairing
 	var r wire.Message
+	var frames []string
+	// A frame is required as the oracle judges its silence, as the stream
+	// asks (internal/fuzz requiredAt).
+	judges := Judges{Fits: func(int, int) bool { return true }, Required: func(i int) bool {
+		f := []byte(frames[i])
+		rules, _ := JudgeFuzzReply(f, ClassifyRequest(f), nil, false)
+		return rules != 0
+	}}
 	for _, tc := range tests {
 		wire.Scan([]byte(tc.reply), &r)
 		off := false
@@ -50,6 +57,7 @@ func TestPairingOrder(t *testing.T) {
 				continue
 			}
 			p.Reset()
+			frames = []string{f}
 			p.AddRequest([]byte(f), ClassifyRequest([]byte(f)), false)
 			p.AddReply(&r)
 			if got := p.Pair(judges)[0].Kind == Answer; got == off {
@@ -60,6 +68,7 @@ func TestPairingOrder(t *testing.T) {
 			}
 			prev := tc.frames[k-1]
 			p.Reset()
+			frames = []string{f, prev}
 			p.AddRequest([]byte(f), ClassifyRequest([]byte(f)), false)
 			p.AddRequest([]byte(prev), ClassifyRequest([]byte(prev)), false)
 			p.AddReply(&r)

@@ -35,7 +35,7 @@ func judgeBatch(input, reply []byte, r *wire.Message) (check.Set, string) {
 		}
 		return env.Add(check.BatchNotArray), "a batch of " + strconv.Itoa(len(reqs)) + " answered with a single object: " + describe(r)
 	}
-	b := newBatchMatch(sc, r.BatchLen)
+	b := newBatchMatch(sc, r.BatchLen, nil, nil)
 	b.pair(reply)
 	for i := range reqs {
 		if q := &reqs[i]; !q.matched && q.required() && b.found(check.Set(0).Add(check.BatchMissingReply)) {
@@ -186,11 +186,9 @@ func (q *request) keyed() bool { return q.readableID() && q.m.IDKind != wire.IDN
 
 // nullTier returns the tier of q among the requests a response with id
 // null looks for, or -1 when such a response comes to q only by a
-// tolerance. Whether a request without an id needs a reply may take a
-// walk to tell; it counts as needing one here, where only the order of
-// the search depends on it.
-func (q *request) nullTier() int {
-	switch required := q.needsReply() && !q.silenceTolerated(false); {
+// tolerance. required says whether silence about q breaks a rule.
+func (q *request) nullTier(required bool) int {
+	switch {
 	case required && !q.keyed():
 		return tierOnlyNull
 	case required && (q.class == InvalidRequest || q.class == InvalidParams):
@@ -240,16 +238,19 @@ type batchMatch struct {
 	// A stream's pairing (Pairing) sets judges: its frames are judged by
 	// the caller, and the pairing records where each reply went (fates,
 	// by reply number) instead of judging.
-	judges *Judges
-	fates  []Fate
-	freeAt int // requests before it are all matched or not required (firstRequired)
+	judges  *Judges
+	fates   []Fate
+	freeAt  int  // requests before it are all matched or not required (blameRequired)
+	fitOnly bool // pair correct answers only: nothing is settled (Pairing.Fitting)
 }
 
-// newBatchMatch indexes sc.reqs for a reply array of replies elements.
-func newBatchMatch(sc *batchScratch, replies int) *batchMatch {
+// newBatchMatch indexes sc.reqs for a reply array of replies elements
+// (for a stream's replies, with the caller's judges, the fates recorded in
+// fates).
+func newBatchMatch(sc *batchScratch, replies int, judges *Judges, fates []Fate) *batchMatch {
 	b := &sc.match
 	lists := b.lists
-	*b = batchMatch{sc: sc, reqs: sc.reqs, allIDs: true, budget: judgeBudget*(len(sc.reqs)+replies) + 256}
+	*b = batchMatch{sc: sc, reqs: sc.reqs, allIDs: true, budget: judgeBudget*(len(sc.reqs)+replies) + 256, judges: judges, fates: fates}
 	for k := range b.lists {
 		b.lists[k] = candidates{idx: lists[k].idx[:0], start: &b.starts[k]}
 	}
@@ -270,7 +271,15 @@ func newBatchMatch(sc *batchScratch, replies int) *batchMatch {
 		if q.takesArray {
 			b.lists[listBatch].add(i)
 		}
-		if tier := q.nullTier(); tier >= 0 {
+		// Whether a batch element without an id needs a reply may take a
+		// walk to tell; it counts as needing one here, where only the
+		// order of the search depends on it. A stream's frame is asked of
+		// the caller (a batch of notifications needs none).
+		required := q.needsReply() && !q.silenceTolerated(false)
+		if judges != nil {
+			required = b.required(i)
+		}
+		if tier := q.nullTier(required); tier >= 0 {
 			b.lists[nullList(tier, category(q))].add(i)
 		}
 		if !readable {

@@ -20,8 +20,8 @@ func (b *batchMatch) pair(reply []byte) {
 // paired ones along (an augmenting path, as in bipartite matching); what
 // is still left is settled (settle.go): judged against the request it
 // most likely answers, or found a second reply or a reply to nothing.
-// Last, reassign gives a required request left without a reply one a
-// tolerance took elsewhere.
+// Last, in a batch, reassign gives a required request left without a
+// reply one a tolerance took elsewhere.
 func (b *batchMatch) pairReplies() {
 	b.pairByID()
 	pend := b.sc.pend
@@ -34,13 +34,21 @@ func (b *batchMatch) pairReplies() {
 			}
 		}
 	}
+	if b.fitOnly {
+		return
+	}
 	for j := range pend {
 		if p := &pend[j]; p.state != pendDone {
 			rm = p.message()
 			b.settle(&rm, p.state, int32(j))
 		}
 	}
-	b.reassign()
+	if b.judges == nil {
+		// (Not on a stream: the reply a required frame lacks may still be
+		// on its way, and a correct pair undone for it would blame the
+		// frame for an answer it never got.)
+		b.reassign()
+	}
 }
 
 // collect scans the elements of the reply array into the pending replies,
