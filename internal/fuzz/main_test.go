@@ -7,14 +7,17 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rpcload/rpcload/internal/fuzztarget"
+	"github.com/rpcload/rpcload/internal/testsrv"
 )
 
 // childEnv makes the test binary a child-process target: "bugs=LIST" serves
 // fuzztarget with those planted bugs on stdin and stdout (a planted crash
 // exits with status 2 and a panic line on stderr, like a Go server), "die"
-// exits with status 3 at the first line it reads.
+// exits with status 3 at the first line it reads, "shuffle=DURATION" serves
+// the reference server answering in any order (testsrv.Config.Shuffle).
 const childEnv = "RPCFUZZ_TEST_CHILD"
 
 func TestMain(m *testing.M) {
@@ -32,6 +35,9 @@ func child(mode string) int {
 		fmt.Fprintln(os.Stderr, "fatal error: this server dies at every input")
 		return 3
 	}
+	if d, ok := strings.CutPrefix(mode, "shuffle="); ok {
+		return shuffledChild(d)
+	}
 	list, ok := strings.CutPrefix(mode, "bugs=")
 	if !ok {
 		fmt.Fprintf(os.Stderr, "bad %s %q\n", childEnv, mode)
@@ -46,6 +52,25 @@ func child(mode string) int {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "panic: %v\n\ngoroutine 1 [running]:\nmain.serve()\n", err)
 		return 2
+	}
+	return 0
+}
+
+// shuffledChild serves the reference server on stdin and stdout, each
+// reply held for a random time below d.
+func shuffledChild(d string) int {
+	shuffle, err := time.ParseDuration(d)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	srv, err := testsrv.New(testsrv.Config{Shuffle: shuffle})
+	if err == nil {
+		err = srv.ServeStdio(os.Stdin, os.Stdout, testsrv.FramingNewline)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	return 0
 }

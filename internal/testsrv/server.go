@@ -30,6 +30,11 @@ type Config struct {
 	MaxFrame   int              // largest accepted request frame/body in bytes; default DefaultMaxFrame
 	Stall      Stall            // optional full stop, relative to New
 	Now        func() time.Time // clock for get_time, eth_blockNumber and the stall window; default time.Now
+	// Shuffle, when positive, holds each reply on a stream connection for
+	// a random time below it, as a server that answers every message on
+	// a goroutine of its own does: replies come in any order, which
+	// JSON-RPC allows (a batch's array stays one reply).
+	Shuffle time.Duration
 
 	// Protocol modes (mcp.go, lsp.go): Profile "" or ProfileJSONRPC is the
 	// plain server above; ProfileMCP and ProfileLSP make every stream
@@ -90,6 +95,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("%w: negative FaultDelay %v", ErrConfig, cfg.FaultDelay)
 	case cfg.MaxFrame < 0:
 		return nil, fmt.Errorf("%w: negative MaxFrame %d", ErrConfig, cfg.MaxFrame)
+	case cfg.Shuffle < 0:
+		return nil, fmt.Errorf("%w: negative Shuffle %v", ErrConfig, cfg.Shuffle)
 	case cfg.Stall.At < 0 || cfg.Stall.For < 0:
 		return nil, fmt.Errorf("%w: negative Stall %+v", ErrConfig, cfg.Stall)
 	}

@@ -300,6 +300,9 @@ func (c *streamConn) handle(frame []byte) {
 	}
 	wait := delay
 	if spin == 0 {
+		if s.cfg.Shuffle > 0 {
+			delay += time.Duration(c.rng.Int64N(int64(s.cfg.Shuffle)))
+		}
 		wait = s.deliverAfter(delay)
 	}
 	if wait == 0 && spin == 0 {

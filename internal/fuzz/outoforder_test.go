@@ -1,0 +1,88 @@
+package fuzz
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/testsrv"
+	"github.com/rpcload/rpcload/internal/transport"
+)
+
+// shuffledTarget starts the reference server answering every message after
+// a random delay below shuffle (testsrv.Config.Shuffle), on the stream
+// transport over: tcp, tcp+lsp, ws or stdio (this test binary as the
+// child).
+func shuffledTarget(t testing.TB, over string, shuffle time.Duration) (transport.Target, transport.ChildOptions) {
+	t.Helper()
+	if over == "stdio" {
+		tg, err := transport.CommandTarget([]string{os.Args[0], "-test.run=^$"}, transport.Newline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tg, transport.ChildOptions{Env: []string{childEnv + "=shuffle=" + shuffle.String()}, Grace: time.Second}
+	}
+	srv, err := testsrv.New(testsrv.Config{Shuffle: shuffle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	addrs := map[string]testsrv.Addrs{"tcp": {TCP: "127.0.0.1:0"}, "tcp+lsp": {TCPLSP: "127.0.0.1:0"}, "ws": {HTTP: "127.0.0.1:0"}}[over]
+	bound, err := srv.Listen(ctx, addrs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); srv.Close() })
+	url := map[string]string{"tcp": "tcp://" + bound.TCP, "tcp+lsp": "tcp+lsp://" + bound.TCPLSP, "ws": "ws://" + bound.HTTP + "/ws"}[over]
+	tg, err := transport.ParseTarget(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg, transport.ChildOptions{}
+}
+
+// outOfOrderExecs is how many inputs TestOutOfOrderServer sends per
+// transport: RPCFUZZ_OUT_OF_ORDER_EXECS. Unset, the test is skipped: late
+// replies that cross into the next input are still judged there at times
+// (issue 16; 1 run in 20 of 1,500 inputs fails, against 5 in 20 before
+// the one pairing), and a test that fails now and then is no test.
+func outOfOrderExecs(t *testing.T) uint64 {
+	v := os.Getenv("RPCFUZZ_OUT_OF_ORDER_EXECS")
+	if v == "" {
+		t.Skip("opt-in until issue 16: set RPCFUZZ_OUT_OF_ORDER_EXECS (e.g. 1500)")
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		t.Fatalf("RPCFUZZ_OUT_OF_ORDER_EXECS: %v", err)
+	}
+	return n
+}
+
+// TestOutOfOrderServer fuzzes a correct server that answers each message
+// of an input in a random order (JSON-RPC allows any) on every stream
+// transport, with eight workers: no failure finding may come of it. Warnings
+// (conformant choices worth knowing) are allowed.
+func TestOutOfOrderServer(t *testing.T) {
+	execs := outOfOrderExecs(t)
+	for _, over := range []string{"tcp", "tcp+lsp", "ws", "stdio"} {
+		t.Run(over, func(t *testing.T) {
+			tg, child := shuffledTarget(t, over, 5*time.Millisecond)
+			cfg := Config{Target: tg, Child: child, Workers: 8, Execs: execs, Seed: 1, OutDir: t.TempDir(),
+				Timeout: 2 * time.Second, MinimizeBudget: 20}
+			s, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Execs < execs {
+				t.Errorf("sent %d inputs of %d", s.Execs, execs)
+			}
+			for _, f := range s.Findings {
+				if f.Severity == "failure" {
+					t.Errorf("finding %s (%s): %s; replay: %v", f.ID, f.Key, f.Note, f.Reproduce)
+				}
+			}
+		})
+	}
+}
