@@ -9,10 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/fuzz"
 	"github.com/rpcload/rpcload/internal/fuzztarget"
 	"github.com/rpcload/rpcload/internal/testsrv"
+	"github.com/rpcload/rpcload/internal/transport"
 )
 
 // serve starts fuzztarget with bugs on 127.0.0.1 and returns its tcp:// URL.
@@ -188,5 +191,31 @@ func TestStatusLine(t *testing.T) {
 	want := "3s/60s  execs 1200  400/s  tuples 9  corpus 30  findings 1  restarts 2\nrpcfuzz: failure crash-0123456789\n"
 	if b.String() != want {
 		t.Errorf("status %q, want %q", b.String(), want)
+	}
+}
+
+// TestChildFramingFollowsProfile: a child after -- speaks Content-Length
+// with --profile lsp unless --framing says otherwise (gopls on newline
+// framing never answered initialize), as rpcload picks it.
+func TestChildFramingFollowsProfile(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want transport.Framing
+	}{
+		{[]string{"--", "server"}, transport.Newline},
+		{[]string{"--profile", "lsp", "--", "server"}, transport.ContentLength},
+		{[]string{"--profile", "lsp", "--framing", "newline", "--", "server"}, transport.Newline},
+		{[]string{"--framing", "content-length", "--", "server"}, transport.ContentLength},
+	} {
+		var tf targetFlags
+		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+		tf.register(fs, time.Second)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		tg, err := tf.target(fs, nil, "")
+		if err != nil || tg.Framing != tc.want {
+			t.Errorf("%q: framing %v, error %v; want %v", tc.args, tg.Framing, err, tc.want)
+		}
 	}
 }

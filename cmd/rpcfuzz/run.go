@@ -37,7 +37,7 @@ type targetFlags struct {
 func (t *targetFlags) register(fs *pflag.FlagSet, timeoutDefault time.Duration) {
 	fs.StringVar(&t.profile, "profile", "jsonrpc", "protocol profile: jsonrpc, mcp, lsp or eth (its handshake on each connection, its seeds)")
 	fs.DurationVar(&t.timeout, "timeout", timeoutDefault, "how long an input waits for its replies; a request with an id left unanswered is a hang")
-	fs.StringVar(&t.framing, "framing", "newline", "child process after --: newline or content-length (LSP) framing")
+	fs.StringVar(&t.framing, "framing", "newline", "child process after --: newline or content-length framing (default content-length with --profile lsp)")
 	fs.StringVar(&t.stderr, "stderr", "", "child process: append its stderr to this file (the last lines are kept in crash findings either way)")
 	fs.DurationVar(&t.grace, "grace", 2*time.Second, "child process shutdown: wait this long after closing stdin, then SIGTERM, wait again, then SIGKILL")
 	fs.StringArrayVarP(&t.headers, "header", "H", nil, "extra HTTP header 'Name: value' (repeatable; http(s) and ws(s) targets)")
@@ -57,13 +57,9 @@ func (t *targetFlags) target(fs *pflag.FlagSet, positional []string, url string)
 	case dash >= 0 && len(fs.Args()[dash:]) == 0:
 		return tg, cli.Usagef("no command after --")
 	case dash >= 0:
-		fr := transport.Newline
-		switch t.framing {
-		case "newline":
-		case "content-length":
-			fr = transport.ContentLength
-		default:
-			return tg, cli.Usagef("--framing must be newline or content-length (got %q)", t.framing)
+		fr, err := cli.ChildFraming(t.framing, fs.Changed("framing"), profile.Name(t.profile), "--framing")
+		if err != nil {
+			return tg, cli.Usagef("%v", err)
 		}
 		if tg, err = transport.CommandTarget(fs.Args()[dash:], fr); err != nil {
 			return tg, cli.Usagef("%v", err)

@@ -18,8 +18,15 @@ type workCorpus struct {
 	maxBytes int
 }
 
+// caseSize is the size of an input as it is written: its Wire bytes when
+// it has them (the frames they were made from are not sent), else its
+// frames' (without the framing). finding.json's input_bytes and
+// minimized_bytes are this.
 func caseSize(c mutate.Case) int {
-	n := len(c.Wire)
+	if c.Wire != nil {
+		return len(c.Wire)
+	}
+	n := 0
 	for _, f := range c.Frames {
 		n += len(f)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/transport"
 )
 
@@ -163,4 +164,21 @@ func (f *TLSFlags) Load(fs *pflag.FlagSet, t transport.Target) (transport.TLS, e
 		return c, Usagef("%v", err)
 	}
 	return c, nil
+}
+
+// ChildFraming is the framing of a child process given after --: the
+// --framing flag's value when given (name says how the user wrote it),
+// else the profile's (LSP servers speak Content-Length on stdio), else
+// newline.
+func ChildFraming(value string, given bool, prof profile.Name, name string) (transport.Framing, error) {
+	if !given && prof == profile.LSP {
+		return transport.ContentLength, nil
+	}
+	switch value {
+	case "newline":
+		return transport.Newline, nil
+	case "content-length":
+		return transport.ContentLength, nil
+	}
+	return 0, fmt.Errorf("%s must be newline or content-length (got %q)", name, value)
 }
