@@ -341,3 +341,40 @@ func TestProfilesClean(t *testing.T) {
 		})
 	}
 }
+
+// TestStopAfterClaims: with --stop-after N, no more failures are claimed
+// than it takes to stop, so workers that meet other failures while the
+// first is confirmed and minimized do not write theirs (a run with
+// --stop-after 1 wrote four and ran 25 s); a claim given back frees its
+// place, and warnings are not limited.
+func TestStopAfterClaims(t *testing.T) {
+	s := newFindingSet(1)
+	steps := []struct {
+		do   string // claim, release, complete
+		id   string
+		fail bool
+		want bool // claim's answer
+	}{
+		{"claim", "a", true, true},
+		{"claim", "b", true, false}, // a is being minimized
+		{"claim", "w", false, true}, // a warning
+		{"release", "a", true, false},
+		{"claim", "b", true, true}, // a did not reproduce: b may go on
+		{"complete", "b", true, false},
+		{"claim", "c", true, false}, // the run stops
+	}
+	for k, st := range steps {
+		switch st.do {
+		case "claim":
+			if got := s.claim(st.id, st.id, 100, st.fail); got != st.want {
+				t.Errorf("step %d: claim %s = %v, want %v", k, st.id, got, st.want)
+			}
+		case "release":
+			s.release(st.id, st.id, st.fail)
+		case "complete":
+			if n := s.complete(Finding{ID: st.id, Severity: "failure"}); n != 1 {
+				t.Errorf("step %d: %d failures written, want 1", k, n)
+			}
+		}
+	}
+}

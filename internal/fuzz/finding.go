@@ -148,6 +148,12 @@ type findingSet struct {
 	unconf   map[string]int // dedup key -> candidates that did not reproduce
 	pending  int            // claimed, not yet written
 	failures int            // written findings of severity failure
+	// pendingFailures are claimed failures not yet written, so that with
+	// stopAfter (--stop-after) no more failures are claimed than it takes
+	// to stop: workers that found others meanwhile do not confirm and
+	// minimize theirs after the run has what it asked for.
+	pendingFailures int
+	stopAfter       int
 	dropped  int
 	unconfed int
 }
@@ -159,8 +165,9 @@ type Baselined struct {
 	Hits uint64 `json:"hits"`
 }
 
-func newFindingSet() *findingSet {
-	return &findingSet{byID: map[string]*Finding{}, base: map[string]*Baselined{}, unconf: map[string]int{}}
+// newFindingSet returns an empty set; stopAfter is --stop-after (0: none).
+func newFindingSet(stopAfter int) *findingSet {
+	return &findingSet{byID: map[string]*Finding{}, base: map[string]*Baselined{}, unconf: map[string]int{}, stopAfter: stopAfter}
 }
 
 // hit counts another input for a known finding and reports whether id is
@@ -187,8 +194,8 @@ func (s *findingSet) baselined(id string, rule check.Rule) {
 	b.Hits++
 }
 
-// claim reserves id for the caller, or reports why not.
-func (s *findingSet) claim(id, key string, max int) bool {
+// claim reserves id, a failure or not, for the caller, or reports why not.
+func (s *findingSet) claim(id, key string, max int, failure bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if f, ok := s.byID[id]; ok {
@@ -197,6 +204,12 @@ func (s *findingSet) claim(id, key string, max int) bool {
 	}
 	if s.unconf[key] >= unconfirmedLimit {
 		return false
+	}
+	if failure && s.stopAfter > 0 && s.failures+s.pendingFailures >= s.stopAfter {
+		return false // the ones claimed stop the run once written
+	}
+	if failure {
+		s.pendingFailures++
 	}
 	if len(s.byID) >= max {
 		s.dropped++
@@ -208,9 +221,12 @@ func (s *findingSet) claim(id, key string, max int) bool {
 }
 
 // release gives a claim back: the candidate did not reproduce.
-func (s *findingSet) release(id, key string) {
+func (s *findingSet) release(id, key string, failure bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if failure {
+		s.pendingFailures--
+	}
 	delete(s.byID, id)
 	s.pending--
 	s.unconf[key]++
@@ -236,6 +252,7 @@ func (s *findingSet) complete(f Finding) int {
 	s.pending--
 	if f.Severity == "failure" {
 		s.failures++
+		s.pendingFailures--
 	}
 	return s.failures
 }
@@ -357,7 +374,8 @@ func (r *run) reproducer(w *worker, cand *candidate) func(ctx context.Context, c
 
 // report confirms, minimizes and writes a candidate, unless it is known.
 func (r *run) report(w *worker, cand candidate) {
-	if !r.found.claim(cand.id, cand.key, r.cfg.MaxFindings) {
+	failure := severity(cand.v.rule) == "failure"
+	if !r.found.claim(cand.id, cand.key, r.cfg.MaxFindings, failure) {
 		return
 	}
 	ctx := r.boundCtx()
@@ -368,7 +386,7 @@ func (r *run) report(w *worker, cand candidate) {
 		if !cand.confirmed {
 			cand.confirmed = r.confirm(ctx, &cand)
 			if !cand.confirmed {
-				r.found.release(cand.id, cand.key)
+				r.found.release(cand.id, cand.key, failure)
 				return
 			}
 		}

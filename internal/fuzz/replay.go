@@ -128,7 +128,7 @@ func newRun(ctx context.Context, cfg *Config, seeds []mutate.Case) (*run, error)
 		tuples: newTupleSet(cfg.MaxTuples),
 		recent: &recentRing{max: recentInputs, maxBytes: recentBytes},
 		agg:    stats.NewAggregator([]string{"fuzz"}),
-		found:  newFindingSet(),
+		found:  newFindingSet(cfg.StopAfter),
 		parent: ctx,
 		stop:   func() {},
 	}, nil
