@@ -154,8 +154,8 @@ type findingSet struct {
 	// minimize theirs after the run has what it asked for.
 	pendingFailures int
 	stopAfter       int
-	dropped  int
-	unconfed int
+	dropped         int
+	unconfed        int
 }
 
 // Baselined is a finding the baseline accepts: counted, not written.
