@@ -10,6 +10,7 @@ import (
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/mutate"
 	"github.com/rpcload/rpcload/internal/oracle"
+	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
 )
@@ -55,9 +56,11 @@ func (p *canaryProbe) withID() (mutate.Case, []byte) {
 const maxCanaryTries = 8
 
 // canaryCandidates are the seeds that are one call each, the profile's
-// ping and echo first: their answers do not depend on state.
-func canaryCandidates(seeds []mutate.Case) []mutate.Case {
-	var preferred, rest []mutate.Case
+// calls whose answers do not depend on state first (canaryMethods), in
+// that order.
+func canaryCandidates(seeds []mutate.Case, prof profile.Name) []mutate.Case {
+	methods := canaryMethods(prof)
+	ranked := make([][]mutate.Case, len(methods)+1)
 	var m wire.Message
 	for _, s := range seeds {
 		if len(s.Frames) != 1 || s.Wire != nil || oracle.ClassifyRequest(s.Frames[0]) != oracle.Call {
@@ -65,15 +68,28 @@ func canaryCandidates(seeds []mutate.Case) []mutate.Case {
 		}
 		wire.Scan(s.Frames[0], &m)
 		name, _ := wire.Unquote(nil, m.Method)
-		switch string(name) {
-		case "ping", "echo", "eth_chainId":
-			preferred = append(preferred, s)
-		default:
-			rest = append(rest, s)
+		rank := slices.Index(methods, string(name))
+		if rank < 0 {
+			rank = len(methods)
 		}
+		ranked[rank] = append(ranked[rank], s)
 	}
-	out := append(preferred, rest...)
+	out := slices.Concat(ranked...)
 	return out[:min(len(out), maxCanaryTries)]
+}
+
+// canaryMethods are the calls a profile's server answers the same way
+// whatever came before: an Ethereum node's chain id, block number and
+// network version (it answers the generic echo with an error), an MCP
+// server's ping and tool list; else echo and ping.
+func canaryMethods(prof profile.Name) []string {
+	switch prof {
+	case profile.Eth:
+		return []string{"eth_chainId", "eth_blockNumber", "net_version"}
+	case profile.MCP:
+		return []string{"ping", "tools/list"}
+	}
+	return []string{"echo", "ping", "eth_chainId"}
 }
 
 // canarySelectTimeouts bounds the selection of the canary to this many
@@ -91,7 +107,8 @@ func (r *run) selectCanary(parent context.Context, w *worker, seeds []mutate.Cas
 	}
 	ctx, cancel := context.WithTimeout(parent, canarySelectTimeouts*r.cfg.Timeout)
 	defer cancel()
-	for _, c := range canaryCandidates(seeds) {
+	var fallback *canaryProbe // the first call answered with an error
+	for _, c := range canaryCandidates(seeds, r.cfg.Profile) {
 		res := w.exec(ctx, c, false)
 		r.checks.Add(1)
 		if parent.Err() != nil {
@@ -107,10 +124,21 @@ func (r *run) selectCanary(parent context.Context, w *worker, seeds []mutate.Cas
 			res = w.exec(ctx, cc, false)
 			r.checks.Add(1)
 			if kind2, code2, ok := canaryAnswer(&res, id); ok && kind2 == kind && code2 == code {
-				r.canary = p
-				return
+				if kind == wire.KindResult {
+					r.canary = p
+					return
+				}
+				// An error (a method the server does not have) proves less
+				// than a result: another candidate may do better.
+				if fallback == nil {
+					fallback = p
+				}
 			}
 		}
+	}
+	if fallback != nil {
+		r.canary = fallback
+		return
 	}
 	r.warn("no seed call got a correct reply before fuzzing; the canary is off")
 }

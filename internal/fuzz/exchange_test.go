@@ -13,6 +13,7 @@ import (
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/testsrv"
 	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/wire"
 )
 
 // bogusVersion is a request whose _meta protocolVersion no server can
@@ -131,6 +132,37 @@ func TestExchangeRulesReferenceMCP(t *testing.T) {
 		}
 		if res.v.rules != 0 || len(allReplies(&res.o)) != 1 {
 			t.Errorf("%s: rules %v (%s), replies %q", in, res.v.rules, res.v.note, allReplies(&res.o))
+		}
+	}
+}
+
+// TestCanaryCandidatesByProfile: the canary is tried first among the
+// profile's calls whose answers do not depend on state (an Ethereum node
+// answers the generic echo with an error, so the canary was an error
+// there, or off).
+func TestCanaryCandidatesByProfile(t *testing.T) {
+	call := func(method string) mutate.Case {
+		return mutate.Case{Frames: [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"method":"` + method + `"}`)}}
+	}
+	seeds := []mutate.Case{call("add"), call("echo"), call("tools/list"), call("net_version"), call("ping"), call("eth_blockNumber"), call("eth_chainId"),
+		{Frames: [][]byte{[]byte(`{"jsonrpc":"2.0","method":"eth_chainId"}`)}}} // a notification: never a canary
+	for _, tc := range []struct {
+		prof profile.Name
+		want string
+	}{
+		{profile.Eth, "eth_chainId eth_blockNumber net_version add echo tools/list ping"},
+		{profile.MCP, "ping tools/list add echo net_version eth_blockNumber eth_chainId"},
+		{profile.JSONRPC, "echo ping eth_chainId add tools/list net_version eth_blockNumber"},
+	} {
+		var got []string
+		for _, c := range canaryCandidates(seeds, tc.prof) {
+			var m wire.Message
+			wire.Scan(c.Frames[0], &m)
+			name, _ := wire.Unquote(nil, m.Method)
+			got = append(got, string(name))
+		}
+		if s := strings.Join(got, " "); s != tc.want {
+			t.Errorf("%s: candidates %s, want %s", tc.prof, s, tc.want)
 		}
 	}
 }
