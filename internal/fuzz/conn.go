@@ -687,9 +687,12 @@ func (s *streamConn) drainStale() int {
 }
 
 // settleEnd finds out, for a child process, whether it exited: a crash is
-// an exit, and its stderr tells why.
+// an exit, and its stderr tells why. A timeout counts too: on a loaded
+// machine a child that died of the input may be seen dead only after the
+// timeout passed, and its exit within the grace below is the verdict (a
+// crash), not the missing reply (a hang that replay called a crash).
 func (s *streamConn) settleEnd(o *outcome, start time.Time) {
-	if s.child == nil || o.end == endNone || o.end == endTimeout || o.end == endInterrupted {
+	if s.child == nil || o.end == endNone || o.end == endInterrupted {
 		return
 	}
 	// Waiting for the exit status (and the stderr of a crash) is bounded
