@@ -196,3 +196,28 @@ func TestCutStagesKeepsTheCourse(t *testing.T) {
 		t.Errorf("the cut schedule ended after %d arrivals; the whole one's next is at %dns (%v)", n, w, ok)
 	}
 }
+
+// TestPace: the steady pace that stands for a plan's load (--diff).
+func TestPace(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		file        string
+		rate        float64
+		concurrency int
+	}{
+		{"steady rate", "load: {rate: 40, duration: 1s}\n", 40, 0},
+		{"rate stages: their average", "load:\n  start_rate: 100\n  stages:\n    - {duration: 1s, rate: 300}\n    - {duration: 1s, rate: 0}\n", 175, 0}, // (200 + 150) calls over 2 s
+		{"steady concurrency", "load: {concurrency: 6, duration: 1s}\n", 0, 6},
+		{"concurrency stages: their peak", "load:\n  stages:\n    - {duration: 1s, concurrency: 9}\n    - {duration: 1s, concurrency: 2}\n", 0, 9},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Build(parse(t, "version: 1\n"+tc.file+"mix:\n  - method: echo\n"), flags(nil, nil), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rate, conc := p.Pace(); math.Abs(rate-tc.rate) > 1e-9 || conc != tc.concurrency {
+				t.Errorf("Pace() = %g, %d; want %g, %d", rate, conc, tc.rate, tc.concurrency)
+			}
+		})
+	}
+}
