@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -78,5 +79,13 @@ func TestOutputPaths(t *testing.T) {
 			t.Errorf("sent %d, want 30", r.Requests.Sent)
 		}
 		mustContain(t, "stderr", stderr.String(), "merged 2 results into stdout", "requests    sent 30")
+	})
+	t.Run("scenario from-openrpc -o -", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		code, err := scenarioCmd(context.Background(), []string{"from-openrpc", "../../internal/testsrv/openrpc.json", "-o", "-"}, &stdout, &stderr)
+		if code != exitOK || err != nil {
+			t.Fatalf("exit %d, %v\n%s", code, err, &stderr)
+		}
+		mustContain(t, "stdout", stdout.String(), "version: 1", "mix:")
 	})
 }
