@@ -49,14 +49,15 @@ func (l *liveFlags) defaults(fs *pflag.FlagSet, f *runFlags) error {
 	if !fs.Changed("interval") {
 		f.interval = soakInterval
 	}
-	if f.output == "" && l.hlog == "" && l.series == "" {
+	out := outputFile(f.output)
+	if out == "" && l.hlog == "" && l.series == "" {
 		return usagef("--soak writes its results as the run goes: give -o FILE (the interval log and series go next to it) or --hlog/--series")
 	}
-	stem := strings.TrimSuffix(f.output, filepath.Ext(f.output))
-	if l.hlog == "" && f.output != "" {
+	stem := strings.TrimSuffix(out, filepath.Ext(out))
+	if l.hlog == "" && out != "" {
 		l.hlog = stem + ".hlog"
 	}
-	if l.series == "" && f.output != "" {
+	if l.series == "" && out != "" {
 		l.series = stem + ".series.jsonl"
 	}
 	return nil

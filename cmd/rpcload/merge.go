@@ -22,8 +22,12 @@ of one run on several machines (rpcload run --shard i/n --start-at T), into the
 result one generator sending all of their load would have written: counts add,
 latency histograms merge exactly (percentiles are never averaged), and the time
 series is aligned by the wall clock. Writes the merged result to -o and prints
-its report. Shards of different runs (1/3 with 1/4) or the same shard twice are
-refused. Check thresholds on the merged file with "rpcload check".
+its report (-o - writes the result to stdout and the report to stderr). Only the shards of one run are merged: results of runs without
+--shard, shards whose target or settings differ (anything but the shard and
+the seed), shards of different counts (1/3 with 1/4) and the same shard
+twice are refused, the error naming what differs. --force merges results
+that are not shards of one run all the same (the merged result says so in
+its warnings). Check thresholds on the merged file with "rpcload check".
 
 Exit codes: 0 merged; 1 merged, and the whole run saw violations, leaks,
 timeouts or transport errors (as "rpcload run" decides); 2 usage, or files
@@ -37,7 +41,8 @@ flags:
 func mergeCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	output := fs.StringP("output", "o", "", "write the merged result to this file (atomically); required")
+	output := fs.StringP("output", "o", "", "write the merged result to this file (atomically), or to stdout with - (the report then goes to stderr); required")
+	force := fs.Bool("force", false, "merge results that are not the shards of one run (runs without --shard, or with other targets or settings)")
 	fs.Usage = func() { fmt.Fprintf(stderr, mergeUsage, fs.FlagUsages()) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -54,7 +59,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	paths := fs.Args()
 	results := make([]*stats.Result, len(paths))
 	for i, path := range paths {
-		if sameFile(path, *output) {
+		if *output != stdoutPath && sameFile(path, *output) {
 			return exitUsage, usagef("-o %s is one of the files to merge; write the merged result elsewhere", *output)
 		}
 		r, err := stats.ReadJSONFile(path)
@@ -63,14 +68,21 @@ func mergeCmd(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		results[i] = r
 	}
+	notOneRun := stats.OneRun(results, paths)
+	if notOneRun != nil && !*force {
+		return exitUsage, cli.UsageError{Err: fmt.Errorf("%w (--force merges them all the same)", notOneRun)}
+	}
 	merged, err := stats.Merge(results, paths)
 	if err != nil {
 		return exitUsage, cli.UsageError{Err: err}
 	}
-	if err := stats.WriteJSONFile(*output, merged); err != nil {
+	if notOneRun != nil {
+		merged.Warnings = append(merged.Warnings, "merged with --force: "+strings.TrimPrefix(notOneRun.Error(), "stats: "))
+	}
+	if err := writeResultTo(*output, merged, stdout); err != nil {
 		return exitUsage, err
 	}
-	if err := writeMergeReport(stdout, merged, *output); err != nil {
+	if err := writeMergeReport(reportTo(*output, stdout, stderr), merged, *output); err != nil {
 		return exitUsage, fmt.Errorf("writing the report: %w", err)
 	}
 	if findings(merged) {
@@ -88,6 +100,9 @@ func writeMergeReport(w io.Writer, merged *stats.Result, output string) error {
 			name += fmt.Sprintf(" (shard %d/%d)", p.Shard.Index, p.Shard.Count)
 		}
 		parts = append(parts, name)
+	}
+	if output == stdoutPath {
+		output = "stdout"
 	}
 	if _, err := fmt.Fprintf(w, "merged %d results into %s: %s\n\n", len(parts), output, strings.Join(parts, ", ")); err != nil {
 		return err

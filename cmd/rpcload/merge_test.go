@@ -48,6 +48,19 @@ func writePart(t *testing.T, path string, sent, violations int, shard *stats.Sha
 	}
 }
 
+// rewritePart changes a result file written by writePart.
+func rewritePart(t *testing.T, path string, change func(r *stats.Result)) {
+	t.Helper()
+	r, err := stats.ReadJSONFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	change(r)
+	if err := stats.WriteJSONFile(path, r); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestMergeCmd: the merge command's arguments, its refusals (each naming
 // the file at fault) and its exit codes, in process.
 func TestMergeCmd(t *testing.T) {
@@ -55,6 +68,19 @@ func TestMergeCmd(t *testing.T) {
 	at := func(name string) string { return filepath.Join(dir, name) }
 	writePart(t, at("s1.json"), 10, 0, &stats.ShardInfo{Index: 1, Count: 2})
 	writePart(t, at("s2.json"), 20, 0, &stats.ShardInfo{Index: 2, Count: 2})
+	// Runs that are not shards of one run: two whole runs, a shard 2/2 of
+	// another rate, of another target, and one of another seed (which the
+	// shards of one run draw each their own of).
+	writePart(t, at("whole1.json"), 10, 0, nil)
+	writePart(t, at("whole2.json"), 20, 0, nil)
+	for name, change := range map[string]func(r *stats.Result){
+		"s2-rate.json":   func(r *stats.Result) { r.Settings["rate"], r.Settings["duration"] = 200.0, "5s" },
+		"s2-target.json": func(r *stats.Result) { r.Target = "tcp://127.0.0.1:10" },
+		"s2-seed.json":   func(r *stats.Result) { r.Settings["seed"] = "8" },
+	} {
+		writePart(t, at(name), 20, 0, &stats.ShardInfo{Index: 2, Count: 2})
+		rewritePart(t, at(name), change)
+	}
 	writePart(t, at("s1of3.json"), 5, 0, &stats.ShardInfo{Index: 1, Count: 3})
 	writePart(t, at("bad1.json"), 5, 2, &stats.ShardInfo{Index: 1, Count: 2})
 	if err := os.WriteFile(at("notjson.json"), []byte("sent 5\n"), 0o644); err != nil {
@@ -86,6 +112,16 @@ func TestMergeCmd(t *testing.T) {
 			[]string{"s1.json is shard 1/2", "s1of3.json is shard 1/3"}, 0},
 		{"the same shard twice", []string{at("s1.json"), at("bad1.json"), "-o", at("x.json")}, exitUsage, nil,
 			[]string{"s1.json and", "bad1.json are both shard 1/2"}, 0},
+		{"whole runs are not shards of one run", []string{at("whole1.json"), at("whole2.json"), "-o", at("x.json")}, exitUsage, nil,
+			[]string{"whole1.json is not a shard (its run had no --shard i/n)", "--force merges them"}, 0},
+		{"shards of runs with other settings", []string{at("s1.json"), at("s2-rate.json"), "-o", at("x.json")}, exitUsage, nil,
+			[]string{"s1.json and", "s2-rate.json are not shards of one run: duration none against 5s; rate none against 200"}, 0},
+		{"shards of runs against other targets", []string{at("s1.json"), at("s2-target.json"), "-o", at("x.json")}, exitUsage, nil,
+			[]string{"target tcp://127.0.0.1:9 against tcp://127.0.0.1:10"}, 0},
+		{"shards that drew their own seeds", []string{at("s1.json"), at("s2-seed.json"), "-o", at("total-seed.json")}, exitOK,
+			[]string{"merged 2 results"}, nil, 30},
+		{"--force merges whole runs", []string{"--force", at("whole1.json"), at("whole2.json"), "-o", at("total-forced.json")}, exitOK,
+			[]string{"merged with --force: ", "whole1.json is not a shard"}, nil, 30},
 		{"output over an input", []string{at("s1.json"), at("s2.json"), "-o", filepath.Join(dir, ".", "s2.json")}, exitUsage, nil,
 			[]string{"s2.json is one of the files to merge"}, 0},
 	}

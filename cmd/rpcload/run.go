@@ -88,7 +88,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.clientCert, "client-cert", "", "https, wss: present this PEM client certificate (with its key, or --client-key)")
 	fs.StringVar(&f.clientKey, "client-key", "", "https, wss: the PEM private key of --client-cert")
 	fs.BoolVar(&f.http2, "http2", false, "http(s): use HTTP/2 (h2c with prior knowledge on http://), many requests per connection")
-	fs.StringVarP(&f.output, "output", "o", "", "write the result as JSON to this file (atomically)")
+	fs.StringVarP(&f.output, "output", "o", "", "write the result as JSON to this file (atomically); - writes it to stdout, and the report to stderr")
 	fs.BoolVar(&f.allowViolations, "allow-violations", false, "exit 0 even when violations, leaks, timeouts or transport errors were seen")
 	fs.DurationVar(&f.interval, "interval", time.Second, "time-series and progress interval")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines on stderr")
@@ -315,13 +315,14 @@ func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr
 	if lerr != nil {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("writing the interval files stopped: %v", lerr))
 	}
-	werr := stats.WriteText(stdout, res)
-	gateFailed, gerr := f.gate.apply(res, stdout)
+	report := reportTo(f.output, stdout, stderr)
+	werr := stats.WriteText(report, res)
+	gateFailed, gerr := f.gate.apply(res, report)
 	if werr == nil {
 		werr = gerr
 	}
 	if f.output != "" {
-		if err := stats.WriteJSONFile(f.output, res); err != nil {
+		if err := writeResultTo(f.output, res, stdout); err != nil {
 			return exitUsage, err
 		}
 	}
@@ -346,8 +347,8 @@ func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr
 
 // runName labels a run in the HTML report: its result file, else its target.
 func runName(output string, cfg engine.Config) string {
-	if output != "" {
-		return filepath.Base(output)
+	if file := outputFile(output); file != "" {
+		return filepath.Base(file)
 	}
 	return cfg.Target.URL
 }

@@ -61,6 +61,42 @@ mix:
 	}
 }
 
+// TestScenarioStagesCutByDuration: --duration over a file's stages ends
+// them there (it was ignored: a 5-minute ramp ran in full); one longer than
+// the stages is refused.
+func TestScenarioStagesCutByDuration(t *testing.T) {
+	_, _, tcpURL := startServer(t, testsrv.Config{})
+	path := writeScenario(t, `version: 1
+target: `+tcpURL+`
+load:
+  start_rate: 100
+  stages:
+    - {duration: 1s, rate: 300}
+    - {duration: 5m, rate: 300}
+mix:
+  - method: echo
+`)
+	out := filepath.Join(t.TempDir(), "result.json")
+	c := runBinary(t, childLimit, "run", "-f", path, "--duration", "500ms", "-q", "-o", out)
+	if c.code != exitOK {
+		t.Fatalf("want exit 0; %v", c)
+	}
+	res := readResult(t, out)
+	// The rate climbs from 100/s by 200/s each second: 75 calls in 0.5 s.
+	if res.Requests.Sent != 75 || res.Settings["duration"] != "500ms" {
+		t.Errorf("sent %d, settings duration %v; want 75 and 500ms", res.Requests.Sent, res.Settings["duration"])
+	}
+	stages, _ := json.Marshal(res.Settings["stages"])
+	if want := `[{"concurrency":0,"duration":"500ms","rate":200}]`; string(stages) != want {
+		t.Errorf("settings stages %s, want %s", stages, want)
+	}
+
+	c = runBinary(t, childLimit, "run", "-f", path, "--duration", "10m", "-q")
+	if c.code != exitUsage || !strings.Contains(c.stderr, "--duration 10m0s is longer than the 5m1s of load.stages (") {
+		t.Errorf("want exit 2 naming --duration and load.stages; %v", c)
+	}
+}
+
 // TestDryRunScenario: --dry-run prints the messages without connecting
 // (the target is a closed port), the same ones for the same seed.
 func TestDryRunScenario(t *testing.T) {

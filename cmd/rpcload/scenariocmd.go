@@ -165,7 +165,7 @@ func exitCodeOf(err error) int {
 }
 
 func writeScenarioOut(path string, yml []byte, stdout io.Writer) (int, error) {
-	if path == "" {
+	if path == "" || path == stdoutPath {
 		_, err := stdout.Write(yml)
 		return exitOK, err
 	}

@@ -126,13 +126,17 @@ func (t *targetsFlags) run(ctx context.Context, fs *pflag.FlagSet, f *runFlags, 
 		cfgs[i] = cfg
 	}
 	if t.diff {
-		return t.runDiff(ctx, fs, f, cfgs, stdout)
+		return t.runDiff(ctx, fs, f, cfgs, stdout, stderr)
+	}
+	if f.output == stdoutPath {
+		return exitUsage, usagef("-o - writes one result to stdout; rounds write one per target and the comparison: give -o FILE")
 	}
 	return t.runRounds(ctx, f, cfgs, stdout, stderr)
 }
 
 // runRounds runs the targets in alternating rounds and prints the table
-// and the verdicts; with -o it writes one file per target.
+// and the verdicts; with -o it writes one result file per target and the
+// comparison to -o itself.
 func (t *targetsFlags) runRounds(ctx context.Context, f *runFlags, cfgs []engine.Config, stdout, stderr io.Writer) (int, error) {
 	runOne := func(ctx context.Context, target, round int) (*stats.Result, error) {
 		cfg := cfgs[target]
@@ -176,13 +180,18 @@ func (t *targetsFlags) runRounds(ctx context.Context, f *runFlags, cfgs []engine
 		}
 	}
 	if f.output != "" {
+		files := make([]string, len(merged))
 		for i, res := range merged {
 			if res == nil {
 				continue
 			}
-			if err := stats.WriteJSONFile(roundFileName(f.output, i), res); err != nil {
+			files[i] = roundFileName(f.output, i)
+			if err := stats.WriteJSONFile(files[i], res); err != nil {
 				return exitUsage, err
 			}
+		}
+		if err := rounds.WriteFile(f.output, rep, files); err != nil {
+			return exitUsage, err
 		}
 	}
 	if f.html != "" {
@@ -279,7 +288,7 @@ func mergeRounds(rep *stats.RoundsReport, results []*stats.Result) ([]*stats.Res
 
 // runDiff sends every request to both targets, prints the comparison and
 // writes the diff's result with -o.
-func (t *targetsFlags) runDiff(ctx context.Context, fs *pflag.FlagSet, f *runFlags, cfgs []engine.Config, stdout io.Writer) (int, error) {
+func (t *targetsFlags) runDiff(ctx context.Context, fs *pflag.FlagSet, f *runFlags, cfgs []engine.Config, stdout, stderr io.Writer) (int, error) {
 	ignore, err := canonjson.ParsePaths(t.diffIgnore)
 	if err != nil {
 		return exitUsage, usagef("--diff-ignore: %v", err)
@@ -294,6 +303,11 @@ func (t *targetsFlags) runDiff(ctx context.Context, fs *pflag.FlagSet, f *runFla
 	if fs.Changed("rate") {
 		opt.Rate = f.rate
 	}
+	if sc := f.scen.sc; sc != nil && !fs.Changed("rate") && !fs.Changed("concurrency") &&
+		(sc.Load.Rate > 0 || sc.Load.Concurrency > 0 || len(sc.Load.Stages) > 0) {
+		// The file's load paces the diff as the flags would have.
+		opt.Rate, opt.Workers = cfgs[0].Pace()
+	}
 	res, err := engine.Diff(ctx, cfgs[0], cfgs[1].Target, opt)
 	if err != nil {
 		if errors.Is(err, engine.ErrUnreachable) {
@@ -304,11 +318,12 @@ func (t *targetsFlags) runDiff(ctx context.Context, fs *pflag.FlagSet, f *runFla
 	res.Settings = settings(cfgs[0])
 	res.Settings["targets"] = t.urls
 	res.Settings["diff_ignore"] = append([]string{}, t.diffIgnore...)
-	werr := stats.WriteDiff(stdout, res.Diff)
+	report := reportTo(f.output, stdout, stderr)
+	werr := stats.WriteDiff(report, res.Diff)
 	if werr == nil {
-		werr = writeDiffFailures(stdout, res)
+		werr = writeDiffFailures(report, res)
 	}
-	gateFailed, gerr := f.gate.apply(res, stdout)
+	gateFailed, gerr := f.gate.apply(res, report)
 	if werr == nil {
 		werr = gerr
 	}
@@ -318,7 +333,7 @@ func (t *targetsFlags) runDiff(ctx context.Context, fs *pflag.FlagSet, f *runFla
 		}
 	}
 	if f.output != "" {
-		if err := stats.WriteJSONFile(f.output, res); err != nil {
+		if err := writeResultTo(f.output, res, stdout); err != nil {
 			return exitUsage, err
 		}
 	}

@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rpcload/rpcload/internal/rounds"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/testsrv"
 )
@@ -42,6 +46,7 @@ func TestTargetsUsage(t *testing.T) {
 		{"no method", []string{"--target", a, "--target", b}, "--method is required"},
 		{"a bad target", []string{"--target", a, "--target", "ftp://x", "--method", "echo"}, "--target ftp://x:"},
 		{"dry run", []string{"--target", a, "--target", b, "--method", "echo", "--dry-run", "3"}, "--dry-run shows one run's messages"},
+		{"rounds to stdout", []string{"--target", a, "--target", b, "--method", "echo", "-o", "-"}, "-o - writes one result to stdout; rounds write one per target"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,8 +83,15 @@ func TestTargetsRounds(t *testing.T) {
 				t.Errorf("stderr line %d = %q, want it to start with %q", i+1, lines[i], w)
 			}
 		}
-		if _, err := os.Stat(out); err == nil {
-			t.Errorf("%s written; the results go to one file per target", out)
+		// -o holds the comparison and names the targets' result files.
+		var cmp rounds.File
+		if data, err := os.ReadFile(out); err != nil || json.Unmarshal(data, &cmp) != nil {
+			t.Fatalf("%s: %v, %q; want the comparison", out, err, data)
+		}
+		wantFiles := []string{roundFileName(out, 0), roundFileName(out, 1)}
+		if cmp.Schema != rounds.FileSchema || !slices.Equal(cmp.Results, wantFiles) || cmp.RoundsReport == nil ||
+			len(cmp.Runs) != 4 || cmp.Completed != 2 || len(cmp.Ratios) == 0 || !slices.Equal(cmp.Targets, []string{tcpA, tcpB}) {
+			t.Errorf("comparison file: %+v (report %+v); want schema %s, results %q, 4 runs, 2 rounds complete, ratios", cmp, cmp.RoundsReport, rounds.FileSchema, wantFiles)
 		}
 		for i, target := range []string{tcpA, tcpB} {
 			res := readResult(t, filepath.Join(filepath.Dir(out), "out."+string(rune('A'+i))+".json"))
@@ -180,6 +192,39 @@ func TestTargetsDiff(t *testing.T) {
 			}
 			if res.Target != tcpA+" vs "+httpB || res.Requests.Sent != 20 {
 				t.Errorf("target %q, sent %d", res.Target, res.Requests.Sent)
+			}
+		})
+	}
+}
+
+// TestTargetsDiffFileLoad: a diff takes its pace from the scenario file
+// as it would from the flags (--diff -f FILE ignored the file's rate).
+func TestTargetsDiffFileLoad(t *testing.T) {
+	_, _, tcpA := startServer(t, testsrv.Config{})
+	_, _, tcpB := startServer(t, testsrv.Config{})
+	mix := "mix:\n  - method: echo\n    params: [1]\n"
+	for _, tc := range []struct {
+		name  string
+		load  string
+		flags []string
+		rate  float64 // the diff's target rate; 0: unpaced
+	}{
+		{"the file's rate", "load: {rate: 400, duration: 10s}\n", nil, 400},
+		{"the average of the file's stages", "load:\n  stages:\n    - {duration: 2s, rate: 200}\n    - {duration: 2s, rate: 200}\n", nil, 150},
+		{"--rate over the file's", "load: {rate: 400, duration: 10s}\n", []string{"--rate", "500"}, 500},
+		{"the file's concurrency: workers, unpaced", "load: {concurrency: 3, duration: 10s}\n", nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeScenario(t, "version: 1\n"+tc.load+mix)
+			out := filepath.Join(t.TempDir(), "diff.json")
+			args := append([]string{"--target", tcpA, "--target", tcpB, "--diff", "--diff-requests", "20", "-f", path, "-q", "-o", out}, tc.flags...)
+			code, stdout, stderr, err := runTargets(t, context.Background(), args...)
+			if code != exitOK || err != nil {
+				t.Fatalf("exit %d, %v\n%s\n%s", code, err, stdout, stderr)
+			}
+			res := readResult(t, out)
+			if math.Abs(res.Rate.Target-tc.rate) > 1e-9 || res.Diff == nil || res.Diff.Compared != 20 {
+				t.Errorf("rate.target %g, diff %+v; want %g and 20 compared", res.Rate.Target, res.Diff, tc.rate)
 			}
 		})
 	}

@@ -20,6 +20,11 @@ const (
 	// MinPoints is the fewest points, after the warm-up, a verdict is
 	// given on.
 	MinPoints = 5
+	// MinDuration is the shortest run a verdict is given on, whatever its
+	// interval: a process fills its caches and pools over its first
+	// minutes, and a line fitted to seconds of that, extrapolated to an
+	// hour, reads as a leak of hundreds of MiB/h.
+	MinDuration = 5 * time.Minute
 	// WarmupFraction of the run's duration at its start is left out of the
 	// fits: a server's memory and queues fill up first, which is no leak.
 	WarmupFraction = 0.1
@@ -108,8 +113,9 @@ func formatAge(us float64) string {
 // larger of 10 and 10% of the mean; oldest pending: the larger of 100 ms and
 // 10% of the mean). A figure that rose that much along a poor line (a
 // step, a burst) is reported as rising, but not steadily; the rest are
-// flat. The points of the first WarmupFraction of the run are left out,
-// and fewer than MinPoints points after that are too short to judge. Points
+// flat. The points of the first WarmupFraction of the run are left out;
+// fewer than MinPoints points after that, or a run shorter than
+// MinDuration, are too short to judge, and the verdict says which. Points
 // are placed by their T (so a series whose older points were merged still
 // fits on the right time axis), or every interval apart when T is not
 // filled in.
@@ -127,7 +133,7 @@ func Analyze(series []stats.Point, interval time.Duration) *stats.SoakReport {
 	judged, judgedX := series[r.WarmupPoints:], xs[r.WarmupPoints:]
 	warmup := fmt.Sprintf("the first %.0f%% of the run (%d of %d points) left out as warm-up",
 		WarmupFraction*100, r.WarmupPoints, len(series))
-	tooShort := len(judged) < MinPoints
+	tooShort := shortness(len(series), len(judged), last, interval)
 
 	var grew, unsteady, flat, unmeasured, few []string
 	for _, f := range figures {
@@ -143,7 +149,7 @@ func Analyze(series []stats.Point, interval time.Duration) *stats.SoakReport {
 		}
 		f.into(r, g)
 		rise := g.Last - g.First
-		g.Grew = !tooShort && len(x) >= MinPoints && g.R2 >= MinR2 && rise > 0 && rise >= f.floor(mean(y))
+		g.Grew = tooShort == "" && len(x) >= MinPoints && g.R2 >= MinR2 && rise > 0 && rise >= f.floor(mean(y))
 		switch {
 		case g.Grew:
 			grew = append(grew, fmt.Sprintf("%s %s/h (R² %.2f, %s over the run)", f.name, f.format(g.PerHour), g.R2, f.format(rise)))
@@ -158,8 +164,8 @@ func Analyze(series []stats.Point, interval time.Duration) *stats.SoakReport {
 	}
 
 	var parts []string
-	if tooShort {
-		parts = append(parts, fmt.Sprintf("too short to judge: %d points after the warm-up, %d needed", len(judged), MinPoints))
+	if tooShort != "" {
+		parts = append(parts, tooShort)
 	} else {
 		if len(grew) > 0 {
 			parts = append(parts, "grew steadily: "+strings.Join(grew, ", "))
@@ -180,6 +186,24 @@ func Analyze(series []stats.Point, interval time.Duration) *stats.SoakReport {
 	parts = append(parts, warmup)
 	r.Verdict = strings.Join(parts, "; ")
 	return r
+}
+
+// shortness says why a run of points intervals (judged of them after the
+// warm-up) lasting lastS seconds is too short for a verdict, or "" when it
+// is long enough.
+func shortness(points, judged int, lastS float64, interval time.Duration) string {
+	if judged < MinPoints {
+		return fmt.Sprintf("too short to judge: %d points after the warm-up, %d needed", judged, MinPoints)
+	}
+	if lastS >= MinDuration.Seconds() {
+		return ""
+	}
+	ran := time.Duration(lastS * float64(time.Second)).Round(time.Millisecond)
+	need := ""
+	if interval > 0 {
+		need = fmt.Sprintf(" (%d intervals of %s)", int(math.Ceil(MinDuration.Seconds()/interval.Seconds())), interval)
+	}
+	return fmt.Sprintf("too short to judge: %d intervals over %s, need a run of %s%s", points, ran, MinDuration, need)
 }
 
 // timeAxis places each point at the end of its interval, in seconds since

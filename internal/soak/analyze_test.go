@@ -109,6 +109,17 @@ func TestAnalyze(t *testing.T) {
 			verdict: []string{"too short to judge: 4 points after the warm-up, 5 needed"},
 		},
 		{
+			// 10 MiB more every 10 s, but over 200 s: a process warming
+			// up, not a verdict to extrapolate to an hour.
+			name: "fast growth over a short run",
+			series: makeSeries(20, func(i int, p *stats.Point, n *rand.Rand) {
+				p.ChildRSSBytes = rssAround(float64(i)*10*mib, n)
+				p.TimedOutUnanswered = int64(100 * i)
+			}),
+			warmup:  2,
+			verdict: []string{"too short to judge: 20 intervals over 3m20s, need a run of 5m0s (30 intervals of 10s)"},
+		},
+		{
 			// No child process; requests that time out are never answered,
 			// one more every interval, and one request is stuck for good.
 			name: "no RSS, pending counts and age grow",
@@ -199,9 +210,10 @@ func TestAnalyzeEdgeCases(t *testing.T) {
 	}{
 		{"empty", nil, "no intervals recorded"},
 		{"one point", makeSeries(1, nil), "too short to judge: 1 points"},
-		// T not filled in: the interval places the points.
+		// T not filled in: the interval places the points. (40 points of
+		// 10 s: a run long enough for a verdict, MinDuration.)
 		{"no timestamps", func() []stats.Point {
-			s := makeSeries(20, func(i int, p *stats.Point, _ *rand.Rand) { p.TimedOutUnanswered = int64(10 * i) })
+			s := makeSeries(40, func(i int, p *stats.Point, _ *rand.Rand) { p.TimedOutUnanswered = int64(10 * i) })
 			for i := range s {
 				s[i].T = 0
 			}
@@ -209,7 +221,7 @@ func TestAnalyzeEdgeCases(t *testing.T) {
 		}(), "timed out unanswered +3600/h"},
 		// A figure that never moves fits exactly and is flat.
 		{"constant", func() []stats.Point {
-			s := makeSeries(20, nil)
+			s := makeSeries(40, nil)
 			for i := range s {
 				s[i].InFlight, s[i].OldestPendingUs, s[i].ChildRSSBytes = 7, 9, 5*mib
 			}

@@ -18,15 +18,35 @@ import (
 	"sync/atomic"
 )
 
-// WriteJSONFile writes r to path atomically: into a temporary file in the
-// same directory, synced, then renamed over path. A crash or a full disk
-// leaves either the old file or the new one, never half of one.
+// WriteJSONFile writes r to path as WriteFileAtomic writes: atomically
+// (into a temporary file in the same directory, synced, then renamed over
+// path: a crash or a full disk leaves either the old file or the new one,
+// never half of one), or in place when path is not a regular file.
 func WriteJSONFile(path string, r *Result) error {
+	data, err := encodeResult(r)
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, data)
+}
+
+// WriteJSON writes r to w as WriteJSONFile writes it to a file, secrets
+// replaced: for a result sent to stdout (-o -).
+func WriteJSON(w io.Writer, r *Result) error {
+	data, err := encodeResult(r)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(fileRedactor().Bytes(data))
+	return err
+}
+
+func encodeResult(r *Result) ([]byte, error) {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
-		return fmt.Errorf("stats: encoding result: %w", err)
+		return nil, fmt.Errorf("stats: encoding result: %w", err)
 	}
-	return WriteFileAtomic(path, append(data, '\n'))
+	return append(data, '\n'), nil
 }
 
 // pending tracks the temporary files of the atomic writes in progress, so
@@ -42,8 +62,20 @@ var pending struct {
 // WriteFileAtomic writes data to path through a temporary file and a rename.
 // Secret values registered with SetFileRedactor are replaced first: every
 // result, report and finding file goes through here.
+//
+// A rename replaces the directory entry, so it is made only over a regular
+// file or a missing one. Anything else at path (a symlink, such as
+// /dev/stdout; a device; a named pipe) is opened and written in place: the
+// symlink stays a symlink and its target gets the data, a pipe's reader
+// gets it. That write is not atomic.
 func WriteFileAtomic(path string, data []byte) error {
 	data = fileRedactor().Bytes(data)
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		if err := writeInPlace(path, data); err != nil {
+			return fmt.Errorf("stats: writing %s: %w", path, err)
+		}
+		return nil
+	}
 	f, err := createTracked(path)
 	if err != nil {
 		return fmt.Errorf("stats: writing %s: %w", path, err)
@@ -70,6 +102,36 @@ func WriteFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("stats: writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// writeInPlace writes data to what path (not a regular file) leads to. A
+// regular file reached through a symlink is truncated first, so none of
+// its old content is left after the new; a device or a pipe has nothing to
+// truncate.
+func writeInPlace(path string, data []byte) error {
+	pending.mu.Lock()
+	aborted := pending.aborted
+	pending.mu.Unlock()
+	if aborted {
+		return ErrAborted
+	}
+	flags := os.O_WRONLY | os.O_CREATE
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("it leads to a directory")
+	case err == nil && fi.Mode().IsRegular(), errors.Is(err, os.ErrNotExist):
+		flags |= os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // ErrAborted is the error of a write attempted after AbortWrites.

@@ -126,6 +126,11 @@ func (b *builder) layLoad() error {
 			for _, st := range l.Stages {
 				p.Stages = append(p.Stages, Stage{Duration: st.Duration, Rate: st.Rate, Concurrency: st.Concurrency})
 			}
+			if f.Set(keyDuration) {
+				if err := b.cutStages(); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	if p.Rate == 0 && p.Concurrency == 0 && !f.Set(keyRate) && len(p.Stages) == 0 {
@@ -163,6 +168,27 @@ func (b *builder) layLoad() error {
 		p.Poisson = true
 	default:
 		return fmt.Errorf("%s must be uniform or poisson (got %q)", p.Name(keyArrival), arrival)
+	}
+	return nil
+}
+
+// cutStages ends the file's stages at --duration: the load follows them
+// as far as that and stops there (a stage it falls in ends at the value it
+// had reached). A --duration past their end is refused: lengthening the
+// stages would make up a load the file does not describe.
+func (b *builder) cutStages() error {
+	d, p := b.f.Duration, &b.p
+	if d <= 0 {
+		return fmt.Errorf("--duration must be positive (got %s)", d)
+	}
+	if !p.cutStages(d) {
+		var total time.Duration
+		for _, st := range p.Stages {
+			total += st.Duration
+		}
+		name, _ := fileName(b.sc, nil, "stages", "load.stages")
+		return fmt.Errorf("--duration %s is longer than the %s of %s: --duration cuts stages short and cannot lengthen them (give --rate or --concurrency to replace the stages with a steady load)",
+			d, total, name)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -103,5 +104,120 @@ func TestBuildLayers(t *testing.T) {
 	}
 	if p.Rate != defaultRate || p.Drain != p.Timeout || !p.Single() {
 		t.Errorf("plan %+v", p)
+	}
+}
+
+// TestBuildCutsStages: --duration over a file's stages ends them there, the
+// stage it falls in at the load reached by then, so the load follows the
+// file's course up to --duration; a --duration past the stages' end is
+// refused, naming both.
+func TestBuildCutsStages(t *testing.T) {
+	const rateStages = "version: 1\nload:\n  start_rate: 100\n  stages:\n    - {duration: 30s, rate: 1000}\n    - {duration: 30s, rate: 1000}\n    - {duration: 1m, rate: 4000}\nmix:\n  - method: echo\n"
+	const concStages = "version: 1\nload:\n  stages:\n    - {duration: 10s, concurrency: 64}\n    - {duration: 10s, concurrency: 8}\nmix:\n  - method: echo\n"
+	dur := func(d time.Duration) func(*Flags) { return func(f *Flags) { f.Duration = d } }
+	setDuration := map[string]bool{"duration": true}
+	for _, tc := range []struct {
+		name     string
+		file     string
+		set      map[string]bool
+		adjust   func(*Flags)
+		stages   []Stage // nil: no stages
+		duration time.Duration
+		err      string
+	}{
+		{"no --duration: the stages' length", rateStages, nil, nil,
+			[]Stage{{30 * time.Second, 1000, 0}, {30 * time.Second, 1000, 0}, {time.Minute, 4000, 0}}, 2 * time.Minute, ""},
+		{"cut inside a hold", rateStages, setDuration, dur(45 * time.Second),
+			[]Stage{{30 * time.Second, 1000, 0}, {15 * time.Second, 1000, 0}}, 45 * time.Second, ""},
+		{"cut inside the first ramp, from start_rate", rateStages, setDuration, dur(10 * time.Second),
+			[]Stage{{10 * time.Second, 400, 0}}, 10 * time.Second, ""},
+		{"cut inside a later ramp", rateStages, setDuration, dur(80 * time.Second),
+			[]Stage{{30 * time.Second, 1000, 0}, {30 * time.Second, 1000, 0}, {20 * time.Second, 2000, 0}}, 80 * time.Second, ""},
+		{"cut at a stage's end", rateStages, setDuration, dur(time.Minute),
+			[]Stage{{30 * time.Second, 1000, 0}, {30 * time.Second, 1000, 0}}, time.Minute, ""},
+		{"exactly the stages' length", rateStages, setDuration, dur(2 * time.Minute),
+			[]Stage{{30 * time.Second, 1000, 0}, {30 * time.Second, 1000, 0}, {time.Minute, 4000, 0}}, 2 * time.Minute, ""},
+		{"concurrency stages", concStages, setDuration, dur(15 * time.Second),
+			[]Stage{{10 * time.Second, 0, 64}, {5 * time.Second, 0, 36}}, 15 * time.Second, ""},
+		{"longer than the stages", rateStages, setDuration, dur(5 * time.Minute), nil, 0,
+			"--duration 5m0s is longer than the 2m0s of load.stages (s.yaml:4)"},
+		{"not positive", rateStages, setDuration, dur(0), nil, 0, "--duration must be positive (got 0s)"},
+		{"--rate replaces the stages; --duration is the run's", rateStages, map[string]bool{"duration": true, "rate": true},
+			func(f *Flags) { f.Duration, f.Rate = 5*time.Minute, 10 }, nil, 5 * time.Minute, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Build(parse(t, tc.file), flags(tc.set, tc.adjust), true)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Build: %v, want an error with %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Duration != tc.duration || len(p.Stages) != len(tc.stages) {
+				t.Fatalf("duration %s, stages %+v; want %s, %+v", p.Duration, p.Stages, tc.duration, tc.stages)
+			}
+			for i, st := range p.Stages {
+				if want := tc.stages[i]; st.Duration != want.Duration || math.Abs(st.Rate-want.Rate) > 1e-9 || st.Concurrency != want.Concurrency {
+					t.Errorf("stage %d %+v, want %+v", i+1, st, want)
+				}
+			}
+		})
+	}
+}
+
+// TestCutStagesKeepsTheCourse: the cut schedule sends what the whole one
+// sends before the cut, at the same times.
+func TestCutStagesKeepsTheCourse(t *testing.T) {
+	const file = "version: 1\nload:\n  start_rate: 10\n  stages:\n    - {duration: 2s, rate: 200}\n    - {duration: 2s, rate: 50}\nmix:\n  - method: echo\n"
+	whole, err := Build(parse(t, file), flags(nil, nil), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut, err := Build(parse(t, file), flags(map[string]bool{"duration": true}, func(f *Flags) { f.Duration = 3 * time.Second }), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, cs := NewSchedule(&whole), NewSchedule(&cut)
+	n := 0
+	for ; n < 10_000; n++ {
+		c, ok := cs.Next()
+		if !ok {
+			break
+		}
+		w, _ := ws.Next()
+		if d := c - w; d < -1000 || d > 1000 { // within a microsecond: float rounding
+			t.Fatalf("arrival %d at %dns in the cut schedule, %dns in the whole one", n, c, w)
+		}
+	}
+	if w, ok := ws.Next(); !ok || w < int64(3*time.Second)-1000 {
+		t.Errorf("the cut schedule ended after %d arrivals; the whole one's next is at %dns (%v)", n, w, ok)
+	}
+}
+
+// TestPace: the steady pace that stands for a plan's load (--diff).
+func TestPace(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		file        string
+		rate        float64
+		concurrency int
+	}{
+		{"steady rate", "load: {rate: 40, duration: 1s}\n", 40, 0},
+		{"rate stages: their average", "load:\n  start_rate: 100\n  stages:\n    - {duration: 1s, rate: 300}\n    - {duration: 1s, rate: 0}\n", 175, 0}, // (200 + 150) calls over 2 s
+		{"steady concurrency", "load: {concurrency: 6, duration: 1s}\n", 0, 6},
+		{"concurrency stages: their peak", "load:\n  stages:\n    - {duration: 1s, concurrency: 9}\n    - {duration: 1s, concurrency: 2}\n", 0, 9},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Build(parse(t, "version: 1\n"+tc.file+"mix:\n  - method: echo\n"), flags(nil, nil), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rate, conc := p.Pace(); math.Abs(rate-tc.rate) > 1e-9 || conc != tc.concurrency {
+				t.Errorf("Pace() = %g, %d; want %g, %d", rate, conc, tc.rate, tc.concurrency)
+			}
+		})
 	}
 }

@@ -150,6 +150,20 @@ func (p *Plan) Steady(rate float64) {
 	p.stagedOpen, p.stagedClosed = false, false
 }
 
+// Pace is the steady load that stands for p's in a run that paces by its
+// own rule (--diff): an open loop's rate (the average of its stages, when
+// it has stages), or a closed loop's concurrency (the peak of its stages).
+// The other is 0. p must be valid.
+func (p *Plan) Pace() (rate float64, concurrency int) {
+	switch {
+	case p.stagedOpen:
+		return NewSchedule(p).TargetRate(), 0
+	case p.Rate > 0:
+		return p.Rate, 0
+	}
+	return 0, p.Concurrency
+}
+
 // Single reports whether the run is the one call of the flags (Method),
 // not a mix.
 func (p *Plan) Single() bool { return p.single }

@@ -65,6 +65,29 @@ func (c *Plan) validateStages() error {
 	return nil
 }
 
+// cutStages ends p's stages at d, the last one at the load it had reached
+// by then, so that the load follows the same course up to d. It reports
+// false, changing nothing, when the stages end before d.
+func (p *Plan) cutStages(d time.Duration) bool {
+	prevRate, prevConc := p.StartRate, float64(p.StartConcurrency)
+	var elapsed time.Duration
+	for i, st := range p.Stages {
+		if elapsed+st.Duration >= d {
+			if rem := d - elapsed; rem < st.Duration {
+				x := rem.Seconds() / st.Duration.Seconds()
+				st.Rate = prevRate + (st.Rate-prevRate)*x
+				st.Concurrency = int(math.Round(prevConc + (float64(st.Concurrency)-prevConc)*x))
+				st.Duration = rem
+			}
+			p.Stages = append(p.Stages[:i:i], st)
+			return true
+		}
+		elapsed += st.Duration
+		prevRate, prevConc = st.Rate, float64(st.Concurrency)
+	}
+	return false
+}
+
 // segment is a piece of the open-loop schedule on which the rate is linear:
 // rate(start+x) = a + b·x for x in [0, dur), and the cumulative arrivals
 // before it are cum.
