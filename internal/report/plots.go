@@ -55,7 +55,7 @@ func spectrumPoints(l stats.Latency) (pts []xy, note string) {
 		note = "the file has no histogram"
 	}
 	return []xy{{0, float64(l.MinUs)}, {math.Log10(2), float64(l.P50us)}, {1, float64(l.P90us)},
-		{2, float64(l.P99us)}, {3, float64(l.P999us)}, {spectrumMaxX, float64(l.MaxUs)}}, note + ": the line joins min, p50, p90, p99, p99.9 and max (at the right edge)"
+		{math.Log10(20), float64(l.P95us)}, {2, float64(l.P99us)}, {3, float64(l.P999us)}, {spectrumMaxX, float64(l.MaxUs)}}, note + ": the line joins min, p50, p90, p95, p99, p99.9 and max (at the right edge)"
 }
 
 // spectrumChart is the HdrHistogram-style percentile plot of every input:

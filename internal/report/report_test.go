@@ -269,8 +269,8 @@ func TestEmptyAndOldResults(t *testing.T) {
 	}{
 		{"nothing at all", &stats.Result{Schema: stats.Schema}, []string{"No replies in any result", "No time series in these results"}, 0, 0},
 		{"no series", func() *stats.Result { r := sampleResult(t, "x", 100); r.Series = nil; return r }(), []string{"No time series in these results"}, 2, spectrumSteps + 1},
-		{"no histogram (an older file)", noHDR, []string{"the file has no histogram: the line joins min, p50, p90, p99, p99.9 and max"}, 2, 6},
-		{"histogram that does not decode", corrupt, []string{"a.json, corrected latency: its histogram does not decode"}, 2, 6},
+		{"no histogram (an older file)", noHDR, []string{"the file has no histogram: the line joins min, p50, p90, p95, p99, p99.9 and max"}, 2, 7},
+		{"histogram that does not decode", corrupt, []string{"a.json, corrected latency: its histogram does not decode"}, 2, 7},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -291,6 +291,45 @@ func TestEmptyAndOldResults(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLatencyTablesHaveP95: every latency table of the page (summary,
+// latency, per method, comparison) has a p95 column or row with the value.
+func TestLatencyTablesHaveP95(t *testing.T) {
+	a, b := sampleResult(t, "x", 100), sampleResult(t, "x", 100)
+	pg := buildPage([]Input{{"a.json", a}, {"b.json", b}})
+	p95 := fmtUs(a.Latency.Corrected.P95us)
+	has := func(tb table) bool {
+		for _, h := range tb.Head {
+			if strings.Contains(h.Text, "p95") {
+				return true
+			}
+		}
+		for _, r := range tb.Rows {
+			for _, c := range r {
+				if c.Text == "p95" || strings.Contains(c.Text, "p95,") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	found := map[string]bool{"summary": has(pg.Summary), "comparison": pg.Comparison != nil && has(*pg.Comparison)}
+	for _, s := range pg.Details[0].Sections {
+		for _, tb := range s.Tables {
+			if has(tb) {
+				found[s.Title] = true
+			}
+		}
+	}
+	for _, want := range []string{"summary", "comparison", "Latency", "Per method"} {
+		if !found[want] {
+			t.Errorf("the %s table has no p95", want)
+		}
+	}
+	if text := visibleText(render(t, Input{"a.json", a})); !strings.Contains(text, p95) {
+		t.Errorf("the page does not show p95 %s", p95)
 	}
 }
 

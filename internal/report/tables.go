@@ -66,12 +66,12 @@ func summaryTable(es []entry) table {
 		{"leaked", func(r *stats.Result) cell { return bad(r.Requests.Leaked) }},
 		{"dropped", func(r *stats.Result) cell { return bad(r.Requests.Dropped) }},
 		{"violations", func(r *stats.Result) cell { return bad(sum(r.Violations)) }},
-		{"corrected p50, p99, max", func(r *stats.Result) cell {
+		{"corrected p50, p95, p99, max", func(r *stats.Result) cell {
 			l := r.Latency.Corrected
 			if l.Count == 0 {
 				return dash()
 			}
-			return num(fmtUs(l.P50us) + ", " + fmtUs(l.P99us) + ", " + fmtUs(l.MaxUs))
+			return num(fmtUs(l.P50us) + ", " + fmtUs(l.P95us) + ", " + fmtUs(l.P99us) + ", " + fmtUs(l.MaxUs))
 		}},
 		{"connections", func(r *stats.Result) cell {
 			c := r.Connections
@@ -276,7 +276,7 @@ func soakSection(s *stats.SoakReport) section {
 }
 
 func latencyTable(s stats.LatencySet) table {
-	t := table{Head: []cell{txt(""), txt("count"), txt("min"), txt("mean"), txt("p50"), txt("p90"), txt("p99"), txt("p99.9"), txt("max")}}
+	t := table{Head: []cell{txt(""), txt("count"), txt("min"), txt("mean"), txt("p50"), txt("p90"), txt("p95"), txt("p99"), txt("p99.9"), txt("max")}}
 	for _, k := range []struct {
 		name string
 		l    stats.Latency
@@ -284,12 +284,12 @@ func latencyTable(s stats.LatencySet) table {
 		l := k.l
 		row := []cell{{Text: k.name, Class: "key"}, num(fmtInt(l.Count))}
 		if l.Count == 0 {
-			for range 7 {
+			for range len(t.Head) - 2 {
 				row = append(row, dash())
 			}
 		} else {
 			row = append(row, num(fmtUs(l.MinUs)), num(fmtUs(int64(math.Round(l.MeanUs)))), num(fmtUs(l.P50us)), num(fmtUs(l.P90us)),
-				num(fmtUs(l.P99us)), num(fmtUs(l.P999us)), num(fmtUs(l.MaxUs)))
+				num(fmtUs(l.P95us)), num(fmtUs(l.P99us)), num(fmtUs(l.P999us)), num(fmtUs(l.MaxUs)))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -299,7 +299,7 @@ func latencyTable(s stats.LatencySet) table {
 func methodSection(r *stats.Result) section {
 	t := table{Head: []cell{txt("method"), txt("sent"), txt("answered"), txt("ok"), txt("rpc err."), txt("invalid"),
 		txt("transport"), txt("timeouts"), txt("err. rate"), txt("violations"),
-		txt("p50"), txt("p90"), txt("p99"), txt("p99.9"), txt("max")}}
+		txt("p50"), txt("p90"), txt("p95"), txt("p99"), txt("p99.9"), txt("max")}}
 	for _, name := range stats.SortedKeys(r.Methods) {
 		m := r.Methods[name]
 		q := m.Requests
@@ -313,7 +313,7 @@ func methodSection(r *stats.Result) section {
 		l := m.Latency.Corrected
 		t.Rows = append(t.Rows, []cell{{Text: name, Class: "key"}, num(fmtCount(q.Sent)), num(fmtCount(q.Answered)), num(fmtCount(q.OK)),
 			bad(q.RPCErrors), bad(q.InvalidReplies), bad(q.TransportErrors), bad(q.Timeouts), rate, bad(sum(m.Violations)),
-			latencyCell(l, l.P50us), latencyCell(l, l.P90us), latencyCell(l, l.P99us), latencyCell(l, l.P999us), latencyCell(l, l.MaxUs)})
+			latencyCell(l, l.P50us), latencyCell(l, l.P90us), latencyCell(l, l.P95us), latencyCell(l, l.P99us), latencyCell(l, l.P999us), latencyCell(l, l.MaxUs)})
 	}
 	note := "Counts of requests; transport = transport errors. Latency is corrected (reply − intended send time). Error rate = (rpc errors + invalid + transport errors + timeouts + leaked) / sent."
 	if _, ok := r.Methods[stats.UnmatchedMethod]; ok {

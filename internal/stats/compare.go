@@ -52,6 +52,7 @@ func comparisonFigures() []comparisonFigure {
 		}, func(v float64) string { return fmt.Sprintf("%.1f", v) }},
 		{"p50", lat(func(l Latency) int64 { return l.P50us }), showUs},
 		{"p90", lat(func(l Latency) int64 { return l.P90us }), showUs},
+		{"p95", lat(func(l Latency) int64 { return l.P95us }), showUs},
 		{"p99", lat(func(l Latency) int64 { return l.P99us }), showUs},
 		{"p99.9", lat(func(l Latency) int64 { return l.P999us }), showUs},
 		{"error rate", func(m MethodResult, _ *Result) (float64, bool) {

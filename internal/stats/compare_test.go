@@ -11,7 +11,7 @@ import (
 func TestWriteComparison(t *testing.T) {
 	mk := func(answered uint64, p99 int64, errs uint64, extra bool) *Result {
 		m := MethodResult{Requests: Requests{Sent: answered + errs, Answered: answered + errs, RPCErrors: errs},
-			Latency: LatencySet{Corrected: Latency{Count: int64(answered), P50us: p99 / 2, P90us: p99 / 2, P99us: p99, P999us: p99}}}
+			Latency: LatencySet{Corrected: Latency{Count: int64(answered), P50us: p99 / 2, P90us: p99 / 2, P95us: p99 * 3 / 4, P99us: p99, P999us: p99}}}
 		r := &Result{DurationS: 10, Requests: m.Requests, Latency: m.Latency, Methods: map[string]MethodResult{"echo": m}}
 		if extra {
 			r.Methods["only_b"] = m
@@ -23,7 +23,7 @@ func TestWriteComparison(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"all methods", "method echo", "method only_b", "1000.0", "2020.0 (2.02×)", "2.00ms", "1.00ms (0.50×)", "0.99%", "-"} {
+	for _, want := range []string{"all methods", "method echo", "method only_b", "1000.0", "2020.0 (2.02×)", "2.00ms", "1.00ms (0.50×)", "p95", "1.50ms", "750µs (0.50×)", "0.99%", "-"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("comparison lacks %q:\n%s", want, out)
 		}

@@ -107,7 +107,7 @@ func TestFillPercentiles(t *testing.T) {
 		name      string
 		got, want int64
 	}{
-		{"min", c.MinUs, 1000}, {"p50", c.P50us, 500_000}, {"p90", c.P90us, 900_000}, {"p99", c.P99us, 990_000},
+		{"min", c.MinUs, 1000}, {"p50", c.P50us, 500_000}, {"p90", c.P90us, 900_000}, {"p95", c.P95us, 950_000}, {"p99", c.P99us, 990_000},
 		{"p99.9", c.P999us, 999_000}, {"max", c.MaxUs, 1_000_000},
 		{"service p50", r.Latency.Service.P50us, 250_000}, {"lag p99", r.Latency.Lag.P99us, 990},
 	} {

@@ -130,9 +130,9 @@ func writeTextDiagnostics(p printf, r *Result) {
 func writeTextLatency(ew io.Writer, p printf, r *Result) {
 	p("\nlatency     (corrected: reply - intended send time; service: reply - actual write)\n")
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "\tcount\tp50\tp90\tp99\tp99.9\tmax\t\n")
+	fmt.Fprintf(tw, "\tcount\tp50\tp90\tp95\tp99\tp99.9\tmax\t\n")
 	row := func(name string, l Latency) {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", name, l.Count, FormatMicros(l.P50us), FormatMicros(l.P90us), FormatMicros(l.P99us), FormatMicros(l.P999us), FormatMicros(l.MaxUs))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, l.Count, FormatMicros(l.P50us), FormatMicros(l.P90us), FormatMicros(l.P95us), FormatMicros(l.P99us), FormatMicros(l.P999us), FormatMicros(l.MaxUs))
 	}
 	row("corrected", r.Latency.Corrected)
 	row("service", r.Latency.Service)
@@ -150,7 +150,7 @@ func writeTextLatency(ew io.Writer, p printf, r *Result) {
 		p("\nper method (corrected latency)\n")
 		for _, name := range called {
 			m := r.Methods[name]
-			p("  %-24s answered %d, p50 %s, p99 %s\n", name, m.Requests.Answered, FormatMicros(m.Latency.Corrected.P50us), FormatMicros(m.Latency.Corrected.P99us))
+			p("  %-24s answered %d, p50 %s, p95 %s, p99 %s\n", name, m.Requests.Answered, FormatMicros(m.Latency.Corrected.P50us), FormatMicros(m.Latency.Corrected.P95us), FormatMicros(m.Latency.Corrected.P99us))
 		}
 	}
 }

@@ -61,7 +61,7 @@ func TestWriteText(t *testing.T) {
 		"    e.g. {\"id\":99,·\"result\":1}\n", // control characters never break the line
 		"transport errors seen\n  dial tcp: refused\n",
 		"per method (corrected latency)\n",
-		"  eth_blockNumber          answered 1, p50 2.00ms, p99 2.00ms\n",
+		"  eth_blockNumber          answered 1, p50 2.00ms, p95 2.00ms, p99 2.00ms\n",
 		"\nWARNING: the generator fell behind\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -69,7 +69,7 @@ func TestWriteText(t *testing.T) {
 		}
 	}
 	// The latency table: a header and one row per histogram, with counts.
-	for _, row := range []string{"count", "corrected  11", "service  11", "lag  11"} {
+	for _, row := range []string{"count  p50  p90  p95  p99  p99.9  max", "corrected  11", "service  11", "lag  11"} {
 		if !strings.Contains(strings.Join(strings.Fields(out), "  "), row) {
 			t.Errorf("latency table lacks %q\n%s", row, out)
 		}
