@@ -238,6 +238,18 @@ func TestComparison(t *testing.T) {
 			t.Errorf("comparison lacks %q", want)
 		}
 	}
+	// The columns name the target, and differing loads are warned of.
+	if want := "a.json (" + a.Target + ")"; !strings.Contains(text, want) {
+		t.Errorf("comparison head lacks %q", want)
+	}
+	if strings.Contains(text, "Not the same load") {
+		t.Error("the same load is warned of as different")
+	}
+	c := sampleResult(t, "x", 300)
+	if text := visibleText(render(t, Input{"a.json", a}, Input{"c.json", c})); !strings.Contains(text, "Not the same load") ||
+		!strings.Contains(text, "the loads differ: rate a.json 100, c.json 300") {
+		t.Error("a comparison of different rates does not warn of it")
+	}
 	if single := render(t, Input{"a.json", a}); strings.Contains(single, `id="comparison"`) {
 		t.Error("a single result has a comparison")
 	}

@@ -133,23 +133,30 @@ func errorRate(q stats.Requests) (float64, bool) {
 
 // comparisonTable holds the figures of rpcload compare
 // (stats.WriteComparison): over all methods, then per method, each figure
-// with its ratio to the first result.
-func comparisonTable(es []entry) table {
+// with its ratio to the first result. Each column is headed by its
+// result's name and target. It also returns the comparison's warnings
+// that the loads differ.
+func comparisonTable(es []entry) (table, []string) {
 	results := make([]*stats.Result, len(es))
+	names := make([]string, len(es))
+	for i, e := range es {
+		results[i], names[i] = e.R, e.Name
+	}
+	targets, _ := stats.ComparisonHeads(names, results)
 	t := table{Head: []cell{txt("method"), txt("")}}
 	for i, e := range es {
-		results[i] = e.R
 		st := resultStyle(e.Index)
-		t.Head = append(t.Head, cell{Text: e.Name, Swatch: &st})
+		t.Head = append(t.Head, cell{Text: e.Name + " (" + targets[i] + ")", Swatch: &st})
 	}
-	for _, g := range stats.Compare(results).Groups {
+	cmp := stats.Compare(names, results)
+	for _, g := range cmp.Groups {
 		for ri, r := range g.Rows {
 			row := []cell{txt(""), {Text: r.Figure, Class: "key"}}
 			if ri == 0 {
 				row[0] = cell{Text: g.Name, Class: "key"}
 			}
 			for _, c := range r.Cells {
-				if c == "-" {
+				if c == stats.NoValue {
 					row = append(row, dash())
 				} else {
 					row = append(row, num(c))
@@ -163,7 +170,7 @@ func comparisonTable(es []entry) table {
 			t.Rows = append(t.Rows, row)
 		}
 	}
-	return t
+	return t, cmp.LoadDifferences
 }
 
 // resultDetail is everything one result holds, section by section; a

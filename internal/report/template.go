@@ -103,6 +103,7 @@ footer { margin-top: 3em; color: #777; font-size: 12px; }
 </section>
 {{if .Comparison}}<section id="comparison">
 <h2>Comparison</h2>
+{{if .LoadDifferences}}<div class="warnings"><strong>Not the same load</strong><ul>{{range .LoadDifferences}}<li>{{.}}</li>{{end}}</ul>The figures differ for that reason too.</div>{{end}}
 <p>Per method, side by side; ratios are to the first result. Latency is corrected (reply − intended send time); answered/s is per second of sending; error rate = (rpc errors + invalid + transport errors + timeouts + leaked) / sent.</p>
 {{template "table" .Comparison}}
 </section>
