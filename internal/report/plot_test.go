@@ -115,13 +115,38 @@ func TestFormat(t *testing.T) {
 		{fmtBytes(512), "512 B"},
 		{fmtBytes(3 << 20), "3.0 MiB"},
 		{fmtPercent(0.0123), "1.23%"},
-		{thresholdValue("p99", 45000), "45.00ms"},
-		{thresholdValue("error_rate", 0.001), "0.10%"},
-		{thresholdValue("answered/s", 1234.5), "1234.5"},
 	}
 	for _, c := range cases {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+// TestThresholdValue: a threshold's value and limit are shown in the unit
+// of the figure's kind: a rate per second is not a fraction (499.33/s was
+// shown as 49933.33%), a count is a plain number.
+func TestThresholdValue(t *testing.T) {
+	cases := []struct {
+		figure string
+		v      float64
+		want   string
+	}{
+		{"p99", 45000, "45ms"},
+		{"service_p95", 1500, "1.5ms"},
+		{"error_rate", 0.001, "0.1%"},
+		{"rpc_error_rate", 0.25, "25%"},
+		{"achieved_rate", 499.33, "499.33/s"},
+		{"answered_rate", 499.33, "499.33/s"},
+		{"rps", 1234.5, "1234.5/s"},
+		{"target", 500, "500/s"},
+		{"violations", 3, "3"},
+		{"inflight_max", 163, "163"},
+		{"a_figure_of_a_newer_rpcload", 0.5, "0.5"},
+	}
+	for _, c := range cases {
+		if got := thresholdValue(c.figure, c.v); got != c.want {
+			t.Errorf("thresholdValue(%q, %g) = %q, want %q", c.figure, c.v, got, c.want)
 		}
 	}
 }

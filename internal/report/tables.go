@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/threshold"
 )
 
 // summaryTable puts the headline figures of every result side by side,
@@ -214,18 +214,11 @@ func resultDetail(e entry) detail {
 	return d
 }
 
-var latencyFigure = regexp.MustCompile(`^(p[0-9]+(\.[0-9]+)?|max|min|mean)$`)
-
 // thresholdValue shows a measured figure or limit of a threshold in its
-// unit: latencies are microseconds, error rates fractions.
+// figure's unit, as the threshold package writes it in verdicts.
 func thresholdValue(figure string, v float64) string {
-	switch f := strings.ToLower(figure); {
-	case latencyFigure.MatchString(f):
-		return fmtUs(int64(math.Round(v)))
-	case strings.Contains(f, "error") || strings.Contains(f, "_rate") || strings.HasSuffix(f, "ratio"):
-		return fmtPercent(v)
-	}
-	return strconv.FormatFloat(v, 'g', 6, 64)
+	s, _ := threshold.FormatValue(figure, v)
+	return s
 }
 
 func thresholdSection(ts []stats.ThresholdVerdict) section {
