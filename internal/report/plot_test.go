@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -119,6 +120,45 @@ func TestFormat(t *testing.T) {
 	for _, c := range cases {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+// TestTimeAxisEndsWithTheRun: the time axis of every plot over time ends
+// at the end of the last interval (10.3 s here, not the 12 s a nice number
+// would give), and no tick lies past it.
+func TestTimeAxisEndsWithTheRun(t *testing.T) {
+	r := sampleResult(t, "x", 100)
+	r.Series = series(10, 100)
+	r.Series = append(r.Series, stats.Point{T: 10.3, Sent: 30, Answered: 30, InFlight: 3, P50us: 300, P99us: 900})
+	for _, c := range timeCharts([]entry{{0, "a.json", r}}) {
+		p := c.render()
+		if p.Empty != "" {
+			continue
+		}
+		maxX := 0.0
+		for _, l := range p.Lines {
+			for _, seg := range l.Segments {
+				for _, pt := range strings.Fields(seg) {
+					x, _, _ := strings.Cut(pt, ",")
+					v, err := strconv.ParseFloat(x, 64)
+					if err != nil {
+						t.Fatal(err)
+					}
+					maxX = math.Max(maxX, v)
+				}
+			}
+		}
+		if math.Abs(maxX-p.Right) > 0.1 {
+			t.Errorf("%s: the data end at x=%g, the axis at %g: the axis runs past the run", p.ID, maxX, p.Right)
+		}
+		for _, tk := range p.XTicks {
+			if tk.Pos > p.Right+0.1 {
+				t.Errorf("%s: tick %q at %g, past the axis end %g", p.ID, tk.Label, tk.Pos, p.Right)
+			}
+		}
+		if last := p.XTicks[len(p.XTicks)-1].Label; last != "10" {
+			t.Errorf("%s: last tick %q, want 10", p.ID, last)
 		}
 	}
 }

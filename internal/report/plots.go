@@ -190,7 +190,7 @@ type seriesKind struct {
 
 // seriesChart draws every kind for every input against time.
 func seriesChart(c chart, es []entry, kinds []seriesKind) chart {
-	c.X = axisSpec{Label: "time since start", UnitOf: timeUnit}
+	c.X = axisSpec{Label: "time since start", UnitOf: timeUnit, Exact: true}
 	ivs := make([][]interval, len(es))
 	for i, e := range es {
 		ivs[i] = intervals(e.R.Series)
