@@ -163,6 +163,50 @@ func TestTimeAxisEndsWithTheRun(t *testing.T) {
 	}
 }
 
+// TestInFlightPlot: the in-flight plot shows each interval's most in
+// flight (163 in a burst that ended with 1 left), and for files of older
+// versions without it, the count at the interval's end.
+func TestInFlightPlot(t *testing.T) {
+	pts := func(inflight, most int64) []stats.Point {
+		return []stats.Point{{T: 1, Sent: 10, InFlight: 0, InFlightMax: 0}, {T: 2, Sent: 10, InFlight: inflight, InFlightMax: most}, {T: 3, Sent: 10}}
+	}
+	tests := []struct {
+		name   string
+		series []stats.Point
+		want   float64
+	}{
+		{"the interval's maximum", pts(1, 163), 163},
+		{"an older file: the end value", pts(7, 0), 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := sampleResult(t, "x", 100)
+			r.Series = tt.series
+			var c chart
+			for _, x := range timeCharts([]entry{{0, "a.json", r}}) {
+				if x.ID == "plot-inflight" {
+					c = x
+				}
+			}
+			if len(c.Lines) != 1 {
+				t.Fatalf("in-flight plot: %d lines", len(c.Lines))
+			}
+			top := 0.0
+			for _, seg := range c.Lines[0].Segs {
+				for _, p := range seg {
+					top = math.Max(top, p.Y)
+					if p.X > 1 && p.X < 2 {
+						t.Errorf("a point inside the interval (%g): the maximum belongs to the whole interval", p.X)
+					}
+				}
+			}
+			if top != tt.want {
+				t.Errorf("plot peaks at %g, want %g", top, tt.want)
+			}
+		})
+	}
+}
+
 // TestThresholdValue: a threshold's value and limit are shown in the unit
 // of the figure's kind: a rate per second is not a fraction (499.33/s was
 // shown as 49933.33%), a count is a plain number.
