@@ -345,6 +345,32 @@ func TestLatencyTablesHaveP95(t *testing.T) {
 	}
 }
 
+// TestMethodSectionFits: the per-method figures are two tables, counts and
+// latency, each of at most 10 columns (one table of 17 was clipped on a
+// 1400 px page; interop's TestReportInBrowser measures it), with names that
+// may wrap; replies without a request have no latency row.
+func TestMethodSectionFits(t *testing.T) {
+	r := sampleResult(t, "x", 100)
+	r.Methods[stats.UnmatchedMethod] = stats.MethodResult{Requests: stats.Requests{}, Violations: map[string]uint64{"unknown_id": 1}}
+	sec := methodSection(r)
+	if len(sec.Tables) != 2 {
+		t.Fatalf("%d tables, want 2", len(sec.Tables))
+	}
+	for _, tb := range sec.Tables {
+		if len(tb.Head) > 10 {
+			t.Errorf("table %q has %d columns", tb.Caption, len(tb.Head))
+		}
+		for _, row := range tb.Rows {
+			if !strings.Contains(row[0].Class, "name") {
+				t.Errorf("table %q: the name cell %q cannot wrap (class %q)", tb.Caption, row[0].Text, row[0].Class)
+			}
+		}
+	}
+	if n, m := len(sec.Tables[0].Rows), len(sec.Tables[1].Rows); n != 3 || m != 2 {
+		t.Errorf("%d count rows and %d latency rows, want 3 and 2 (no latency for %s)", n, m, stats.UnmatchedMethod)
+	}
+}
+
 func TestWriteHTMLRefuses(t *testing.T) {
 	cases := []struct {
 		name string

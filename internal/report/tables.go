@@ -153,7 +153,7 @@ func comparisonTable(es []entry) (table, []string) {
 		for ri, r := range g.Rows {
 			row := []cell{txt(""), {Text: r.Figure, Class: "key"}}
 			if ri == 0 {
-				row[0] = cell{Text: g.Name, Class: "key"}
+				row[0] = cell{Text: g.Name, Class: "key name"}
 			}
 			for _, c := range r.Cells {
 				if c == stats.NoValue {
@@ -296,9 +296,13 @@ func latencyTable(s stats.LatencySet) table {
 	return t
 }
 
+// methodSection is two tables, the requests' fates and the corrected
+// latency, each narrow enough for a page: one table of both was wider than
+// the page, and its latency columns went out of sight.
 func methodSection(r *stats.Result) section {
-	t := table{Head: []cell{txt("method"), txt("sent"), txt("answered"), txt("ok"), txt("rpc err."), txt("invalid"),
-		txt("transport"), txt("timeouts"), txt("err. rate"), txt("violations"),
+	counts := table{Caption: "requests", Head: []cell{txt("method"), txt("sent"), txt("answered"), txt("ok"), txt("rpc err."), txt("invalid"),
+		txt("transport"), txt("timeouts"), txt("err. rate"), txt("violations")}}
+	latency := table{Caption: "corrected latency", Head: []cell{txt("method"), txt("count"),
 		txt("p50"), txt("p90"), txt("p95"), txt("p99"), txt("p99.9"), txt("max")}}
 	for _, name := range stats.SortedKeys(r.Methods) {
 		m := r.Methods[name]
@@ -310,16 +314,21 @@ func methodSection(r *stats.Result) section {
 				rate.Class = "num fail"
 			}
 		}
+		key := cell{Text: name, Class: "key name"}
+		counts.Rows = append(counts.Rows, []cell{key, num(fmtCount(q.Sent)), num(fmtCount(q.Answered)), num(fmtCount(q.OK)),
+			bad(q.RPCErrors), bad(q.InvalidReplies), bad(q.TransportErrors), bad(q.Timeouts), rate, bad(sum(m.Violations))})
+		if name == stats.UnmatchedMethod {
+			continue // replies without a request have no latency
+		}
 		l := m.Latency.Corrected
-		t.Rows = append(t.Rows, []cell{{Text: name, Class: "key"}, num(fmtCount(q.Sent)), num(fmtCount(q.Answered)), num(fmtCount(q.OK)),
-			bad(q.RPCErrors), bad(q.InvalidReplies), bad(q.TransportErrors), bad(q.Timeouts), rate, bad(sum(m.Violations)),
+		latency.Rows = append(latency.Rows, []cell{key, num(fmtInt(l.Count)),
 			latencyCell(l, l.P50us), latencyCell(l, l.P90us), latencyCell(l, l.P95us), latencyCell(l, l.P99us), latencyCell(l, l.P999us), latencyCell(l, l.MaxUs)})
 	}
 	note := "Counts of requests; transport = transport errors. Latency is corrected (reply − intended send time). Error rate = (rpc errors + invalid + transport errors + timeouts + leaked) / sent."
 	if _, ok := r.Methods[stats.UnmatchedMethod]; ok {
 		note += " " + stats.UnmatchedMethod + " holds replies that matched no request (unknown ids, duplicates, late replies)."
 	}
-	return section{Title: "Per method", Paras: []string{note}, Tables: []table{t}}
+	return section{Title: "Per method", Paras: []string{note}, Tables: []table{counts, latency}}
 }
 
 func errorCodeSection(r *stats.Result) section {

@@ -34,6 +34,7 @@ th, td { padding: 3px 10px; border-bottom: 1px solid #e6e6e6; text-align: left; 
 th { background: #f5f6f8; font-weight: 600; white-space: nowrap; }
 td.num { text-align: right; white-space: nowrap; }
 td.key { font-weight: 600; color: #333; }
+td.name { overflow-wrap: anywhere; min-width: 8em; max-width: 28em; }
 td.group { border-top: 2px solid #c8c8c8; }
 .fail { color: #b00020; font-weight: 600; }
 .warn { color: #8a5a00; }
