@@ -96,7 +96,8 @@ func rpcloadCmd(t *testing.T, args ...string) (int, string) {
 
 // hostileCopy writes a copy of the result file src to dst in which a server
 // chose every string it can: an error message, a method name, a violation's
-// frame, and a warning carrying the payload. The file is edited as generic
+// frame, and a warning carrying the payload; and a long call name beside
+// them. The file is edited as generic
 // JSON so every other field stays as the real run wrote it.
 func hostileCopy(t *testing.T, src, dst string) {
 	t.Helper()
@@ -116,6 +117,7 @@ func hostileCopy(t *testing.T, src, dst string) {
 	if methods, ok := r["methods"].(map[string]any); ok {
 		if echo, ok := methods["echo"]; ok {
 			methods[scriptPayload] = echo
+			methods[longCallName] = echo
 			delete(methods, "echo")
 		}
 	}
@@ -127,6 +129,10 @@ func hostileCopy(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// longCallName is a call name as long as a scenario may give one: the
+// per-method tables must stay within the page with it.
+const longCallName = "a_call_name_from_a_scenario_that_goes_on_and_on_for_a_while_longer"
 
 // browserEvents collects what the page reports: console calls, uncaught
 // exceptions, browser log entries and inspector issues (CSP violations).
@@ -214,6 +220,9 @@ type pageFacts struct {
 	Plots   []plotInfo `json:"plots"`
 	Figures int        `json:"figures"`
 	Empty   int        `json:"empty"`
+	// Clipped names the tables wider than their box: part of them is out
+	// of sight.
+	Clipped []string `json:"clipped"`
 }
 
 const pageFactsJS = `(() => ({
@@ -222,6 +231,8 @@ const pageFactsJS = `(() => ({
 	text: document.body.innerText,
 	figures: document.querySelectorAll('figure').length,
 	empty: document.querySelectorAll('figure .empty').length,
+	clipped: Array.from(document.querySelectorAll('.tablewrap')).filter(w => w.scrollWidth > w.clientWidth + 1).map(w =>
+		Array.from(w.querySelectorAll('th')).map(th => th.textContent).join('|') + ' (' + w.scrollWidth + ' px in ' + w.clientWidth + ')'),
 	plots: Array.from(document.querySelectorAll('svg.plot')).map(svg => ({
 		id: svg.closest('figure') ? svg.closest('figure').id : '',
 		points: Array.from(svg.querySelectorAll('path, polyline')).map(el =>
@@ -273,6 +284,7 @@ func TestReportInBrowser(t *testing.T) {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 900),
 	)
 	defer cancelAlloc()
 	bctx, cancelBrowser := chromedp.NewContext(actx, chromedp.WithListener(events.add))
@@ -304,6 +316,9 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	if facts.Empty != 0 || facts.Figures != len(facts.Plots) {
 		t.Errorf("%d figures, %d plots, %d saying they have no data: want every figure plotted", facts.Figures, len(facts.Plots), facts.Empty)
+	}
+	for _, c := range facts.Clipped {
+		t.Errorf("a table is clipped at 1400 px wide: %s", c)
 	}
 	ids := map[string]bool{}
 	for _, p := range facts.Plots {

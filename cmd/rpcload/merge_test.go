@@ -309,7 +309,7 @@ func TestMergeShards(t *testing.T) {
 		if !h.Equals(decodeHDR(t, total, l)) {
 			t.Errorf("%s: the merged file's histogram is not the shards' merged", x.name)
 		}
-		want := stats.Latency{Count: h.TotalCount(), MinUs: h.Min(), MeanUs: h.Mean(), P50us: h.ValueAtQuantile(50), P90us: h.ValueAtQuantile(90),
+		want := stats.Latency{Count: h.TotalCount(), MinUs: h.Min(), MeanUs: h.Mean(), P50us: h.ValueAtQuantile(50), P90us: h.ValueAtQuantile(90), P95us: h.ValueAtQuantile(95),
 			P99us: h.ValueAtQuantile(99), P999us: h.ValueAtQuantile(99.9), MaxUs: h.Max(), HDR: l.HDR}
 		if l != want {
 			t.Errorf("%s\n got %+v\nwant %+v (from the shards' histograms)", x.name, l, want)

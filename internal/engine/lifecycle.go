@@ -121,7 +121,9 @@ func (r *run) intervals(stop <-chan struct{}) {
 		case <-t.C:
 		case <-status:
 			now := r.now()
-			p := r.agg.Peek(time.Duration(now).Seconds(), r.gauges(now))
+			g := r.gauges(now)
+			g.InFlightMax = r.ivMax.Load()
+			p := r.agg.Peek(time.Duration(now).Seconds(), g)
 			elapsed := time.Duration(now)
 			r.cfg.OnStatus(Interval{
 				Elapsed: elapsed, Length: elapsed - prev, Sent: p.Sent, Answered: p.Answered,
@@ -131,7 +133,9 @@ func (r *run) intervals(stop <-chan struct{}) {
 			continue
 		}
 		now := r.now()
-		p := r.agg.TickWith(time.Duration(now).Seconds(), r.gauges(now), hists)
+		g := r.gauges(now)
+		g.InFlightMax = r.ivMaxSwap()
+		p := r.agg.TickWith(time.Duration(now).Seconds(), g, hists)
 		r.report(p, hists, &total, &prev)
 		if last {
 			return

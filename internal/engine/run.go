@@ -59,6 +59,8 @@ type run struct {
 	sending  context.Context
 	inflight atomic.Int64
 	maxSeen  atomic.Int64
+	// ivMax is the most in flight since the interval began (ivMaxSwap).
+	ivMax    atomic.Int64
 	calls    []callState               // the mix, ready to send
 	timeouts [pending.MaxClasses]int64 // by timeout class of the pending tables
 	// unmatched is the stats method index of replies that matched no
@@ -484,12 +486,27 @@ func (r *run) dropLate(rec *stats.Recorder, pool *credits, t tick) {
 // dispatcher and, in closed loop over streams, every writer call it.
 func (r *run) admit(w int64) {
 	n := r.inflight.Add(w)
+	raise(&r.maxSeen, n)
+	raise(&r.ivMax, n)
+}
+
+// raise makes m at least n.
+func raise(m *atomic.Int64, n int64) {
 	for {
-		m := r.maxSeen.Load()
-		if n <= m || r.maxSeen.CompareAndSwap(m, n) {
+		v := m.Load()
+		if n <= v || m.CompareAndSwap(v, n) {
 			return
 		}
 	}
+}
+
+// ivMaxSwap returns the most in flight during the interval that ends and
+// starts the next at what is in flight now: a gauge read at the interval's
+// end misses a burst that came and went within it.
+func (r *run) ivMaxSwap() int64 {
+	m := r.ivMax.Swap(r.inflight.Load())
+	raise(&r.ivMax, r.inflight.Load()) // an admit between the two loads
+	return m
 }
 
 // dispatchClosed keeps Concurrency requests in flight: each resolution hands

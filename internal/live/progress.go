@@ -30,29 +30,91 @@ type Snapshot struct {
 // String is the status line, without a line end. The figures people watch
 // come first, so a line cut to a narrow terminal keeps them.
 func (s Snapshot) String() string {
+	return join(s.segments(), 0)
+}
+
+// Fit is the status line in at most width characters. When the whole line
+// is wider, figures are left out, the least telling first (p50, counts that
+// are zero, in flight, the target rate, memory, the oldest request,
+// answered/s, p99, sent/s), so that a count of errors, timeouts or
+// violations that is not zero stays in sight on an 80-column terminal; only
+// then is the line cut.
+func (s Snapshot) Fit(width int) string {
+	segs := s.segments()
+	for level := dropLevels; level > 0; level-- {
+		line := join(segs, level)
+		if utf8.RuneCountInString(line) <= width {
+			return line
+		}
+	}
+	return cut(join(segs, 1), width)
+}
+
+// segment is one figure of the status line. A segment whose drop is at
+// least a level is left out at that level (0: never left out); glue joins
+// it to the one before with one space instead of two.
+type segment struct {
+	text string
+	drop int
+	glue bool
+}
+
+// dropLevels is the highest drop of a segment: join at a level above it
+// keeps every segment.
+const dropLevels = 10
+
+// join writes the segments whose drop is 0 or below level (level 0 keeps
+// them all).
+func join(segs []segment, level int) string {
 	var b strings.Builder
-	b.WriteString(formatElapsed(s.Elapsed))
-	if s.Total > 0 {
-		b.WriteString("/" + formatElapsed(s.Total))
-	}
-	fmt.Fprintf(&b, "  sent %.0f/s", s.SentPerS)
-	if s.TargetRate > 0 {
-		fmt.Fprintf(&b, " (target %.0f/s)", s.TargetRate)
-	}
-	fmt.Fprintf(&b, "  answered %.0f/s  in flight %d", s.AnsweredPerS, s.InFlight)
-	if s.AnsweredPerS > 0 {
-		fmt.Fprintf(&b, "  p50 %s  p99 %s", formatMicros(s.P50us), formatMicros(s.P99us))
-	} else {
-		b.WriteString("  p50 -  p99 -") // no reply this interval: 0 would read as instant
-	}
-	fmt.Fprintf(&b, "  errors %d  timeouts %d  violations %d", s.Errors, s.Timeouts, s.Violations)
-	if s.OldestPendingUs > 0 {
-		fmt.Fprintf(&b, "  oldest %s", formatMicros(s.OldestPendingUs))
-	}
-	if s.ChildRSSBytes > 0 {
-		fmt.Fprintf(&b, "  rss %.1fMiB", float64(s.ChildRSSBytes)/(1<<20))
+	for _, g := range segs {
+		if level > 0 && g.drop >= level {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(map[bool]string{true: " ", false: "  "}[g.glue])
+		}
+		b.WriteString(g.text)
 	}
 	return b.String()
+}
+
+// segments are the figures of the line in order, with the priority Fit
+// keeps them by.
+func (s Snapshot) segments() []segment {
+	elapsed := formatElapsed(s.Elapsed)
+	if s.Total > 0 {
+		elapsed += "/" + formatElapsed(s.Total)
+	}
+	segs := []segment{{text: elapsed}, {text: fmt.Sprintf("sent %.0f/s", s.SentPerS), drop: 1}}
+	if s.TargetRate > 0 {
+		segs = append(segs, segment{text: fmt.Sprintf("(target %.0f/s)", s.TargetRate), drop: 6, glue: true})
+	}
+	segs = append(segs, segment{text: fmt.Sprintf("answered %.0f/s", s.AnsweredPerS), drop: 3},
+		segment{text: fmt.Sprintf("in flight %d", s.InFlight), drop: 7})
+	if s.AnsweredPerS > 0 {
+		segs = append(segs, segment{text: "p50 " + formatMicros(s.P50us), drop: 9}, segment{text: "p99 " + formatMicros(s.P99us), drop: 2})
+	} else {
+		// No reply this interval: 0 would read as instant.
+		segs = append(segs, segment{text: "p50 -", drop: 9}, segment{text: "p99 -", drop: 2})
+	}
+	for _, c := range []struct {
+		name string
+		n    uint64
+	}{{"errors", s.Errors}, {"timeouts", s.Timeouts}, {"violations", s.Violations}} {
+		drop := 0 // a problem stays in sight
+		if c.n == 0 {
+			drop = 8
+		}
+		segs = append(segs, segment{text: fmt.Sprintf("%s %d", c.name, c.n), drop: drop})
+	}
+	if s.OldestPendingUs > 0 {
+		segs = append(segs, segment{text: "oldest " + formatMicros(s.OldestPendingUs), drop: 4})
+	}
+	if s.ChildRSSBytes > 0 {
+		segs = append(segs, segment{text: fmt.Sprintf("rss %.1fMiB", float64(s.ChildRSSBytes)/(1<<20)), drop: 5})
+	}
+	return segs
 }
 
 func formatElapsed(d time.Duration) string {
@@ -172,15 +234,14 @@ func (p *Progress) Done() {
 
 func (p *Progress) writeLocked(s Snapshot) {
 	p.unwritten = false
-	line := s.String()
 	if !p.terminal {
-		_, _ = io.WriteString(p.w, line+"\n")
+		_, _ = io.WriteString(p.w, s.String()+"\n")
 		return
 	}
 	// One column short of the width: writing the last column leaves some
 	// terminals about to wrap, and the next carriage return would then land
 	// on a new line.
-	line = cut(line, p.width-1)
+	line := s.Fit(p.width - 1)
 	_, _ = io.WriteString(p.w, "\r"+line+"\x1b[K")
 	p.drawn = true
 }

@@ -150,11 +150,13 @@ func TestProgressTerminalWidth(t *testing.T) {
 		name  string
 		width int // 0: not set
 		max   int // the longest line drawn, in characters
+		keep  []string
 	}{
-		{"default", 0, DefaultWidth - 1},
-		{"narrow", 40, 39},
-		{"one column", 1, 0},
-		{"wide", 1000, 999},
+		{"default", 0, DefaultWidth - 1, []string{"sent 4999/s", "p99 3.4ms", "errors 1", "timeouts 2", "violations 3", "oldest 1.2ms", "rss 5.0MiB"}},
+		{"80 columns", 80, 79, []string{"sent 4999/s", "errors 1", "timeouts 2", "violations 3"}},
+		{"narrow", 40, 39, []string{"errors 1", "timeouts 2"}},
+		{"one column", 1, 0, nil},
+		{"wide", 1000, 999, []string{"in flight 12", "p50 850µs", "(target 5000/s)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,12 +175,51 @@ func TestProgressTerminalWidth(t *testing.T) {
 			if !ok || !ok2 {
 				t.Fatalf("not one drawn line: %q", out)
 			}
-			full := s.String()
-			if n := utf8.RuneCountInString(line); n != min(tt.max, utf8.RuneCountInString(full)) || !strings.HasPrefix(full, line) {
-				t.Errorf("drew %d characters %q, want the first %d of %q", n, line, tt.max, full)
+			if n := utf8.RuneCountInString(line); n > tt.max || line != s.Fit(tt.max) {
+				t.Errorf("drew %d characters %q, want %q (at most %d)", n, line, s.Fit(tt.max), tt.max)
+			}
+			for _, k := range tt.keep {
+				if !strings.Contains(line, k) {
+					t.Errorf("drew %q: %q left out", line, k)
+				}
 			}
 			if !utf8.ValidString(line) {
 				t.Errorf("cut inside a character: %q", line)
+			}
+		})
+	}
+}
+
+// TestSnapshotFit: a line too wide for the terminal leaves out the least
+// telling figures first; a count of problems that is not zero is never left
+// out (violations stay in sight at 80 columns), and a zero count goes
+// before the rates.
+func TestSnapshotFit(t *testing.T) {
+	quiet := snap(12 * time.Second)
+	quiet.Errors, quiet.Timeouts, quiet.Violations = 0, 0, 0
+	tests := []struct {
+		name  string
+		s     Snapshot
+		width int
+		want  string
+	}{
+		{"wide enough for everything", snap(12 * time.Second), 200, snap(12 * time.Second).String()},
+		{"80 columns: problems kept, p50, in flight, the target and answered/s left out", snap(12 * time.Second), 79,
+			"12.0s/30.0s  sent 4999/s  p99 3.4ms  errors 1  timeouts 2  violations 3"},
+		{"100 columns: answered/s fits", snap(12 * time.Second), 99,
+			"12.0s/30.0s  sent 4999/s  answered 4998/s  p99 3.4ms  errors 1  timeouts 2  violations 3"},
+		{"80 columns, no problems: the zero counts go before the rates", quiet, 79,
+			"12.0s/30.0s  sent 4999/s (target 5000/s)  answered 4998/s  p99 3.4ms"},
+		{"too narrow for what must stay: cut", snap(12 * time.Second), 30, "12.0s/30.0s  errors 1  timeout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.s.Fit(tt.width)
+			if got != tt.want {
+				t.Errorf("Fit(%d) =\n%q\nwant\n%q", tt.width, got, tt.want)
+			}
+			if n := utf8.RuneCountInString(got); n > tt.width {
+				t.Errorf("Fit(%d) is %d wide", tt.width, n)
 			}
 		})
 	}

@@ -108,6 +108,9 @@ type axisSpec struct {
 	Ticks []fixedTick
 	// UnitOf picks the unit from the largest value on the axis.
 	UnitOf func(maxV float64) unit
+	// Exact ends the axis at the largest value rather than at the nice
+	// number above it: a time axis ends where the run did.
+	Exact bool
 }
 
 // fixedTick is a tick of a fixed axis, in data units.
@@ -203,8 +206,13 @@ func layoutAxis(a axisSpec, maxV float64) laidAxis {
 	}
 	vals, step := niceTicks(maxV, u.Div, 5)
 	la := laidAxis{top: vals[len(vals)-1], label: a.Label}
+	if a.Exact && maxV > 0 && !math.IsInf(maxV, 0) {
+		la.top = maxV
+	}
 	for _, v := range vals {
-		la.ticks = append(la.ticks, fixedTick{v, u.label(v, step)})
+		if v <= la.top*(1+1e-9) {
+			la.ticks = append(la.ticks, fixedTick{v, u.label(v, step)})
+		}
 	}
 	if u.Suffix != "" && !u.multiplier() {
 		la.label += " (" + u.Suffix + ")"

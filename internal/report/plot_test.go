@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -115,13 +116,121 @@ func TestFormat(t *testing.T) {
 		{fmtBytes(512), "512 B"},
 		{fmtBytes(3 << 20), "3.0 MiB"},
 		{fmtPercent(0.0123), "1.23%"},
-		{thresholdValue("p99", 45000), "45.00ms"},
-		{thresholdValue("error_rate", 0.001), "0.10%"},
-		{thresholdValue("answered/s", 1234.5), "1234.5"},
 	}
 	for _, c := range cases {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+// TestTimeAxisEndsWithTheRun: the time axis of every plot over time ends
+// at the end of the last interval (10.3 s here, not the 12 s a nice number
+// would give), and no tick lies past it.
+func TestTimeAxisEndsWithTheRun(t *testing.T) {
+	r := sampleResult(t, "x", 100)
+	r.Series = series(10, 100)
+	r.Series = append(r.Series, stats.Point{T: 10.3, Sent: 30, Answered: 30, InFlight: 3, P50us: 300, P99us: 900})
+	for _, c := range timeCharts([]entry{{0, "a.json", r}}) {
+		p := c.render()
+		if p.Empty != "" {
+			continue
+		}
+		maxX := 0.0
+		for _, l := range p.Lines {
+			for _, seg := range l.Segments {
+				for _, pt := range strings.Fields(seg) {
+					x, _, _ := strings.Cut(pt, ",")
+					v, err := strconv.ParseFloat(x, 64)
+					if err != nil {
+						t.Fatal(err)
+					}
+					maxX = math.Max(maxX, v)
+				}
+			}
+		}
+		if math.Abs(maxX-p.Right) > 0.1 {
+			t.Errorf("%s: the data end at x=%g, the axis at %g: the axis runs past the run", p.ID, maxX, p.Right)
+		}
+		for _, tk := range p.XTicks {
+			if tk.Pos > p.Right+0.1 {
+				t.Errorf("%s: tick %q at %g, past the axis end %g", p.ID, tk.Label, tk.Pos, p.Right)
+			}
+		}
+		if last := p.XTicks[len(p.XTicks)-1].Label; last != "10" {
+			t.Errorf("%s: last tick %q, want 10", p.ID, last)
+		}
+	}
+}
+
+// TestInFlightPlot: the in-flight plot shows each interval's most in
+// flight (163 in a burst that ended with 1 left), and for files of older
+// versions without it, the count at the interval's end.
+func TestInFlightPlot(t *testing.T) {
+	pts := func(inflight, most int64) []stats.Point {
+		return []stats.Point{{T: 1, Sent: 10, InFlight: 0, InFlightMax: 0}, {T: 2, Sent: 10, InFlight: inflight, InFlightMax: most}, {T: 3, Sent: 10}}
+	}
+	tests := []struct {
+		name   string
+		series []stats.Point
+		want   float64
+	}{
+		{"the interval's maximum", pts(1, 163), 163},
+		{"an older file: the end value", pts(7, 0), 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := sampleResult(t, "x", 100)
+			r.Series = tt.series
+			var c chart
+			for _, x := range timeCharts([]entry{{0, "a.json", r}}) {
+				if x.ID == "plot-inflight" {
+					c = x
+				}
+			}
+			if len(c.Lines) != 1 {
+				t.Fatalf("in-flight plot: %d lines", len(c.Lines))
+			}
+			top := 0.0
+			for _, seg := range c.Lines[0].Segs {
+				for _, p := range seg {
+					top = math.Max(top, p.Y)
+					if p.X > 1 && p.X < 2 {
+						t.Errorf("a point inside the interval (%g): the maximum belongs to the whole interval", p.X)
+					}
+				}
+			}
+			if top != tt.want {
+				t.Errorf("plot peaks at %g, want %g", top, tt.want)
+			}
+		})
+	}
+}
+
+// TestThresholdValue: a threshold's value and limit are shown in the unit
+// of the figure's kind: a rate per second is not a fraction (499.33/s was
+// shown as 49933.33%), a count is a plain number.
+func TestThresholdValue(t *testing.T) {
+	cases := []struct {
+		figure string
+		v      float64
+		want   string
+	}{
+		{"p99", 45000, "45ms"},
+		{"service_p95", 1500, "1.5ms"},
+		{"error_rate", 0.001, "0.1%"},
+		{"rpc_error_rate", 0.25, "25%"},
+		{"achieved_rate", 499.33, "499.33/s"},
+		{"answered_rate", 499.33, "499.33/s"},
+		{"rps", 1234.5, "1234.5/s"},
+		{"target", 500, "500/s"},
+		{"violations", 3, "3"},
+		{"inflight_max", 163, "163"},
+		{"a_figure_of_a_newer_rpcload", 0.5, "0.5"},
+	}
+	for _, c := range cases {
+		if got := thresholdValue(c.figure, c.v); got != c.want {
+			t.Errorf("thresholdValue(%q, %g) = %q, want %q", c.figure, c.v, got, c.want)
 		}
 	}
 }

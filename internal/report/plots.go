@@ -55,7 +55,7 @@ func spectrumPoints(l stats.Latency) (pts []xy, note string) {
 		note = "the file has no histogram"
 	}
 	return []xy{{0, float64(l.MinUs)}, {math.Log10(2), float64(l.P50us)}, {1, float64(l.P90us)},
-		{2, float64(l.P99us)}, {3, float64(l.P999us)}, {spectrumMaxX, float64(l.MaxUs)}}, note + ": the line joins min, p50, p90, p99, p99.9 and max (at the right edge)"
+		{math.Log10(20), float64(l.P95us)}, {2, float64(l.P99us)}, {3, float64(l.P999us)}, {spectrumMaxX, float64(l.MaxUs)}}, note + ": the line joins min, p50, p90, p95, p99, p99.9 and max (at the right edge)"
 }
 
 // spectrumChart is the HdrHistogram-style percentile plot of every input:
@@ -161,6 +161,7 @@ func mergePoints(a, b stats.Point) stats.Point {
 	m.Dropped += a.Dropped
 	m.Violations += a.Violations
 	m.Late += a.Late
+	m.InFlightMax = max(a.InFlightMax, b.InFlightMax)
 	if a.Answered >= b.Answered {
 		m.P50us, m.P99us = a.P50us, a.P99us
 	}
@@ -190,7 +191,7 @@ type seriesKind struct {
 
 // seriesChart draws every kind for every input against time.
 func seriesChart(c chart, es []entry, kinds []seriesKind) chart {
-	c.X = axisSpec{Label: "time since start", UnitOf: timeUnit}
+	c.X = axisSpec{Label: "time since start", UnitOf: timeUnit, Exact: true}
 	ivs := make([][]interval, len(es))
 	for i, e := range es {
 		ivs[i] = intervals(e.R.Series)
@@ -303,9 +304,12 @@ func timeCharts(es []entry) []chart {
 				}},
 		}),
 		seriesChart(chart{ID: "plot-inflight", Title: "In flight",
-			Note:  "Requests scheduled and not yet resolved, at the end of each interval.",
+			Note: "Requests scheduled and not yet resolved: the most at once in each interval " +
+				"(result files of older versions, which did not record it: the number at the interval's end).",
 			Empty: noSeries, Y: axisSpec{Label: "requests", UnitOf: countUnit}}, es, []seriesKind{
-			{Label: "in flight", Value: func(iv interval) (float64, bool) { return float64(iv.P.InFlight), true }},
+			{Label: "in flight, most", Step: true, Value: func(iv interval) (float64, bool) {
+				return float64(max(iv.P.InFlightMax, iv.P.InFlight)), true
+			}},
 		}),
 		seriesChart(chart{ID: "plot-latency", Title: "Latency per interval",
 			Note:  "p50 and p99 of the corrected latency (reply − intended send time) of the replies that came in each interval; a gap is an interval without replies.",

@@ -48,9 +48,12 @@ type page struct {
 	Files      []legendEntry
 	Summary    table
 	Comparison *table // several inputs only
-	Plots      []plot
-	PlotNotes  []string
-	Details    []detail
+	// LoadDifferences warn above the comparison that the results ran
+	// under different loads.
+	LoadDifferences []string
+	Plots           []plot
+	PlotNotes       []string
+	Details         []detail
 }
 
 // detail is the section of one result.
@@ -95,7 +98,7 @@ type block struct {
 
 func txt(s string) cell { return cell{Text: s} }
 func num(s string) cell { return cell{Text: s, Class: "num"} }
-func dash() cell        { return cell{Text: "–", Class: "num"} }
+func dash() cell        { return cell{Text: stats.NoValue, Class: "num"} }
 
 func buildPage(in []Input) page {
 	es := make([]entry, len(in))
@@ -115,8 +118,8 @@ func buildPage(in []Input) page {
 	}
 	pg.Summary = summaryTable(es)
 	if len(es) > 1 {
-		c := comparisonTable(es)
-		pg.Comparison = &c
+		c, diffs := comparisonTable(es)
+		pg.Comparison, pg.LoadDifferences = &c, diffs
 	}
 	spectrum, notes := spectrumChart(es)
 	pg.Plots = append(pg.Plots, spectrum.render())

@@ -238,6 +238,18 @@ func TestComparison(t *testing.T) {
 			t.Errorf("comparison lacks %q", want)
 		}
 	}
+	// The columns name the target, and differing loads are warned of.
+	if want := "a.json (" + a.Target + ")"; !strings.Contains(text, want) {
+		t.Errorf("comparison head lacks %q", want)
+	}
+	if strings.Contains(text, "Not the same load") {
+		t.Error("the same load is warned of as different")
+	}
+	c := sampleResult(t, "x", 300)
+	if text := visibleText(render(t, Input{"a.json", a}, Input{"c.json", c})); !strings.Contains(text, "Not the same load") ||
+		!strings.Contains(text, "the loads differ: rate a.json 100, c.json 300") {
+		t.Error("a comparison of different rates does not warn of it")
+	}
 	if single := render(t, Input{"a.json", a}); strings.Contains(single, `id="comparison"`) {
 		t.Error("a single result has a comparison")
 	}
@@ -269,8 +281,8 @@ func TestEmptyAndOldResults(t *testing.T) {
 	}{
 		{"nothing at all", &stats.Result{Schema: stats.Schema}, []string{"No replies in any result", "No time series in these results"}, 0, 0},
 		{"no series", func() *stats.Result { r := sampleResult(t, "x", 100); r.Series = nil; return r }(), []string{"No time series in these results"}, 2, spectrumSteps + 1},
-		{"no histogram (an older file)", noHDR, []string{"the file has no histogram: the line joins min, p50, p90, p99, p99.9 and max"}, 2, 6},
-		{"histogram that does not decode", corrupt, []string{"a.json, corrected latency: its histogram does not decode"}, 2, 6},
+		{"no histogram (an older file)", noHDR, []string{"the file has no histogram: the line joins min, p50, p90, p95, p99, p99.9 and max"}, 2, 7},
+		{"histogram that does not decode", corrupt, []string{"a.json, corrected latency: its histogram does not decode"}, 2, 7},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -291,6 +303,71 @@ func TestEmptyAndOldResults(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLatencyTablesHaveP95: every latency table of the page (summary,
+// latency, per method, comparison) has a p95 column or row with the value.
+func TestLatencyTablesHaveP95(t *testing.T) {
+	a, b := sampleResult(t, "x", 100), sampleResult(t, "x", 100)
+	pg := buildPage([]Input{{"a.json", a}, {"b.json", b}})
+	p95 := fmtUs(a.Latency.Corrected.P95us)
+	has := func(tb table) bool {
+		for _, h := range tb.Head {
+			if strings.Contains(h.Text, "p95") {
+				return true
+			}
+		}
+		for _, r := range tb.Rows {
+			for _, c := range r {
+				if c.Text == "p95" || strings.Contains(c.Text, "p95,") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	found := map[string]bool{"summary": has(pg.Summary), "comparison": pg.Comparison != nil && has(*pg.Comparison)}
+	for _, s := range pg.Details[0].Sections {
+		for _, tb := range s.Tables {
+			if has(tb) {
+				found[s.Title] = true
+			}
+		}
+	}
+	for _, want := range []string{"summary", "comparison", "Latency", "Per method"} {
+		if !found[want] {
+			t.Errorf("the %s table has no p95", want)
+		}
+	}
+	if text := visibleText(render(t, Input{"a.json", a})); !strings.Contains(text, p95) {
+		t.Errorf("the page does not show p95 %s", p95)
+	}
+}
+
+// TestMethodSectionFits: the per-method figures are two tables, counts and
+// latency, each of at most 10 columns (one table of 17 was clipped on a
+// 1400 px page; interop's TestReportInBrowser measures it), with names that
+// may wrap; replies without a request have no latency row.
+func TestMethodSectionFits(t *testing.T) {
+	r := sampleResult(t, "x", 100)
+	r.Methods[stats.UnmatchedMethod] = stats.MethodResult{Requests: stats.Requests{}, Violations: map[string]uint64{"unknown_id": 1}}
+	sec := methodSection(r)
+	if len(sec.Tables) != 2 {
+		t.Fatalf("%d tables, want 2", len(sec.Tables))
+	}
+	for _, tb := range sec.Tables {
+		if len(tb.Head) > 10 {
+			t.Errorf("table %q has %d columns", tb.Caption, len(tb.Head))
+		}
+		for _, row := range tb.Rows {
+			if !strings.Contains(row[0].Class, "name") {
+				t.Errorf("table %q: the name cell %q cannot wrap (class %q)", tb.Caption, row[0].Text, row[0].Class)
+			}
+		}
+	}
+	if n, m := len(sec.Tables[0].Rows), len(sec.Tables[1].Rows); n != 3 || m != 2 {
+		t.Errorf("%d count rows and %d latency rows, want 3 and 2 (no latency for %s)", n, m, stats.UnmatchedMethod)
 	}
 }
 

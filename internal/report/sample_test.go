@@ -24,7 +24,7 @@ func latencyOf(t testing.TB, values ...int64) stats.Latency {
 		t.Fatal(err)
 	}
 	return stats.Latency{Count: h.TotalCount(), MinUs: h.Min(), MeanUs: h.Mean(), P50us: h.ValueAtQuantile(50),
-		P90us: h.ValueAtQuantile(90), P99us: h.ValueAtQuantile(99), P999us: h.ValueAtQuantile(99.9), MaxUs: h.Max(), HDR: string(enc)}
+		P90us: h.ValueAtQuantile(90), P95us: h.ValueAtQuantile(95), P99us: h.ValueAtQuantile(99), P999us: h.ValueAtQuantile(99.9), MaxUs: h.Max(), HDR: string(enc)}
 }
 
 // spread returns n latencies from lo to hi microseconds, evenly spaced.

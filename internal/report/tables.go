@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/threshold"
 )
 
 // summaryTable puts the headline figures of every result side by side,
@@ -66,12 +66,12 @@ func summaryTable(es []entry) table {
 		{"leaked", func(r *stats.Result) cell { return bad(r.Requests.Leaked) }},
 		{"dropped", func(r *stats.Result) cell { return bad(r.Requests.Dropped) }},
 		{"violations", func(r *stats.Result) cell { return bad(sum(r.Violations)) }},
-		{"corrected p50, p99, max", func(r *stats.Result) cell {
+		{"corrected p50, p95, p99, max", func(r *stats.Result) cell {
 			l := r.Latency.Corrected
 			if l.Count == 0 {
 				return dash()
 			}
-			return num(fmtUs(l.P50us) + ", " + fmtUs(l.P99us) + ", " + fmtUs(l.MaxUs))
+			return num(fmtUs(l.P50us) + ", " + fmtUs(l.P95us) + ", " + fmtUs(l.P99us) + ", " + fmtUs(l.MaxUs))
 		}},
 		{"connections", func(r *stats.Result) cell {
 			c := r.Connections
@@ -133,23 +133,30 @@ func errorRate(q stats.Requests) (float64, bool) {
 
 // comparisonTable holds the figures of rpcload compare
 // (stats.WriteComparison): over all methods, then per method, each figure
-// with its ratio to the first result.
-func comparisonTable(es []entry) table {
+// with its ratio to the first result. Each column is headed by its
+// result's name and target. It also returns the comparison's warnings
+// that the loads differ.
+func comparisonTable(es []entry) (table, []string) {
 	results := make([]*stats.Result, len(es))
+	names := make([]string, len(es))
+	for i, e := range es {
+		results[i], names[i] = e.R, e.Name
+	}
+	targets, _ := stats.ComparisonHeads(names, results)
 	t := table{Head: []cell{txt("method"), txt("")}}
 	for i, e := range es {
-		results[i] = e.R
 		st := resultStyle(e.Index)
-		t.Head = append(t.Head, cell{Text: e.Name, Swatch: &st})
+		t.Head = append(t.Head, cell{Text: e.Name + " (" + targets[i] + ")", Swatch: &st})
 	}
-	for _, g := range stats.Compare(results).Groups {
+	cmp := stats.Compare(names, results)
+	for _, g := range cmp.Groups {
 		for ri, r := range g.Rows {
 			row := []cell{txt(""), {Text: r.Figure, Class: "key"}}
 			if ri == 0 {
-				row[0] = cell{Text: g.Name, Class: "key"}
+				row[0] = cell{Text: g.Name, Class: "key name"}
 			}
 			for _, c := range r.Cells {
-				if c == "-" {
+				if c == stats.NoValue {
 					row = append(row, dash())
 				} else {
 					row = append(row, num(c))
@@ -163,7 +170,7 @@ func comparisonTable(es []entry) table {
 			t.Rows = append(t.Rows, row)
 		}
 	}
-	return t
+	return t, cmp.LoadDifferences
 }
 
 // resultDetail is everything one result holds, section by section; a
@@ -207,18 +214,11 @@ func resultDetail(e entry) detail {
 	return d
 }
 
-var latencyFigure = regexp.MustCompile(`^(p[0-9]+(\.[0-9]+)?|max|min|mean)$`)
-
 // thresholdValue shows a measured figure or limit of a threshold in its
-// unit: latencies are microseconds, error rates fractions.
+// figure's unit, as the threshold package writes it in verdicts.
 func thresholdValue(figure string, v float64) string {
-	switch f := strings.ToLower(figure); {
-	case latencyFigure.MatchString(f):
-		return fmtUs(int64(math.Round(v)))
-	case strings.Contains(f, "error") || strings.Contains(f, "_rate") || strings.HasSuffix(f, "ratio"):
-		return fmtPercent(v)
-	}
-	return strconv.FormatFloat(v, 'g', 6, 64)
+	s, _ := threshold.FormatValue(figure, v)
+	return s
 }
 
 func thresholdSection(ts []stats.ThresholdVerdict) section {
@@ -276,7 +276,7 @@ func soakSection(s *stats.SoakReport) section {
 }
 
 func latencyTable(s stats.LatencySet) table {
-	t := table{Head: []cell{txt(""), txt("count"), txt("min"), txt("mean"), txt("p50"), txt("p90"), txt("p99"), txt("p99.9"), txt("max")}}
+	t := table{Head: []cell{txt(""), txt("count"), txt("min"), txt("mean"), txt("p50"), txt("p90"), txt("p95"), txt("p99"), txt("p99.9"), txt("max")}}
 	for _, k := range []struct {
 		name string
 		l    stats.Latency
@@ -284,22 +284,26 @@ func latencyTable(s stats.LatencySet) table {
 		l := k.l
 		row := []cell{{Text: k.name, Class: "key"}, num(fmtInt(l.Count))}
 		if l.Count == 0 {
-			for range 7 {
+			for range len(t.Head) - 2 {
 				row = append(row, dash())
 			}
 		} else {
 			row = append(row, num(fmtUs(l.MinUs)), num(fmtUs(int64(math.Round(l.MeanUs)))), num(fmtUs(l.P50us)), num(fmtUs(l.P90us)),
-				num(fmtUs(l.P99us)), num(fmtUs(l.P999us)), num(fmtUs(l.MaxUs)))
+				num(fmtUs(l.P95us)), num(fmtUs(l.P99us)), num(fmtUs(l.P999us)), num(fmtUs(l.MaxUs)))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
 
+// methodSection is two tables, the requests' fates and the corrected
+// latency, each narrow enough for a page: one table of both was wider than
+// the page, and its latency columns went out of sight.
 func methodSection(r *stats.Result) section {
-	t := table{Head: []cell{txt("method"), txt("sent"), txt("answered"), txt("ok"), txt("rpc err."), txt("invalid"),
-		txt("transport"), txt("timeouts"), txt("err. rate"), txt("violations"),
-		txt("p50"), txt("p90"), txt("p99"), txt("p99.9"), txt("max")}}
+	counts := table{Caption: "requests", Head: []cell{txt("method"), txt("sent"), txt("answered"), txt("ok"), txt("rpc err."), txt("invalid"),
+		txt("transport"), txt("timeouts"), txt("err. rate"), txt("violations")}}
+	latency := table{Caption: "corrected latency", Head: []cell{txt("method"), txt("count"),
+		txt("p50"), txt("p90"), txt("p95"), txt("p99"), txt("p99.9"), txt("max")}}
 	for _, name := range stats.SortedKeys(r.Methods) {
 		m := r.Methods[name]
 		q := m.Requests
@@ -310,16 +314,21 @@ func methodSection(r *stats.Result) section {
 				rate.Class = "num fail"
 			}
 		}
+		key := cell{Text: name, Class: "key name"}
+		counts.Rows = append(counts.Rows, []cell{key, num(fmtCount(q.Sent)), num(fmtCount(q.Answered)), num(fmtCount(q.OK)),
+			bad(q.RPCErrors), bad(q.InvalidReplies), bad(q.TransportErrors), bad(q.Timeouts), rate, bad(sum(m.Violations))})
+		if name == stats.UnmatchedMethod {
+			continue // replies without a request have no latency
+		}
 		l := m.Latency.Corrected
-		t.Rows = append(t.Rows, []cell{{Text: name, Class: "key"}, num(fmtCount(q.Sent)), num(fmtCount(q.Answered)), num(fmtCount(q.OK)),
-			bad(q.RPCErrors), bad(q.InvalidReplies), bad(q.TransportErrors), bad(q.Timeouts), rate, bad(sum(m.Violations)),
-			latencyCell(l, l.P50us), latencyCell(l, l.P90us), latencyCell(l, l.P99us), latencyCell(l, l.P999us), latencyCell(l, l.MaxUs)})
+		latency.Rows = append(latency.Rows, []cell{key, num(fmtInt(l.Count)),
+			latencyCell(l, l.P50us), latencyCell(l, l.P90us), latencyCell(l, l.P95us), latencyCell(l, l.P99us), latencyCell(l, l.P999us), latencyCell(l, l.MaxUs)})
 	}
 	note := "Counts of requests; transport = transport errors. Latency is corrected (reply − intended send time). Error rate = (rpc errors + invalid + transport errors + timeouts + leaked) / sent."
 	if _, ok := r.Methods[stats.UnmatchedMethod]; ok {
 		note += " " + stats.UnmatchedMethod + " holds replies that matched no request (unknown ids, duplicates, late replies)."
 	}
-	return section{Title: "Per method", Paras: []string{note}, Tables: []table{t}}
+	return section{Title: "Per method", Paras: []string{note}, Tables: []table{counts, latency}}
 }
 
 func errorCodeSection(r *stats.Result) section {

@@ -34,6 +34,7 @@ th, td { padding: 3px 10px; border-bottom: 1px solid #e6e6e6; text-align: left; 
 th { background: #f5f6f8; font-weight: 600; white-space: nowrap; }
 td.num { text-align: right; white-space: nowrap; }
 td.key { font-weight: 600; color: #333; }
+td.name { overflow-wrap: anywhere; min-width: 8em; max-width: 28em; }
 td.group { border-top: 2px solid #c8c8c8; }
 .fail { color: #b00020; font-weight: 600; }
 .warn { color: #8a5a00; }
@@ -103,6 +104,7 @@ footer { margin-top: 3em; color: #777; font-size: 12px; }
 </section>
 {{if .Comparison}}<section id="comparison">
 <h2>Comparison</h2>
+{{if .LoadDifferences}}<div class="warnings"><strong>Not the same load</strong><ul>{{range .LoadDifferences}}<li>{{.}}</li>{{end}}</ul>The figures differ for that reason too.</div>{{end}}
 <p>Per method, side by side; ratios are to the first result. Latency is corrected (reply − intended send time); answered/s is per second of sending; error rate = (rpc errors + invalid + transport errors + timeouts + leaked) / sent.</p>
 {{template "table" .Comparison}}
 </section>

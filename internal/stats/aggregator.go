@@ -54,7 +54,10 @@ type Point struct {
 	Dropped         uint64  `json:"dropped"`
 	Violations      uint64  `json:"violations"`
 	Late            uint64  `json:"late"`
-	InFlight        int64   `json:"inflight"`
+	InFlight        int64   `json:"inflight"` // at the interval's end
+	// InFlightMax is the most requests in flight at once during the
+	// interval (0 in files of older versions, which did not record it).
+	InFlightMax int64 `json:"inflight_max"`
 	// OldestPendingUs is the age, at the interval's end, of the oldest
 	// request still waiting for its reply (0 when none is).
 	OldestPendingUs int64 `json:"oldest_pending_us"`
@@ -304,6 +307,7 @@ func (a *Aggregator) Tick(t float64, inflight int64) Point {
 // than counted during it.
 type Gauges struct {
 	InFlight           int64
+	InFlightMax        int64   // the most in flight during the interval; below InFlight (0: not kept) counts as InFlight
 	ChildRSS           int64   // bytes; 0 = unknown
 	OldestPendingUs    int64   // age of the oldest request in flight
 	TimedOutUnanswered int64   // timed out, and no late reply since
@@ -367,7 +371,7 @@ func (a *Aggregator) pointLocked(t float64, g Gauges) Point {
 	return Point{
 		T: t, Sent: iv[Sent] + iv[NotifySent], Answered: iv[OK] + iv[RPCError] + iv[InvalidReply], OK: iv[OK], RPCErrors: iv[RPCError],
 		TransportErrors: iv[TransportError], Timeouts: iv[Timeout], Dropped: iv[Dropped], Late: iv[Late],
-		Violations: a.ivRules, InFlight: g.InFlight, ChildRSSBytes: g.ChildRSS,
+		Violations: a.ivRules, InFlight: g.InFlight, InFlightMax: max(g.InFlightMax, g.InFlight), ChildRSSBytes: g.ChildRSS,
 		OldestPendingUs: g.OldestPendingUs, TimedOutUnanswered: g.TimedOutUnanswered, TargetRate: g.TargetRate,
 		P50us: a.ivHist.ValueAtQuantile(50), P99us: a.ivHist.ValueAtQuantile(99),
 	}

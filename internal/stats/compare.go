@@ -1,9 +1,11 @@
 package stats
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -12,6 +14,10 @@ import (
 // method, each figure of each result with its ratio to the first.
 type Comparison struct {
 	Groups []ComparisonGroup
+	// LoadDifferences says, one line per setting, where the results were
+	// not run under the same load (rate, concurrency, duration, stages):
+	// their figures then differ for that reason too.
+	LoadDifferences []string
 }
 
 // ComparisonGroup is the block of one method ("all methods" first).
@@ -20,13 +26,18 @@ type ComparisonGroup struct {
 	Rows []ComparisonRow
 }
 
-// ComparisonRow is one figure across the results; a cell is "-" where the
-// result does not have the figure (the method was not called, or got no
+// ComparisonRow is one figure across the results; a cell is NoValue where
+// the result does not have the figure (the method was not called, or got no
 // reply to measure).
 type ComparisonRow struct {
 	Figure string
 	Cells  []string
 }
+
+// NoValue stands in a report's cell for a figure there is nothing to
+// measure for (an empty histogram, a method not called) and for a ratio of
+// two zeros: 0 would read as a measurement.
+const NoValue = "—"
 
 // AllMethods names the group of the figures over all methods.
 const AllMethods = "all methods"
@@ -52,6 +63,7 @@ func comparisonFigures() []comparisonFigure {
 		}, func(v float64) string { return fmt.Sprintf("%.1f", v) }},
 		{"p50", lat(func(l Latency) int64 { return l.P50us }), showUs},
 		{"p90", lat(func(l Latency) int64 { return l.P90us }), showUs},
+		{"p95", lat(func(l Latency) int64 { return l.P95us }), showUs},
 		{"p99", lat(func(l Latency) int64 { return l.P99us }), showUs},
 		{"p99.9", lat(func(l Latency) int64 { return l.P999us }), showUs},
 		{"error rate", func(m MethodResult, _ *Result) (float64, bool) {
@@ -71,8 +83,10 @@ func comparisonFigures() []comparisonFigure {
 
 // Compare builds the comparison of results: throughput (answered per
 // second of sending), corrected latency percentiles, error rate and
-// violations, each with its ratio to the first result.
-func Compare(results []*Result) Comparison {
+// violations, each with its ratio to the first result; names (one per
+// result) label them in LoadDifferences. A figure the first result shows
+// as zero gives no ratio: NoValue stands for it.
+func Compare(names []string, results []*Result) Comparison {
 	figures := comparisonFigures()
 	group := func(name string, pick func(r *Result) (MethodResult, bool)) ComparisonGroup {
 		g := ComparisonGroup{Name: name}
@@ -83,13 +97,19 @@ func Compare(results []*Result) Comparison {
 				m, ok := pick(r)
 				v, has := f.value(m, r)
 				if !ok || !has {
-					row.Cells = append(row.Cells, "-")
+					row.Cells = append(row.Cells, NoValue)
 					continue
 				}
 				cell := f.show(v)
-				if i == 0 {
+				switch {
+				case i == 0:
 					base = v
-				} else if base > 0 && !math.IsInf(v/base, 0) {
+				case f.show(base) == f.show(0) || math.IsInf(v/base, 0):
+					// 0 against 0 is no evidence of "the same" (1.00×),
+					// and x against 0 has no ratio; what is shown as 0
+					// (0.00%) counts as 0.
+					cell += " (" + NoValue + ")"
+				default:
 					cell += fmt.Sprintf(" (%.2f×)", v/base)
 				}
 				row.Cells = append(row.Cells, cell)
@@ -98,7 +118,7 @@ func Compare(results []*Result) Comparison {
 		}
 		return g
 	}
-	c := Comparison{Groups: []ComparisonGroup{group(AllMethods, func(r *Result) (MethodResult, bool) {
+	c := Comparison{LoadDifferences: loadDifferences(names, results), Groups: []ComparisonGroup{group(AllMethods, func(r *Result) (MethodResult, bool) {
 		return MethodResult{Requests: r.Requests, Violations: r.Violations, ErrorCodes: r.ErrorCodes, Latency: r.Latency}, true
 	})}}
 	seen := map[string]bool{}
@@ -117,22 +137,99 @@ func Compare(results []*Result) Comparison {
 	return c
 }
 
-// WriteComparison renders Compare(results) as text. names label the
-// columns (the files' names).
+// loadSettings are the settings of a result (as run records them) that
+// make up its load, with the name a message gives each.
+var loadSettings = []struct{ key, name string }{
+	{"rate", "rate"}, {"concurrency", "concurrency"}, {"duration", "duration"}, {"stages", "stages"},
+}
+
+// loadDifferences says which load settings differ between the results, one
+// line per setting, each result's value named. A result without the
+// setting (a merge, an older file) is left out of that setting's check.
+func loadDifferences(names []string, results []*Result) []string {
+	var out []string
+	for _, ls := range loadSettings {
+		var vals []string
+		first, differ := "", false
+		for i, r := range results {
+			v, ok := r.Settings[ls.key]
+			if !ok {
+				continue
+			}
+			text := settingText(v)
+			if len(vals) == 0 {
+				first = text
+			} else if text != first {
+				differ = true
+			}
+			vals = append(vals, columnName(names, i)+" "+text)
+		}
+		if differ {
+			out = append(out, fmt.Sprintf("the loads differ: %s %s", ls.name, strings.Join(vals, ", ")))
+		}
+	}
+	return out
+}
+
+// settingText is a setting's value as one word, for comparing and showing.
+func settingText(v any) string {
+	if s, ok := v.(string); ok {
+		return OneLine(s, 120)
+	}
+	if b, err := json.Marshal(v); err == nil {
+		return OneLine(strings.ReplaceAll(string(b), " ", ""), 120)
+	}
+	return fmt.Sprint(v)
+}
+
+func columnName(names []string, i int) string {
+	if i < len(names) {
+		return OneLine(names[i], 80)
+	}
+	return fmt.Sprintf("result %d", i+1)
+}
+
+// ComparisonHeads are the column heads of the results: the target each
+// result ran against, and the file it came from (names).
+func ComparisonHeads(names []string, results []*Result) (targets, files []string) {
+	for i, r := range results {
+		t := r.Target
+		if t == "" {
+			t = NoValue
+		}
+		targets = append(targets, OneLine(t, 60))
+		files = append(files, columnName(names, i))
+	}
+	return targets, files
+}
+
+// WriteComparison renders Compare(names, results) as text. Each column is
+// headed by its result's target and, under it, names (the files' names);
+// differing loads are warned of first.
 func WriteComparison(w io.Writer, names []string, results []*Result) error {
 	ew := &ErrWriter{W: w}
-	for _, g := range Compare(results).Groups {
+	c := Compare(names, results)
+	for _, d := range c.LoadDifferences {
+		fmt.Fprintf(ew, "WARNING: %s\n", d)
+	}
+	if len(c.LoadDifferences) > 0 {
+		fmt.Fprintln(ew, "  the figures below differ for that reason too: compare runs made under the same load")
+	}
+	targets, files := ComparisonHeads(names, results)
+	for _, g := range c.Groups {
 		title := g.Name
 		if title != AllMethods {
 			title = "method " + OneLine(title, 80)
 		}
 		fmt.Fprintf(ew, "\n%s\n", title)
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprint(tw, "\t")
-		for _, n := range names {
-			fmt.Fprintf(tw, "%s\t", n)
+		for _, head := range [][]string{targets, files} {
+			fmt.Fprint(tw, "\t")
+			for _, h := range head {
+				fmt.Fprintf(tw, "%s\t", h)
+			}
+			fmt.Fprintln(tw)
 		}
-		fmt.Fprintln(tw)
 		for _, row := range g.Rows {
 			fmt.Fprintf(tw, "  %s\t", row.Figure)
 			for _, c := range row.Cells {

@@ -625,6 +625,7 @@ func combineWithin(p, q Point) Point {
 	p = addPointCounts(p, q)
 	p.T = q.T
 	p.InFlight = max(p.InFlight, q.InFlight)
+	p.InFlightMax = max(p.InFlightMax, q.InFlightMax)
 	p.ChildRSSBytes = max(p.ChildRSSBytes, q.ChildRSSBytes)
 	p.OldestPendingUs = max(p.OldestPendingUs, q.OldestPendingUs)
 	p.TimedOutUnanswered = max(p.TimedOutUnanswered, q.TimedOutUnanswered)
@@ -638,6 +639,7 @@ func combineWithin(p, q Point) Point {
 func combineAcross(p, q Point) Point {
 	p = addPointCounts(p, q)
 	p.InFlight += q.InFlight
+	p.InFlightMax += q.InFlightMax // the parts' peaks need not coincide: a bound
 	p.ChildRSSBytes += q.ChildRSSBytes
 	p.TimedOutUnanswered += q.TimedOutUnanswered
 	p.TargetRate += q.TargetRate

@@ -544,11 +544,11 @@ func TestMergeSeries(t *testing.T) {
 			"starts a little apart land on the same grid",
 			[]string{at(0), at(30 * time.Millisecond)},
 			[][]Point{
-				{{T: 1, Sent: 1, InFlight: 1, OldestPendingUs: 9, TimedOutUnanswered: 1, ChildRSSBytes: 10, TargetRate: 5, P50us: 1, P99us: 9}, {T: 2, Sent: 2}},
-				{{T: 1, Sent: 10, InFlight: 3, OldestPendingUs: 4, TimedOutUnanswered: 2, ChildRSSBytes: 20, TargetRate: 7, P50us: 3, P99us: 4}, {T: 2, Sent: 20}},
+				{{T: 1, Sent: 1, InFlight: 1, InFlightMax: 7, OldestPendingUs: 9, TimedOutUnanswered: 1, ChildRSSBytes: 10, TargetRate: 5, P50us: 1, P99us: 9}, {T: 2, Sent: 2}},
+				{{T: 1, Sent: 10, InFlight: 3, InFlightMax: 5, OldestPendingUs: 4, TimedOutUnanswered: 2, ChildRSSBytes: 20, TargetRate: 7, P50us: 3, P99us: 4}, {T: 2, Sent: 20}},
 			},
 			[]Point{
-				{T: 1, Sent: 11, InFlight: 4, OldestPendingUs: 9, TimedOutUnanswered: 3, ChildRSSBytes: 30, TargetRate: 12, P50us: 3, P99us: 9},
+				{T: 1, Sent: 11, InFlight: 4, InFlightMax: 12, OldestPendingUs: 9, TimedOutUnanswered: 3, ChildRSSBytes: 30, TargetRate: 12, P50us: 3, P99us: 9},
 				{T: 2.03, Sent: 22},
 			},
 		},
@@ -556,10 +556,10 @@ func TestMergeSeries(t *testing.T) {
 			"a finer part is bucketed by the coarsest interval",
 			[]string{at(0), at(0)},
 			[][]Point{
-				{{T: 0.5, Sent: 1, InFlight: 4, TargetRate: 1, P99us: 7}, {T: 1, Sent: 1, InFlight: 2, TargetRate: 2, P99us: 3}, {T: 1.5, Sent: 1}, {T: 2, Sent: 1}},
-				{{T: 1, Sent: 5, InFlight: 1, TargetRate: 10, Late: 1}, {T: 2, Sent: 5, Violations: 2}},
+				{{T: 0.5, Sent: 1, InFlight: 4, InFlightMax: 9, TargetRate: 1, P99us: 7}, {T: 1, Sent: 1, InFlight: 2, InFlightMax: 3, TargetRate: 2, P99us: 3}, {T: 1.5, Sent: 1}, {T: 2, Sent: 1}},
+				{{T: 1, Sent: 5, InFlight: 1, InFlightMax: 2, TargetRate: 10, Late: 1}, {T: 2, Sent: 5, Violations: 2}},
 			},
-			[]Point{{T: 1, Sent: 7, InFlight: 5, TargetRate: 12, P99us: 7, Late: 1}, {T: 2, Sent: 7, Violations: 2}},
+			[]Point{{T: 1, Sent: 7, InFlight: 5, InFlightMax: 11, TargetRate: 12, P99us: 7, Late: 1}, {T: 2, Sent: 7, Violations: 2}},
 		},
 		{
 			"a gap between parts is zero points",

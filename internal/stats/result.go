@@ -37,6 +37,7 @@ type Latency struct {
 	MeanUs float64 `json:"mean_us"`
 	P50us  int64   `json:"p50_us"`
 	P90us  int64   `json:"p90_us"`
+	P95us  int64   `json:"p95_us"`
 	P99us  int64   `json:"p99_us"`
 	P999us int64   `json:"p999_us"`
 	MaxUs  int64   `json:"max_us"`
@@ -230,7 +231,7 @@ func summarize(h *hdr.Histogram) (Latency, error) {
 	}
 	return Latency{
 		Count: h.TotalCount(), MinUs: h.Min(), MeanUs: h.Mean(),
-		P50us: h.ValueAtQuantile(50), P90us: h.ValueAtQuantile(90), P99us: h.ValueAtQuantile(99),
+		P50us: h.ValueAtQuantile(50), P90us: h.ValueAtQuantile(90), P95us: h.ValueAtQuantile(95), P99us: h.ValueAtQuantile(99),
 		P999us: h.ValueAtQuantile(99.9), MaxUs: h.Max(), HDR: string(enc),
 	}, nil
 }

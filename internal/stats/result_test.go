@@ -1,6 +1,8 @@
 package stats
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -107,7 +109,7 @@ func TestFillPercentiles(t *testing.T) {
 		name      string
 		got, want int64
 	}{
-		{"min", c.MinUs, 1000}, {"p50", c.P50us, 500_000}, {"p90", c.P90us, 900_000}, {"p99", c.P99us, 990_000},
+		{"min", c.MinUs, 1000}, {"p50", c.P50us, 500_000}, {"p90", c.P90us, 900_000}, {"p95", c.P95us, 950_000}, {"p99", c.P99us, 990_000},
 		{"p99.9", c.P999us, 999_000}, {"max", c.MaxUs, 1_000_000},
 		{"service p50", r.Latency.Service.P50us, 250_000}, {"lag p99", r.Latency.Lag.P99us, 990},
 	} {
@@ -236,7 +238,7 @@ func TestTick(t *testing.T) {
 	}
 
 	p3 := agg.Tick(3, 1)
-	if (p3 != Point{T: 3, InFlight: 1}) {
+	if (p3 != Point{T: 3, InFlight: 1, InFlightMax: 1}) {
 		t.Errorf("empty interval: %+v; want zeros", p3)
 	}
 	r := fill(t, agg)
@@ -245,6 +247,38 @@ func TestTick(t *testing.T) {
 	}
 	if r.Requests.Sent != 103 || r.Requests.Answered != 105 {
 		t.Errorf("totals %+v; ticks must not reset the run's totals", r.Requests)
+	}
+}
+
+// TestTickInFlightMax: a point keeps the most in flight during its interval
+// (the gauge read at its end is not it: a burst that came and went would be
+// lost), in the result file's series too; a caller that does not keep it
+// gets the end value.
+func TestTickInFlightMax(t *testing.T) {
+	tests := []struct {
+		name string
+		g    Gauges
+		want int64
+	}{
+		{"a burst within the interval", Gauges{InFlight: 1, InFlightMax: 163}, 163},
+		{"not kept: the end value", Gauges{InFlight: 5}, 5},
+		{"idle", Gauges{}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			agg := NewAggregator([]string{"m"})
+			p := agg.TickWith(1, tt.g, nil)
+			if p.InFlightMax != tt.want || p.InFlight != tt.g.InFlight {
+				t.Errorf("point in flight %d, max %d; want %d, %d", p.InFlight, p.InFlightMax, tt.g.InFlight, tt.want)
+			}
+			b, err := json.Marshal(fill(t, agg).Series[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf(`"inflight_max":%d`, tt.want); !strings.Contains(string(b), want) {
+				t.Errorf("series point %s lacks %s", b, want)
+			}
+		})
 	}
 }
 

@@ -3,6 +3,8 @@ package stats
 import (
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -63,32 +65,58 @@ func writeTextCounts(p printf, r *Result) {
 	p("  transport errors %d, timeouts %d, late %d, leaked %d, dropped %d\n", q.TransportErrors, q.Timeouts, q.Late, q.Leaked, q.Dropped)
 	if q.ServerMessages > 0 {
 		p("  messages sent by the server %d\n", q.ServerMessages)
-		for _, m := range SortedKeys(r.ServerMethods) {
-			p("    %-32s %d\n", OneLine(m, 60), r.ServerMethods[m])
+		methods := SortedKeys(r.ServerMethods)
+		w := nameWidth(methods, 32)
+		for _, m := range methods {
+			p("    %s %d\n", padName(m, w), r.ServerMethods[m])
 		}
 	}
 	if len(r.ErrorCodes) > 0 {
 		p("\nerror codes\n")
-		for _, c := range SortedKeys(r.ErrorCodes) {
-			p("  %-8s %d\n", c, r.ErrorCodes[c])
+		codes := SortedKeys(r.ErrorCodes)
+		w := nameWidth(codes, 8)
+		for _, c := range codes {
+			p("  %s %d\n", padName(c, w), r.ErrorCodes[c])
 		}
 	}
 	if len(r.Violations) == 0 {
 		p("\nviolations  none\n")
 	} else {
 		p("\nviolations\n")
-		for _, rule := range SortedKeys(r.Violations) {
+		rules := SortedKeys(r.Violations)
+		w := nameWidth(rules, 24)
+		for _, rule := range rules {
 			warn := ""
 			if rule, ok := check.ParseRule(rule); ok && rule.Warning() {
 				warn = "  (a warning: does not fail the run)"
 			}
-			p("  %-24s %d%s\n", rule, r.Violations[rule], warn)
+			p("  %s %d%s\n", padName(rule, w), r.Violations[rule], warn)
 			if s := r.ViolationSamples[rule]; len(s) > 0 && s[0].Frame != "" {
 				p("    e.g. %s\n", OneLine(s[0].Frame, 160))
 			}
 		}
 	}
 }
+
+// nameWidth is the width of a column of names in a list: the longest name
+// (cut at listCut), at least least, so the counts after them line up.
+func nameWidth(names []string, least int) int {
+	w := least
+	for _, n := range names {
+		w = max(w, utf8.RuneCountInString(OneLine(n, listCut)))
+	}
+	return w
+}
+
+// padName is name as one line cut as nameWidth cuts it (at listCut
+// bytes), padded to width characters.
+func padName(name string, width int) string {
+	n := OneLine(name, listCut)
+	return n + strings.Repeat(" ", max(0, width-utf8.RuneCountInString(n)))
+}
+
+// listCut is where a name in a list of the text report is cut.
+const listCut = 60
 
 // writeTextDiagnostics writes the id-reuse probe, transport errors, lost
 // connections and the child process.
@@ -126,33 +154,113 @@ func writeTextDiagnostics(p printf, r *Result) {
 	}
 }
 
-// writeTextLatency writes the latency table and the per-method line.
+// writeTextLatency writes the latency table and the per-method table.
 func writeTextLatency(ew io.Writer, p printf, r *Result) {
 	p("\nlatency     (corrected: reply - intended send time; service: reply - actual write)\n")
-	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "\tcount\tp50\tp90\tp99\tp99.9\tmax\t\n")
-	row := func(name string, l Latency) {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", name, l.Count, FormatMicros(l.P50us), FormatMicros(l.P90us), FormatMicros(l.P99us), FormatMicros(l.P999us), FormatMicros(l.MaxUs))
-	}
-	row("corrected", r.Latency.Corrected)
-	row("service", r.Latency.Service)
-	row("lag", r.Latency.Lag)
-	tw.Flush()
+	writeLatencyTable(ew, "count", []latencyRow{
+		{"corrected", r.Latency.Corrected.Count, r.Latency.Corrected},
+		{"service", r.Latency.Service.Count, r.Latency.Service},
+		{"lag", r.Latency.Lag.Count, r.Latency.Lag},
+	}, true)
 	// Replies that matched no request are kept under their own name for
 	// their violations; they have no latency to show here.
-	var called []string
+	var rows []latencyRow
 	for _, name := range SortedKeys(r.Methods) {
 		if name != UnmatchedMethod {
-			called = append(called, name)
-		}
-	}
-	if len(called) > 1 {
-		p("\nper method (corrected latency)\n")
-		for _, name := range called {
 			m := r.Methods[name]
-			p("  %-24s answered %d, p50 %s, p99 %s\n", name, m.Requests.Answered, FormatMicros(m.Latency.Corrected.P50us), FormatMicros(m.Latency.Corrected.P99us))
+			rows = append(rows, latencyRow{name, int64(m.Requests.Answered), m.Latency.Corrected})
 		}
 	}
+	if len(rows) > 1 {
+		p("\nper method (corrected latency)\n")
+		writeLatencyTable(ew, "answered", rows, false)
+	}
+}
+
+// latencyRow is one row of a latency table: its name, the count shown and
+// the histogram's figures.
+type latencyRow struct {
+	name  string
+	count int64
+	l     Latency
+}
+
+// maxNameWidth is where a row name of a latency table (a method name is
+// the user's, and may be long) is cut, so the columns stay within reach.
+const maxNameWidth = 40
+
+// writeLatencyTable writes rows as a table with one unit per column (so a
+// column reads down without converting), NoValue where a histogram is
+// empty, and the names aligned however long they are. Names are
+// right-aligned when right is set (the fixed names of the main table),
+// else left-aligned.
+func writeLatencyTable(w io.Writer, countHead string, rows []latencyRow, right bool) {
+	figures := []func(l Latency) int64{
+		func(l Latency) int64 { return l.P50us }, func(l Latency) int64 { return l.P90us },
+		func(l Latency) int64 { return l.P95us }, func(l Latency) int64 { return l.P99us },
+		func(l Latency) int64 { return l.P999us }, func(l Latency) int64 { return l.MaxUs },
+	}
+	cells := make([][]string, len(rows))
+	for _, get := range figures {
+		var col []int64
+		for _, row := range rows {
+			if row.l.Count > 0 {
+				col = append(col, get(row.l))
+			}
+		}
+		format := columnFormat(col)
+		for i, row := range rows {
+			c := NoValue
+			if row.l.Count > 0 {
+				c = format(get(row.l))
+			}
+			cells[i] = append(cells[i], c)
+		}
+	}
+	width := 0
+	names := make([]string, len(rows))
+	for i, row := range rows {
+		names[i] = OneLine(row.name, maxNameWidth)
+		width = max(width, utf8.RuneCountInString(names[i]))
+	}
+	// Right-aligned cells get their padding on the left: the first column
+	// is indented by it.
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s\t%s\tp50\tp90\tp95\tp99\tp99.9\tmax\t\n", strings.Repeat(" ", width), countHead)
+	for i, row := range rows {
+		pad := strings.Repeat(" ", width-utf8.RuneCountInString(names[i]))
+		name := names[i] + pad // the column is right-aligned: padded to its width, a name starts at its left
+		if right {
+			name = pad + names[i]
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t\n", name, row.count, strings.Join(cells[i], "\t"))
+	}
+	tw.Flush()
+}
+
+// columnFormat returns the formatter of a column of latencies: the unit
+// FormatMicros would give its largest value, for every value, with enough
+// decimals (down to the microsecond) that its smallest non-zero value keeps
+// two significant digits.
+func columnFormat(col []int64) func(int64) string {
+	var top, low int64
+	for _, v := range col {
+		top = max(top, v)
+		if v > 0 && (low == 0 || v < low) {
+			low = v
+		}
+	}
+	div, unit, decimals, most := 1.0, "µs", 0, 0
+	switch {
+	case top >= 999_995:
+		div, unit, decimals, most = 1e6, "s", 3, 6
+	case top >= 1000:
+		div, unit, decimals, most = 1e3, "ms", 2, 3
+	}
+	for low > 0 && decimals < most && float64(low)/div*math.Pow10(decimals) < 10 {
+		decimals++
+	}
+	return func(v int64) string { return strconv.FormatFloat(float64(v)/div, 'f', decimals, 64) + unit }
 }
 
 // writeTextSoak writes the soak fits and verdict.

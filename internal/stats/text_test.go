@@ -61,7 +61,7 @@ func TestWriteText(t *testing.T) {
 		"    e.g. {\"id\":99,·\"result\":1}\n", // control characters never break the line
 		"transport errors seen\n  dial tcp: refused\n",
 		"per method (corrected latency)\n",
-		"  eth_blockNumber          answered 1, p50 2.00ms, p99 2.00ms\n",
+		"  eth_blockNumber         1  2.00ms  2.00ms   2.00ms   2.00ms   2.00ms   2.00ms\n",
 		"\nWARNING: the generator fell behind\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -69,7 +69,7 @@ func TestWriteText(t *testing.T) {
 		}
 	}
 	// The latency table: a header and one row per histogram, with counts.
-	for _, row := range []string{"count", "corrected  11", "service  11", "lag  11"} {
+	for _, row := range []string{"count  p50  p90  p95  p99  p99.9  max", "corrected  11", "service  11", "lag  11"} {
 		if !strings.Contains(strings.Join(strings.Fields(out), "  "), row) {
 			t.Errorf("latency table lacks %q\n%s", row, out)
 		}
@@ -108,12 +108,12 @@ func TestWriteTextEmpty(t *testing.T) {
 	if err := WriteText(&b, &Result{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"closed loop", "achieved 0.0 req/s", "violations  none", "corrected", "0µs"} {
+	for _, want := range []string{"closed loop", "achieved 0.0 req/s", "violations  none", "corrected", NoValue} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("empty report lacks %q\n%s", want, b.String())
 		}
 	}
-	if strings.Contains(b.String(), "per method") || strings.Contains(b.String(), "NaN") {
+	if strings.Contains(b.String(), "per method") || strings.Contains(b.String(), "NaN") || strings.Contains(b.String(), "0µs") {
 		t.Errorf("empty report has a per-method section or NaN\n%s", b.String())
 	}
 	b.Reset()
@@ -192,6 +192,96 @@ func TestUsUnits(t *testing.T) {
 	}{{0, "0µs"}, {999, "999µs"}, {1000, "1.00ms"}, {999_994, "999.99ms"}, {999_999, "1.000s"}, {2_500_000, "2.500s"}} {
 		if got := FormatMicros(tc.in); got != tc.want {
 			t.Errorf("FormatMicros(%d) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestWriteTextLatencyTables: each column of a latency table is in one
+// unit (the main table mixes a lag in µs with latencies in seconds), an
+// empty histogram shows NoValue, not 0µs, and the columns stay aligned
+// whatever the length of the method names; the lists of error codes and
+// violations stay aligned with long names too.
+func TestWriteTextLatencyTables(t *testing.T) {
+	lat := func(n int64, p50, p99, maxUs int64) Latency {
+		return Latency{Count: n, P50us: p50, P90us: p99, P95us: p99, P99us: p99, P999us: maxUs, MaxUs: maxUs}
+	}
+	long := "a_method_with_a_rather_long_name_indeed_that_goes_on_and_on"
+	r := &Result{
+		Latency: LatencySet{Corrected: lat(100, 1_500_000, 2_500_000, 3_000_000), Service: lat(100, 800, 950, 120_000), Lag: lat(100, 150, 700_000, 900_000)},
+		Methods: map[string]MethodResult{
+			"short":  {Requests: Requests{Answered: 99}, Latency: LatencySet{Corrected: lat(99, 900, 1200, 1500)}},
+			long:     {Requests: Requests{Answered: 1}, Latency: LatencySet{Corrected: lat(1, 1_500_000, 2_500_000, 3_000_000)}},
+			"silent": {Requests: Requests{Sent: 5, Timeouts: 5}},
+		},
+		ErrorCodes: map[string]uint64{"-32601": 3, "-2147483648": 1},
+		Violations: map[string]uint64{"unknown_id": 1, "a_rule_from_a_newer_rpcload_with_a_long_name": 2},
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	tables := map[string][]string{} // the lines of each table, header first
+	var cur string
+	for line := range strings.Lines(out) {
+		line = strings.TrimSuffix(line, "\n")
+		switch {
+		case strings.HasPrefix(line, "latency "), strings.HasPrefix(line, "per method"),
+			strings.HasPrefix(line, "error codes"), strings.HasPrefix(line, "violations"):
+			cur = strings.Fields(line)[0]
+		case line == "":
+			cur = ""
+		case cur != "" && !strings.HasPrefix(line, "    e.g."):
+			tables[cur] = append(tables[cur], line)
+		}
+	}
+	for _, name := range []string{"latency", "per"} {
+		rows := tables[name]
+		if len(rows) < 3 {
+			t.Fatalf("%s table: %d lines\n%s", name, len(rows), out)
+		}
+		// Aligned: every line of the table ends in the same column, and
+		// each column's cells end at the header's.
+		for _, row := range rows {
+			if utf8.RuneCountInString(row) != utf8.RuneCountInString(rows[0]) {
+				t.Errorf("%s table: line %q is %d wide, the header %d\n%s", name, row, utf8.RuneCountInString(row), utf8.RuneCountInString(rows[0]), out)
+			}
+		}
+		// One unit per column (the name and count columns aside).
+		heads := strings.Fields(rows[0])
+		for c := 1; c < len(heads); c++ {
+			units := map[string]bool{}
+			for _, row := range rows[1:] {
+				f := strings.Fields(row)
+				cell := f[len(f)-len(heads)+c]
+				if cell == NoValue {
+					continue
+				}
+				units[strings.TrimLeft(cell, "0123456789.")] = true
+			}
+			if len(units) > 1 {
+				t.Errorf("%s table, column %s: units %v\n%s", name, heads[c], units, out)
+			}
+		}
+	}
+	silent := ""
+	for _, row := range tables["per"] {
+		if strings.HasPrefix(strings.TrimSpace(row), "silent") {
+			silent = row
+		}
+	}
+	if f := strings.Fields(silent); len(f) != 8 || f[1] != "0" || f[2] != NoValue || f[7] != NoValue {
+		t.Errorf("a method without replies: %q, want its count 0 and %s for every figure\n%s", silent, NoValue, out)
+	}
+	for _, name := range []string{"error", "violations"} {
+		col := -1
+		for _, row := range tables[name] {
+			f := strings.Fields(row)
+			at := strings.LastIndex(row, " "+f[1]) // the count's column
+			if col >= 0 && at != col {
+				t.Errorf("%s list: counts not aligned\n%s", name, out)
+			}
+			col = at
 		}
 	}
 }

@@ -96,6 +96,19 @@ func (o operand) subject() string {
 	return s
 }
 
+// FormatValue writes a value of the named figure (as a verdict records
+// it: microseconds, a fraction, per second, a count) for people, in the
+// figure's unit: "45ms", "0.1%", "499.33/s". ok is false for a name that is
+// no figure (a result file from another version); v is then written as a
+// plain number.
+func FormatValue(figure string, v float64) (s string, ok bool) {
+	i, ok := figureIndex[figure]
+	if !ok {
+		return significant(v, 6), false
+	}
+	return figureDefs[i].kind.format(v), true
+}
+
 // format writes a measured value for people: latencies with a unit,
 // fractions as percentages.
 func (k kind) format(v float64) string {

@@ -54,6 +54,8 @@ func TestEval(t *testing.T) {
 	noTime := sampleResult()
 	noTime.DurationS = 0
 	nothingSent := &stats.Result{}
+	withP95 := sampleResult()
+	withP95.Latency.Corrected.P95us, withP95.Latency.Lag.P95us = 3000, 50
 	tests := []struct {
 		expr   string
 		res    *stats.Result // nil: sampleResult
@@ -71,6 +73,8 @@ func TestEval(t *testing.T) {
 		{"p99>=5ms", nil, true, 5000, 5000, "p99 was 5ms, limit >= 5ms"},
 		{"p99!=5ms", nil, false, 5000, 5000, "p99 was 5ms, limit != 5ms"},
 		{"p99.9<10ms", nil, true, 9000, 10000, "p99.9 was 9ms, limit < 10ms"},
+		{"p95<20ms", withP95, true, 3000, 20000, "p95 was 3ms, limit < 20ms"},
+		{"lag_p95>=1ms", withP95, false, 50, 1000, "lag_p95 was 50µs, limit >= 1ms"},
 		{"p50<1.5µs", nil, false, 1000, 1.5, "p50 was 1ms, limit < 1.5µs"},
 		{"min<100us", nil, true, 90, 100, "min was 90µs, limit < 100us"},
 		{"mean<1ms", nil, false, 1234.5678, 1000, "mean was 1.235ms, limit < 1ms"},
@@ -186,9 +190,9 @@ func TestFigures(t *testing.T) {
 			t.Errorf("alias %s not mentioned in %s's meaning", name, canonical)
 		}
 	}
-	// 7 figures of each of 3 histograms, 4 rates, 2 error rates, 12 counts.
-	if len(seen) != 39 {
-		t.Errorf("%d figures, want 39", len(seen))
+	// 8 figures of each of 3 histograms, 4 rates, 2 error rates, 12 counts.
+	if len(seen) != 42 {
+		t.Errorf("%d figures, want 42", len(seen))
 	}
 	for r := range check.NumRules {
 		if _, err := Parse("violations{rule=" + r.String() + "}==0"); err != nil {

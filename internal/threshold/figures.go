@@ -82,6 +82,7 @@ func init() {
 	}{
 		{"p50", "", "50th percentile (median)", func(l *stats.Latency) float64 { return float64(l.P50us) }},
 		{"p90", "", "90th percentile", func(l *stats.Latency) float64 { return float64(l.P90us) }},
+		{"p95", "", "95th percentile", func(l *stats.Latency) float64 { return float64(l.P95us) }},
 		{"p99", "", "99th percentile", func(l *stats.Latency) float64 { return float64(l.P99us) }},
 		{"p99.9", "p999", "99.9th percentile", func(l *stats.Latency) float64 { return float64(l.P999us) }},
 		{"min", "", "smallest", func(l *stats.Latency) float64 { return float64(l.MinUs) }},

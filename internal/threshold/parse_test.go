@@ -100,7 +100,7 @@ func TestParseInvalid(t *testing.T) {
 	if !strings.HasPrefix(rules, "unknown_id, duplicate_reply, ") {
 		t.Fatalf("check's rules start %q", rules)
 	}
-	figures := "p50 p90 p99 p99.9 min mean max rps answered_rate achieved_rate target error_rate rpc_error_rate " +
+	figures := "p50 p90 p95 p99 p99.9 min mean max rps answered_rate achieved_rate target error_rate rpc_error_rate " +
 		"sent answered ok rpc_errors invalid_replies transport_errors timeouts late leaked dropped violations " +
 		"inflight_max (and service_* and lag_* of the latencies)"
 	tests := []struct{ expr, want string }{
