@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -76,28 +75,15 @@ func settingsDiff(a, b map[string]any) []string {
 		if oka && okb && reflect.DeepEqual(va, vb) {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s %s against %s", k, settingText(va, oka), settingText(vb, okb)))
+		out = append(out, fmt.Sprintf("%s %s against %s", k, settingOrNone(va, oka), settingOrNone(vb, okb)))
 	}
 	return out
 }
 
-// settingText shows a setting's value as the result file holds it, cut
-// short: a mix of many calls would bury the message.
-func settingText(v any, ok bool) string {
+// settingOrNone is settingText, or "none" for a setting a result lacks.
+func settingOrNone(v any, ok bool) string {
 	if !ok {
 		return "none"
 	}
-	s, isString := v.(string)
-	if !isString {
-		b, err := json.Marshal(v)
-		if err != nil {
-			b = []byte(fmt.Sprint(v))
-		}
-		s = string(b)
-	}
-	const most = 80
-	if r := []rune(s); len(r) > most {
-		s = string(r[:most]) + "…"
-	}
-	return s
+	return settingText(v)
 }
