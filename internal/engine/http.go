@@ -172,6 +172,8 @@ func (d *httpDriver) work() {
 	// is settled right after it, so the table holds one message at a time
 	// and the sweeper never races the worker.
 	tb := pending.NewAt(r.cfg.MaxWeight(), r.cfg.Shard.IDBase())
+	r.watchTable(tb)
+	defer r.removeTable(tb)
 	var counters connCounters
 	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &counters}
 	defer j.finish()
@@ -224,24 +226,33 @@ func (d *httpDriver) work() {
 			default:
 				r.noteTransportError(err)
 			}
-			for _, id := range ids {
-				if e, ok := tb.Forget(id); ok {
-					rec.Record(stats.Sample{Kind: kind, Method: e.Method})
-					r.done()
-				}
-			}
+			r.settle(tb, rec, ids, kind)
 			continue
 		}
 		d.judgeBody(&j, tb, reply, now)
 		// No other reply can come for a request the body did not answer:
 		// it counts as a timeout now rather than after --timeout.
-		for _, id := range ids {
-			if e, ok := tb.Forget(id); ok {
-				rec.Record(stats.Sample{Kind: stats.Timeout, Method: e.Method})
-				r.done()
-			}
+		r.settle(tb, rec, ids, stats.Timeout)
+	}
+}
+
+// settle ends the requests of one POST that are still pending, all as
+// kind, and returns how many there were. Over HTTP a request that timed
+// out is given up with its POST: it stays in the gauges as timed out and
+// unanswered, since no late reply can come for it.
+func (r *run) settle(tb *pending.Table, rec *stats.Recorder, ids []uint64, kind stats.Kind) int {
+	n := 0
+	for _, id := range ids {
+		if e, ok := tb.Forget(id); ok {
+			rec.Record(stats.Sample{Kind: kind, Method: e.Method})
+			r.done()
+			n++
 		}
 	}
+	if kind == stats.Timeout {
+		r.abandoned.Add(int64(n))
+	}
+	return n
 }
 
 // judgeBody judges a reply body. A body holding several JSON values on

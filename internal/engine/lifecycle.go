@@ -38,6 +38,9 @@ func (r *run) sweepAll(rec *stats.Recorder, buf []pending.Entry) []pending.Entry
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for tb, o := range r.tables {
+		if o.settles {
+			continue
+		}
 		buf = tb.Sweep(now, buf[:0])
 		for i := range buf {
 			rec.Record(stats.Sample{Kind: stats.Timeout, Method: buf[i].Method})
@@ -61,6 +64,9 @@ func (r *run) finalSweep() {
 	defer r.mu.Unlock()
 	now := r.now()
 	for tb, o := range r.tables {
+		if o.settles {
+			continue
+		}
 		buf = tb.Leak(buf[:0])
 		for i := range buf {
 			rec.Record(stats.Sample{Kind: stats.Leaked, Method: buf[i].Method})
@@ -85,8 +91,8 @@ func (r *run) waitDrain(d time.Duration) {
 func (r *run) awaitingLate() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for tb := range r.tables {
-		if tb.TimedOut() > 0 {
+	for tb, o := range r.tables {
+		if !o.settles && tb.TimedOut() > 0 {
 			return true
 		}
 	}
@@ -139,9 +145,10 @@ func (r *run) intervals(stop <-chan struct{}) {
 	}
 }
 
-// gauges reads the figures of an interval that are states, not counts.
+// gauges reads the figures of an interval that are states, not counts,
+// from every table: the streams' and the HTTP workers'.
 func (r *run) gauges(now int64) stats.Gauges {
-	g := stats.Gauges{InFlight: r.inflight.Load(), ChildRSS: r.childRSS()}
+	g := stats.Gauges{InFlight: r.inflight.Load(), ChildRSS: r.childRSS(), TimedOutUnanswered: r.abandoned.Load()}
 	if r.rates != nil {
 		g.TargetRate = r.rates.RateAt(time.Duration(now).Seconds())
 	}

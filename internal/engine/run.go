@@ -102,8 +102,12 @@ type run struct {
 	exitCount  int
 
 	connsOpened, connsLost atomic.Int64
-	childMu                sync.Mutex // guards children
-	children               map[transport.ChildStream]struct{}
+	// abandoned counts the HTTP requests that timed out: their POST was
+	// given up (connection closed, stream reset), so no late reply can ever
+	// come, and the gauges count them as timed out and unanswered for good.
+	abandoned atomic.Int64
+	childMu   sync.Mutex // guards children
+	children  map[transport.ChildStream]struct{}
 }
 
 // now is the run clock: monotonic nanoseconds since the run began.
@@ -154,11 +158,22 @@ type canceller interface{ cancel([]pending.Entry) }
 type tableOwner struct {
 	c    canceller
 	pool *credits
+	// settles: the table's own worker ends every entry (an HTTP worker,
+	// whose POST ends with its reply, an error or its timeout), so the
+	// sweeper leaves it alone; the interval's gauges still read it.
+	settles bool
 }
 
 func (r *run) addTable(t *pending.Table, c canceller, pool *credits) {
 	r.mu.Lock()
-	r.tables[t] = tableOwner{c, pool}
+	r.tables[t] = tableOwner{c: c, pool: pool}
+	r.mu.Unlock()
+}
+
+// watchTable registers the table of an HTTP worker for the gauges only.
+func (r *run) watchTable(t *pending.Table) {
+	r.mu.Lock()
+	r.tables[t] = tableOwner{settles: true}
 	r.mu.Unlock()
 }
 
