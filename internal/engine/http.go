@@ -36,7 +36,7 @@ type httpDriver struct {
 
 func newHTTPDriver(r *run) *httpDriver {
 	d := &httpDriver{r: r, opts: transport.H1Options{
-		URL: r.cfg.Target.URL, Header: r.cfg.Header, MaxBody: r.cfg.MaxFrame, TLS: r.cfg.TLS,
+		URL: r.cfg.Target.URL, Header: r.cfg.Header, MaxBody: r.cfg.MaxFrame, TLS: r.cfg.TLS, Dials: &r.connsOpened,
 	}, live: map[*transport.H1Conn]struct{}{}}
 	d.stop, d.stopNow = context.WithCancel(context.Background())
 	if r.cfg.HTTP2 {
@@ -48,7 +48,7 @@ func newHTTPDriver(r *run) *httpDriver {
 // start checks that the target accepts connections (and, for https, that
 // the TLS handshake succeeds), without sending a request that would count.
 func (d *httpDriver) start(ctx context.Context) error {
-	c, err := transport.DialH1(ctx, d.opts)
+	c, err := transport.DialH1(ctx, d.uncounted())
 	if err != nil {
 		return err
 	}
@@ -57,6 +57,15 @@ func (d *httpDriver) start(ctx context.Context) error {
 		d.probeEmptyBatchHTTP(ctx)
 	}
 	return nil
+}
+
+// uncounted are the options of the connections that carry no load (the
+// check that the target is up, the [] probe): they are not among the
+// connections the result counts.
+func (d *httpDriver) uncounted() transport.H1Options {
+	o := d.opts
+	o.Dials = nil
+	return o
 }
 
 // h2Workers bounds the requests in flight over HTTP/2 in open loop (each

@@ -48,6 +48,7 @@ type mcpHTTPDriver struct {
 
 func newMCPHTTPDriver(r *run) *mcpHTTPDriver {
 	tr := &http.Transport{
+		DialContext:         transport.H1Options{Dials: &r.connsOpened}.Dial,
 		MaxIdleConnsPerHost: r.cfg.Conns,
 		DisableCompression:  true,
 		TLSClientConfig:     r.cfg.TLS.Config(""), // net/http sets the server name and ALPN per connection
