@@ -191,7 +191,8 @@ func warnings(res *stats.Result) []string {
 		w = append(w, fmt.Sprintf("%d scheduled requests were dropped: --max-inflight was reached (the server could not keep up with --rate, or --max-inflight is too low), or they were still queued for a connection when the drain ended", d))
 	}
 	if res.Rate.Target > 0 && res.Rate.Achieved < 0.99*res.Rate.Target && !res.Interrupted {
-		w = append(w, fmt.Sprintf("achieved rate %.1f req/s is below 99%% of the target %.1f req/s", res.Rate.Achieved, res.Rate.Target))
+		unit := stats.RateUnit(res.Requests.Messages, res.Requests.Batches)
+		w = append(w, fmt.Sprintf("achieved rate %.1f %s is below 99%% of the target %.1f %s", res.Rate.Achieved, unit, res.Rate.Target, unit))
 	}
 	if res.ClampedValues > 0 {
 		w = append(w, fmt.Sprintf("%d latency values above one hour were recorded as one hour", res.ClampedValues))

@@ -390,9 +390,7 @@ func (r *run) result(sched *workload.Schedule, interrupted bool, sendingEnded, d
 	if sched != nil {
 		res.Rate.Target = sched.TargetRate()
 	}
-	if res.DurationS > 0 {
-		res.Rate.Achieved = float64(res.Requests.Messages) / res.DurationS
-	}
+	res.SetAchieved()
 	r.errMu.Lock()
 	res.TransportErrorSamples = append([]string{}, r.errSample...)
 	r.errMu.Unlock()
@@ -401,6 +399,9 @@ func (r *run) result(sched *workload.Schedule, interrupted bool, sendingEnded, d
 	res.Profile = r.profileReport()
 	res.IDReuse = r.reuseReport()
 	res.Warnings = append(warnings(res), r.profileWarnings()...)
+	if w := r.batchWarning(); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
 	if w := insecureWarning(r.cfg); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
