@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/rpcload/rpcload/internal/stats"
@@ -32,5 +33,29 @@ func TestSummaryRateUnits(t *testing.T) {
 				t.Errorf("rate achieved %q, sent %q; want %q, %q", got["rate achieved"], got["sent"], tc.wantRate, tc.wantSent)
 			}
 		})
+	}
+}
+
+// TestThroughputMessagesLine: the throughput plot's target rate counts
+// messages, so with batches the plot draws the messages written per second
+// beside the requests, and without batches it does not.
+func TestThroughputMessagesLine(t *testing.T) {
+	for _, batches := range []bool{false, true} {
+		p := stats.Point{T: 1, Sent: 500, Messages: 500, Answered: 500, TargetRate: 100}
+		if batches {
+			p.Messages, p.Batches = 100, 100
+		}
+		r := &stats.Result{DurationS: 2, Rate: stats.Rate{Target: 100}, Series: []stats.Point{p, {T: 2, Sent: 500, Messages: p.Messages, Batches: p.Batches, Answered: 500, TargetRate: 100}}}
+		var names []string
+		for _, c := range timeCharts([]entry{{Name: "a", R: r}}) {
+			if c.ID == "plot-throughput" {
+				for _, l := range c.Lines {
+					names = append(names, l.Name)
+				}
+			}
+		}
+		if got := slices.Contains(names, "a: messages/s"); got != batches {
+			t.Errorf("batches %v: lines %q", batches, names)
+		}
 	}
 }
