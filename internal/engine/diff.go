@@ -186,7 +186,7 @@ func (s *diffSide) start(ctx context.Context) error {
 	default:
 		s.http = newHTTPDriver(r)
 		var c *transport.H1Conn
-		if c, err = transport.DialH1(ctx, s.http.opts); err == nil {
+		if c, err = transport.DialH1(ctx, s.http.uncounted()); err == nil {
 			c.Close()
 		}
 	}
