@@ -135,6 +135,8 @@ func (l *liveRun) observe(iv engine.Interval, total time.Duration, closed bool) 
 		q.Timeouts += p.Timeouts
 		q.Late += p.Late
 		q.Dropped += p.Dropped
+		q.Messages += p.Messages
+		q.Batches += p.Batches
 	}
 	add(&sum)
 	violations += p.Violations
@@ -157,9 +159,14 @@ func (l *liveRun) observe(iv engine.Interval, total time.Duration, closed bool) 
 		return // the sliver of an interval closed at the end: nothing to show
 	}
 	per := max(iv.Length.Seconds(), 1e-9)
+	unit := ""
+	if sum.Batches > 0 {
+		unit = stats.RateUnit(sum.Messages, sum.Batches)
+	}
 	l.progress.Update(live.Snapshot{
 		Elapsed: iv.Elapsed, Total: total, TargetRate: p.TargetRate,
 		SentPerS: float64(p.Sent) / per, AnsweredPerS: float64(p.Answered) / per,
+		MessagesPerS: float64(p.Messages) / per, MessageUnit: unit,
 		InFlight: p.InFlight, P50us: p.P50us, P99us: p.P99us,
 		Errors: sum.RPCErrors + sum.TransportErrors, Timeouts: sum.Timeouts, Violations: violations,
 		OldestPendingUs: p.OldestPendingUs, ChildRSSBytes: p.ChildRSSBytes,

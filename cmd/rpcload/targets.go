@@ -268,9 +268,7 @@ func mergeRounds(rep *stats.RoundsReport, results []*stats.Result) ([]*stats.Res
 		for _, p := range parts {
 			merged.DurationS += p.DurationS
 		}
-		if merged.DurationS > 0 {
-			merged.Rate.Achieved = float64(merged.Requests.Messages) / merged.DurationS
-		}
+		merged.SetAchieved()
 		kept := merged.Warnings[:0]
 		for _, w := range merged.Warnings {
 			// Rounds run one after another by design; the sending

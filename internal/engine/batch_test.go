@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -230,5 +231,38 @@ func TestServerMessagesCountedByMethod(t *testing.T) {
 	case <-allAnswered:
 	case <-time.After(10 * time.Second):
 		t.Errorf("the server got %d answers (-32601 to srv-1), want 500", answers.Load())
+	}
+}
+
+// TestBatchConcurrency: in closed loop the concurrency counts requests, and
+// batches fill it in whole batches: 32 in batches of 5 keep 6 batches, 30
+// requests, in flight (over streams the credits are split over the
+// connections in whole batches, not 8 a connection of which 5 are usable),
+// and the report says why the other 2 stay idle. Every request sleeps long
+// enough on the server for all of them to be sent before the first reply.
+func TestBatchConcurrency(t *testing.T) {
+	_, httpURL, tcpURL := startServer(t, testsrv.Config{})
+	for _, tc := range []struct {
+		url   string
+		conns int
+	}{{tcpURL, 4}, {httpURL, 8}} {
+		t.Run(tc.url[:4], func(t *testing.T) {
+			cfg := baseConfig(target(t, tc.url))
+			cfg.Rate, cfg.Concurrency, cfg.Batch, cfg.Conns = 0, 32, 5, tc.conns
+			cfg.Method, cfg.Params = "sleep", []byte(`[1000]`)
+			cfg.Duration, cfg.Timeout, cfg.Drain = 200*time.Millisecond, 5*time.Second, 5*time.Second
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := res.Requests
+			if res.InFlightMax != 30 || q.Sent != 30 || q.Messages != 6 || q.Batches != 6 || q.OK != 30 {
+				t.Errorf("in flight max %d, requests %+v; want 30 requests in 6 batches in flight", res.InFlightMax, q)
+			}
+			want := "--concurrency 32 is not a multiple of --batch 5: a batch is sent only when 5 more requests may be in flight, so at most 30 requests (6 batches) were in flight at once"
+			if !slices.Contains(res.Warnings, want) {
+				t.Errorf("warnings %q lack %q", res.Warnings, want)
+			}
+		})
 	}
 }

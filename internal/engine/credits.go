@@ -1,6 +1,9 @@
 package engine
 
-import "sync"
+import (
+	"fmt"
+	"sync"
+)
 
 // credits is one stream slot's part of the closed-loop pool: a credit is the
 // right to put one more request in flight on that slot's connection. Its
@@ -114,21 +117,58 @@ func (c *credits) revoke(k int) {
 	c.mu.Unlock()
 }
 
-// shares splits total credits over conns slots: as evenly as possible, over
-// as few slots as it takes for each to hold at least one message of the
-// heaviest call (weight elements), so a slot never waits forever for credits
-// it can never have. Below one message in all, the first slot gets them all.
+// shares splits total credits over conns slots in whole messages of the
+// heaviest call (weight elements): as evenly as possible, over as few slots
+// as it takes for each to hold at least one message, so a slot never waits
+// forever for credits it can never have. Splitting the credits themselves
+// evenly would strand a part of a message on every slot (32 over 4 slots in
+// batches of 5: 8 each, 5 usable, 20 in flight instead of 30). What is left
+// over from whole messages (total mod weight) goes one credit a slot from
+// the first: a mix's lighter calls can use it. Below one message in all,
+// the first slot gets them all.
 func shares(total, conns, weight int) []int {
 	s := make([]int, conns)
 	if total <= 0 || conns <= 0 {
 		return s
 	}
-	active := max(1, min(conns, total/max(weight, 1)))
+	weight = max(weight, 1)
+	msgs := total / weight
+	if msgs == 0 {
+		s[0] = total
+		return s
+	}
+	active := min(conns, msgs)
 	for i := range active {
-		s[i] = total / active
-		if i < total%active {
-			s[i]++
+		s[i] = msgs / active * weight
+		if i < msgs%active {
+			s[i] += weight
 		}
 	}
+	for i := range total % weight {
+		s[i%active]++
+	}
 	return s
+}
+
+// batchWarning says when closed-loop batches cannot fill the concurrency:
+// every call sends batches of w, and a batch goes out only when w more
+// requests may be in flight, so a concurrency that is not a multiple of w
+// keeps the remainder idle. "" when it does not apply.
+func (r *run) batchWarning() string {
+	w := r.cfg.MaxWeight()
+	if r.limit <= 0 || w <= 1 || r.limit%w == 0 {
+		return ""
+	}
+	for _, c := range r.calls {
+		if c.weight != w {
+			return "" // a lighter call can use the remainder
+		}
+	}
+	name := r.cfg.Name("concurrency")
+	if r.limit < r.cfg.Concurrency {
+		name = r.cfg.Name("max-inflight")
+	}
+	most := r.limit / w * w
+	return fmt.Sprintf("%s %d is not a multiple of %s %d: a batch is sent only when %d more requests may be in flight, so at most %d requests (%d batches) were in flight at once",
+		name, r.limit, r.cfg.batchName(), w, w, most, most/w)
 }

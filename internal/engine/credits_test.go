@@ -18,6 +18,10 @@ func TestShares(t *testing.T) {
 		// call: 10 over 4 slots in batches of 5 is two slots of 5.
 		{10, 4, 5, []int{5, 5, 0, 0}},
 		{11, 4, 5, []int{6, 5, 0, 0}},
+		// Whole batches per slot, the remainder one a slot from the first:
+		// 32 in batches of 5 is 6 batches over 4 slots, 30 requests usable.
+		{32, 4, 5, []int{11, 11, 5, 5}},
+		{34, 2, 5, []int{17, 17}},
 		// Less than one batch in all (a stage ramping up): the first slot.
 		{3, 4, 5, []int{3, 0, 0, 0}},
 	}

@@ -186,7 +186,7 @@ func (s *diffSide) start(ctx context.Context) error {
 	default:
 		s.http = newHTTPDriver(r)
 		var c *transport.H1Conn
-		if c, err = transport.DialH1(ctx, s.http.opts); err == nil {
+		if c, err = transport.DialH1(ctx, s.http.uncounted()); err == nil {
 			c.Close()
 		}
 	}
@@ -604,9 +604,7 @@ func (d *differ) result(startedAt, sendingEnded time.Time, interrupted bool) (*s
 		return nil, err
 	}
 	res.Rate.Target = d.opt.Rate
-	if res.DurationS > 0 {
-		res.Rate.Achieved = float64(res.Requests.Messages) / res.DurationS
-	}
+	res.SetAchieved()
 	report := &stats.DiffReport{
 		Targets: []string{a.r.cfg.Target.URL, b.r.cfg.Target.URL}, IgnorePaths: []string{},
 		Skipped: d.skipped, Methods: map[string]stats.DiffMethod{}, Samples: []stats.DiffSample{},

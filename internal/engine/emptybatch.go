@@ -76,7 +76,7 @@ func (d *httpDriver) probeEmptyBatchHTTP(ctx context.Context) {
 	r := d.r
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	defer cancel()
-	c, err := transport.DialH1(ctx, d.opts)
+	c, err := transport.DialH1(ctx, d.uncounted())
 	if err != nil {
 		r.emptyBatchVerdict(nil, "could not connect to send []: "+err.Error())
 		return

@@ -190,6 +190,9 @@ func (r *run) commit(o *outgoing, rec *stats.Recorder, g *paramGen, pool *credit
 				o.stage(rec, stats.Sample{Kind: stats.NotifySent, Method: m.call, A: lag})
 			}
 			o.stage(rec, stats.Sample{Kind: stats.MessageSent, Method: m.call})
+			if m.requests+m.notes > 1 {
+				o.stage(rec, stats.Sample{Kind: stats.BatchSent, Method: m.call})
+			}
 		}
 		rec.RecordAll(o.samples)
 		o.samples = o.samples[:0]

@@ -126,3 +126,67 @@ func TestStatusBetweenIntervals(t *testing.T) {
 		t.Errorf("the last look counted %d sent, the closed interval %d, the run %d", last, closed[0].Sent, res.Requests.Sent)
 	}
 }
+
+// TestIntervalGaugesEveryTransport: the gauges a soak watches for leaks
+// (the age of the oldest request in flight, the requests timed out and
+// never answered) are read from every transport's pending tables, HTTP's
+// and MCP Streamable HTTP's as well as the streams'. Every request sleeps
+// 250 ms on the server and times out at 120 ms, so some interval ends with
+// one in flight and some timed-out request goes unanswered for a while.
+// Over HTTP a timed-out request is given up with its POST, so it stays
+// unanswered to the end.
+func TestIntervalGaugesEveryTransport(t *testing.T) {
+	_, httpURL, tcpURL := startServer(t, testsrv.Config{})
+	_, mcp := listenProfile(t, testsrv.Config{Profile: testsrv.ProfileMCP, MCPEra: testsrv.MCPModern}, testsrv.Addrs{HTTP: "127.0.0.1:0"})
+	tests := []struct {
+		name, url string
+		http2     bool
+		mcp       bool
+		// stays: the last interval still counts every timeout as unanswered.
+		stays bool
+	}{
+		{"tcp", tcpURL, false, false, false},
+		{"http", httpURL, false, false, true},
+		{"http2", httpURL, true, false, true},
+		{"mcp over http", "http://" + mcp.HTTP + testsrv.MCPPath, false, true, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := baseConfig(target(t, tc.url))
+			cfg.Method, cfg.Params, cfg.HTTP2 = "sleep", []byte(`[250]`), tc.http2
+			if tc.mcp {
+				cfg.Profile = mcpProfile(t, "modern")
+				cfg.Method, cfg.Params = "tools/call", []byte(`{"name":"sleep","arguments":{"ms":250}}`)
+			}
+			cfg.Rate, cfg.Duration, cfg.Timeout, cfg.Drain = 100, 400*time.Millisecond, 120*time.Millisecond, time.Second
+			cfg.Conns, cfg.Interval = 64, 50*time.Millisecond
+			var mu sync.Mutex
+			var points []stats.Point
+			cfg.OnInterval = func(iv Interval) { mu.Lock(); points = append(points, iv.Point); mu.Unlock() }
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			var maxOldest, maxUnanswered int64
+			for _, p := range points {
+				maxOldest = max(maxOldest, p.OldestPendingUs)
+				maxUnanswered = max(maxUnanswered, p.TimedOutUnanswered)
+			}
+			if res.Requests.Timeouts == 0 {
+				t.Fatalf("requests %+v: none timed out", res.Requests)
+			}
+			if maxOldest == 0 {
+				t.Error("no interval saw a request in flight: oldest_pending_us was always 0")
+			}
+			if maxUnanswered == 0 {
+				t.Error("timed_out_unanswered was always 0")
+			}
+			last := points[len(points)-1].TimedOutUnanswered
+			if want := map[bool]int64{true: int64(res.Requests.Timeouts)}[tc.stays]; last != want {
+				t.Errorf("the last interval counts %d timed out and unanswered, want %d", last, want)
+			}
+		})
+	}
+}

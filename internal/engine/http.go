@@ -36,7 +36,7 @@ type httpDriver struct {
 
 func newHTTPDriver(r *run) *httpDriver {
 	d := &httpDriver{r: r, opts: transport.H1Options{
-		URL: r.cfg.Target.URL, Header: r.cfg.Header, MaxBody: r.cfg.MaxFrame, TLS: r.cfg.TLS,
+		URL: r.cfg.Target.URL, Header: r.cfg.Header, MaxBody: r.cfg.MaxFrame, TLS: r.cfg.TLS, Dials: &r.connsOpened,
 	}, live: map[*transport.H1Conn]struct{}{}}
 	d.stop, d.stopNow = context.WithCancel(context.Background())
 	if r.cfg.HTTP2 {
@@ -48,7 +48,7 @@ func newHTTPDriver(r *run) *httpDriver {
 // start checks that the target accepts connections (and, for https, that
 // the TLS handshake succeeds), without sending a request that would count.
 func (d *httpDriver) start(ctx context.Context) error {
-	c, err := transport.DialH1(ctx, d.opts)
+	c, err := transport.DialH1(ctx, d.uncounted())
 	if err != nil {
 		return err
 	}
@@ -57,6 +57,15 @@ func (d *httpDriver) start(ctx context.Context) error {
 		d.probeEmptyBatchHTTP(ctx)
 	}
 	return nil
+}
+
+// uncounted are the options of the connections that carry no load (the
+// check that the target is up, the [] probe): they are not among the
+// connections the result counts.
+func (d *httpDriver) uncounted() transport.H1Options {
+	o := d.opts
+	o.Dials = nil
+	return o
 }
 
 // h2Workers bounds the requests in flight over HTTP/2 in open loop (each
@@ -172,6 +181,8 @@ func (d *httpDriver) work() {
 	// is settled right after it, so the table holds one message at a time
 	// and the sweeper never races the worker.
 	tb := pending.NewAt(r.cfg.MaxWeight(), r.cfg.Shard.IDBase())
+	r.watchTable(tb)
+	defer r.removeTable(tb)
 	var counters connCounters
 	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &counters}
 	defer j.finish()
@@ -224,24 +235,33 @@ func (d *httpDriver) work() {
 			default:
 				r.noteTransportError(err)
 			}
-			for _, id := range ids {
-				if e, ok := tb.Forget(id); ok {
-					rec.Record(stats.Sample{Kind: kind, Method: e.Method})
-					r.done()
-				}
-			}
+			r.settle(tb, rec, ids, kind)
 			continue
 		}
 		d.judgeBody(&j, tb, reply, now)
 		// No other reply can come for a request the body did not answer:
 		// it counts as a timeout now rather than after --timeout.
-		for _, id := range ids {
-			if e, ok := tb.Forget(id); ok {
-				rec.Record(stats.Sample{Kind: stats.Timeout, Method: e.Method})
-				r.done()
-			}
+		r.settle(tb, rec, ids, stats.Timeout)
+	}
+}
+
+// settle ends the requests of one POST that are still pending, all as
+// kind, and returns how many there were. Over HTTP a request that timed
+// out is given up with its POST: it stays in the gauges as timed out and
+// unanswered, since no late reply can come for it.
+func (r *run) settle(tb *pending.Table, rec *stats.Recorder, ids []uint64, kind stats.Kind) int {
+	n := 0
+	for _, id := range ids {
+		if e, ok := tb.Forget(id); ok {
+			rec.Record(stats.Sample{Kind: kind, Method: e.Method})
+			r.done()
+			n++
 		}
 	}
+	if kind == stats.Timeout {
+		r.abandoned.Add(int64(n))
+	}
+	return n
 }
 
 // judgeBody judges a reply body. A body holding several JSON values on

@@ -38,6 +38,9 @@ func (r *run) sweepAll(rec *stats.Recorder, buf []pending.Entry) []pending.Entry
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for tb, o := range r.tables {
+		if o.settles {
+			continue
+		}
 		buf = tb.Sweep(now, buf[:0])
 		for i := range buf {
 			rec.Record(stats.Sample{Kind: stats.Timeout, Method: buf[i].Method})
@@ -61,6 +64,9 @@ func (r *run) finalSweep() {
 	defer r.mu.Unlock()
 	now := r.now()
 	for tb, o := range r.tables {
+		if o.settles {
+			continue
+		}
 		buf = tb.Leak(buf[:0])
 		for i := range buf {
 			rec.Record(stats.Sample{Kind: stats.Leaked, Method: buf[i].Method})
@@ -85,8 +91,8 @@ func (r *run) waitDrain(d time.Duration) {
 func (r *run) awaitingLate() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for tb := range r.tables {
-		if tb.TimedOut() > 0 {
+	for tb, o := range r.tables {
+		if !o.settles && tb.TimedOut() > 0 {
 			return true
 		}
 	}
@@ -143,9 +149,10 @@ func (r *run) intervals(stop <-chan struct{}) {
 	}
 }
 
-// gauges reads the figures of an interval that are states, not counts.
+// gauges reads the figures of an interval that are states, not counts,
+// from every table: the streams' and the HTTP workers'.
 func (r *run) gauges(now int64) stats.Gauges {
-	g := stats.Gauges{InFlight: r.inflight.Load(), ChildRSS: r.childRSS()}
+	g := stats.Gauges{InFlight: r.inflight.Load(), ChildRSS: r.childRSS(), TimedOutUnanswered: r.abandoned.Load()}
 	if r.rates != nil {
 		g.TargetRate = r.rates.RateAt(time.Duration(now).Seconds())
 	}
@@ -188,7 +195,8 @@ func warnings(res *stats.Result) []string {
 		w = append(w, fmt.Sprintf("%d scheduled requests were dropped: --max-inflight was reached (the server could not keep up with --rate, or --max-inflight is too low), or they were still queued for a connection when the drain ended", d))
 	}
 	if res.Rate.Target > 0 && res.Rate.Achieved < 0.99*res.Rate.Target && !res.Interrupted {
-		w = append(w, fmt.Sprintf("achieved rate %.1f req/s is below 99%% of the target %.1f req/s", res.Rate.Achieved, res.Rate.Target))
+		unit := stats.RateUnit(res.Requests.Messages, res.Requests.Batches)
+		w = append(w, fmt.Sprintf("achieved rate %.1f %s is below 99%% of the target %.1f %s", res.Rate.Achieved, unit, res.Rate.Target, unit))
 	}
 	if res.ClampedValues > 0 {
 		w = append(w, fmt.Sprintf("%d latency values above one hour were recorded as one hour", res.ClampedValues))

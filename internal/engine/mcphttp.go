@@ -48,6 +48,7 @@ type mcpHTTPDriver struct {
 
 func newMCPHTTPDriver(r *run) *mcpHTTPDriver {
 	tr := &http.Transport{
+		DialContext:         transport.H1Options{Dials: &r.connsOpened}.Dial,
 		MaxIdleConnsPerHost: r.cfg.Conns,
 		DisableCompression:  true,
 		TLSClientConfig:     r.cfg.TLS.Config(""), // net/http sets the server name and ALPN per connection
@@ -365,6 +366,8 @@ func (d *mcpHTTPDriver) work(w int) {
 	// which ids must not repeat among requests in flight: each worker
 	// takes ids from its own range.
 	tb := pending.NewAt(1, r.cfg.Shard.IDBase()+uint64(w)<<32)
+	r.watchTable(tb)
+	defer r.removeTable(tb)
 	var counters connCounters
 	peer := &mcpPeer{d: d}
 	j := judge{r: r, rec: r.agg.NewRecorder(), sent: &counters, peer: peer}
@@ -441,15 +444,12 @@ func (d *mcpHTTPDriver) settle(tb *pending.Table, rec *stats.Recorder, ids []uin
 		// Closing the response stream is Streamable HTTP's cancellation.
 		kind = stats.Timeout
 	}
-	for _, id := range ids {
-		if e, ok := tb.Forget(id); ok {
-			rec.Record(stats.Sample{Kind: kind, Method: e.Method})
-			r.done()
-			if kind == stats.TransportError {
-				r.noteTransportError(err)
-			} else if kind == stats.Timeout {
-				r.cancels.Add(1)
-			}
-		}
+	n := r.settle(tb, rec, ids, kind)
+	switch {
+	case n == 0:
+	case kind == stats.TransportError:
+		r.noteTransportError(err)
+	case kind == stats.Timeout:
+		r.cancels.Add(int64(n))
 	}
 }

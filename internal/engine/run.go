@@ -104,8 +104,12 @@ type run struct {
 	exitCount  int
 
 	connsOpened, connsLost atomic.Int64
-	childMu                sync.Mutex // guards children
-	children               map[transport.ChildStream]struct{}
+	// abandoned counts the HTTP requests that timed out: their POST was
+	// given up (connection closed, stream reset), so no late reply can ever
+	// come, and the gauges count them as timed out and unanswered for good.
+	abandoned atomic.Int64
+	childMu   sync.Mutex // guards children
+	children  map[transport.ChildStream]struct{}
 }
 
 // now is the run clock: monotonic nanoseconds since the run began.
@@ -156,11 +160,22 @@ type canceller interface{ cancel([]pending.Entry) }
 type tableOwner struct {
 	c    canceller
 	pool *credits
+	// settles: the table's own worker ends every entry (an HTTP worker,
+	// whose POST ends with its reply, an error or its timeout), so the
+	// sweeper leaves it alone; the interval's gauges still read it.
+	settles bool
 }
 
 func (r *run) addTable(t *pending.Table, c canceller, pool *credits) {
 	r.mu.Lock()
-	r.tables[t] = tableOwner{c, pool}
+	r.tables[t] = tableOwner{c: c, pool: pool}
+	r.mu.Unlock()
+}
+
+// watchTable registers the table of an HTTP worker for the gauges only.
+func (r *run) watchTable(t *pending.Table) {
+	r.mu.Lock()
+	r.tables[t] = tableOwner{settles: true}
 	r.mu.Unlock()
 }
 
@@ -377,9 +392,7 @@ func (r *run) result(sched *workload.Schedule, interrupted bool, sendingEnded, d
 	if sched != nil {
 		res.Rate.Target = sched.TargetRate()
 	}
-	if res.DurationS > 0 {
-		res.Rate.Achieved = float64(res.Requests.Messages) / res.DurationS
-	}
+	res.SetAchieved()
 	r.errMu.Lock()
 	res.TransportErrorSamples = append([]string{}, r.errSample...)
 	r.errMu.Unlock()
@@ -388,6 +401,9 @@ func (r *run) result(sched *workload.Schedule, interrupted bool, sendingEnded, d
 	res.Profile = r.profileReport()
 	res.IDReuse = r.reuseReport()
 	res.Warnings = append(warnings(res), r.profileWarnings()...)
+	if w := r.batchWarning(); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
 	if w := insecureWarning(r.cfg); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}

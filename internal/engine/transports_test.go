@@ -147,3 +147,52 @@ func TestFaultsOverEveryTransport(t *testing.T) {
 		})
 	}
 }
+
+// TestConnectionsOpened: every transport counts the connections it opened
+// for the load: the streams one per --conns slot, HTTP/1.1 each worker's
+// keep-alive connection (dialled on first use, so at most --conns), HTTP/2
+// and MCP's Streamable HTTP the TCP connections net/http opened, which
+// only net/http decides (max 0: at most one per message sent, plus the
+// handshake's).
+func TestConnectionsOpened(t *testing.T) {
+	_, targets := allTargets(t, testsrv.Config{})
+	_, mcp := listenProfile(t, testsrv.Config{Profile: testsrv.ProfileMCP, MCPEra: testsrv.MCPModern}, testsrv.Addrs{HTTP: "127.0.0.1:0"})
+	tests := []struct {
+		name     string
+		tg       transport.Target
+		http2    bool
+		mcp      bool
+		min, max int64
+	}{
+		{"tcp", targets["tcp"], false, false, 3, 3},
+		{"ws", targets["ws"], false, false, 3, 3},
+		{"http", targets["http"], false, false, 1, 3},
+		{"http2", targets["http"], true, false, 1, 0},
+		{"mcp over http", target(t, "http://"+mcp.HTTP+testsrv.MCPPath), false, true, 1, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := baseConfig(tc.tg)
+			cfg.Conns, cfg.HTTP2, cfg.Rate, cfg.Timeout = 3, tc.http2, 1000, 2*time.Second
+			if tc.mcp {
+				cfg.Profile = mcpProfile(t, "modern")
+				cfg.Method, cfg.Params = "tools/call", []byte(`{"name":"echo","arguments":{}}`)
+				cfg.Rate = 500
+			}
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			most := tc.max
+			if most == 0 {
+				most = int64(res.Requests.Messages) + 2
+			}
+			if c := res.Connections; c.Opened < tc.min || c.Opened > most || c.Lost != 0 {
+				t.Errorf("connections %+v, want between %d and %d opened, none lost", c, tc.min, most)
+			}
+			if res.Requests.Sent == 0 {
+				t.Errorf("requests %+v: none sent", res.Requests)
+			}
+		})
+	}
+}

@@ -145,6 +145,8 @@ func (m *Metrics) collector() prometheus.Collector {
 	ms := []metric{
 		counter("requests_sent", "Requests written (notifications not included).", func(q *stats.Requests) uint64 { return q.Sent }),
 		counter("notifications_sent", "Notifications written.", func(q *stats.Requests) uint64 { return q.Notifications }),
+		counter("messages_sent", "Messages written: a request, a notification or a whole batch each.", func(q *stats.Requests) uint64 { return q.Messages }),
+		counter("batches_sent", "Batches written (each also a message; its elements are requests and notifications).", func(q *stats.Requests) uint64 { return q.Batches }),
 		counter("answered", "Requests answered: ok, rpc errors and invalid replies.", func(q *stats.Requests) uint64 { return q.Answered }),
 		counter("ok", "Requests answered with a result.", func(q *stats.Requests) uint64 { return q.OK }),
 		counter("rpc_errors", "Requests answered with a JSON-RPC error.", func(q *stats.Requests) uint64 { return q.RPCErrors }),
@@ -167,7 +169,7 @@ func (m *Metrics) collector() prometheus.Collector {
 			func(p *stats.Point) (float64, bool) { return always(float64(p.OldestPendingUs) / 1e6) }),
 		gauge("timed_out_unanswered_requests", "Requests that timed out and have had no late reply since.",
 			func(p *stats.Point) (float64, bool) { return always(float64(p.TimedOutUnanswered)) }),
-		gauge("target_rate_requests_per_second", "The schedule's request rate (0 in closed loop).",
+		gauge("target_rate_requests_per_second", "The schedule's rate in messages per second, a batch counting once (0 in closed loop).",
 			func(p *stats.Point) (float64, bool) { return always(p.TargetRate) }),
 		gauge("child_rss_bytes", "Resident memory of the server's child processes (only when rpcload started them).",
 			func(p *stats.Point) (float64, bool) { return float64(p.ChildRSSBytes), p.ChildRSSBytes > 0 }),

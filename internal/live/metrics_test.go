@@ -51,7 +51,8 @@ func TestMetricsServesTheLastUpdate(t *testing.T) {
 
 	m.Update(stats.Point{T: 12, InFlight: 7, OldestPendingUs: 1_500_000, TimedOutUnanswered: 4, TargetRate: 5000,
 		ChildRSSBytes: 150 << 20, P50us: 850, P99us: 3400},
-		stats.Requests{Sent: 1000, Notifications: 10, Answered: 990, OK: 980, RPCErrors: 10, TransportErrors: 3, Timeouts: 2, Late: 1, Dropped: 5},
+		stats.Requests{Sent: 1000, Notifications: 10, Answered: 990, OK: 980, RPCErrors: 10, TransportErrors: 3, Timeouts: 2, Late: 1, Dropped: 5,
+			Messages: 210, Batches: 200},
 		6)
 	families = scrape(t, m)
 	tests := []struct {
@@ -61,6 +62,8 @@ func TestMetricsServesTheLastUpdate(t *testing.T) {
 	}{
 		{"rpcload_requests_sent_total", "", dto.MetricType_COUNTER, 1000},
 		{"rpcload_notifications_sent_total", "", dto.MetricType_COUNTER, 10},
+		{"rpcload_messages_sent_total", "", dto.MetricType_COUNTER, 210},
+		{"rpcload_batches_sent_total", "", dto.MetricType_COUNTER, 200},
 		{"rpcload_answered_total", "", dto.MetricType_COUNTER, 990},
 		{"rpcload_ok_total", "", dto.MetricType_COUNTER, 980},
 		{"rpcload_rpc_errors_total", "", dto.MetricType_COUNTER, 10},

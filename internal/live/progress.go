@@ -20,11 +20,18 @@ type Snapshot struct {
 	// TargetRate is the schedule's rate (0 in closed loop); SentPerS and
 	// AnsweredPerS are the last interval's.
 	TargetRate, SentPerS, AnsweredPerS float64
-	InFlight                           int64
-	P50us, P99us                       int64 // corrected latency, last interval
-	Errors, Timeouts, Violations       uint64
-	OldestPendingUs                    int64 // 0 when nothing is pending
-	ChildRSSBytes                      int64 // 0 when no child process is measured
+	// With batches the schedule's rate counts messages (a batch is one),
+	// not the requests in them: MessagesPerS is the last interval's
+	// messages, MessageUnit names them ("batches/s", or "msg/s" for a mix
+	// of batches and single requests; "" when no batch was sent, where a
+	// message is a request).
+	MessagesPerS                 float64
+	MessageUnit                  string
+	InFlight                     int64
+	P50us, P99us                 int64 // corrected latency, last interval
+	Errors, Timeouts, Violations uint64
+	OldestPendingUs              int64 // 0 when nothing is pending
+	ChildRSSBytes                int64 // 0 when no child process is measured
 }
 
 // String is the status line, without a line end. The figures people watch
@@ -86,7 +93,11 @@ func (s Snapshot) segments() []segment {
 	if s.Total > 0 {
 		elapsed += "/" + formatElapsed(s.Total)
 	}
-	segs := []segment{{text: elapsed}, {text: fmt.Sprintf("sent %.0f/s", s.SentPerS), drop: 1}}
+	sent := fmt.Sprintf("sent %.0f/s", s.SentPerS)
+	if s.MessageUnit != "" {
+		sent = fmt.Sprintf("sent %.0f req/s in %.0f %s", s.SentPerS, s.MessagesPerS, s.MessageUnit)
+	}
+	segs := []segment{{text: elapsed}, {text: sent, drop: 1}}
 	if s.TargetRate > 0 {
 		segs = append(segs, segment{text: fmt.Sprintf("(target %.0f/s)", s.TargetRate), drop: 6, glue: true})
 	}

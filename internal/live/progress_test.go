@@ -28,6 +28,9 @@ func TestSnapshotString(t *testing.T) {
 	}{
 		{"a short run", snap(12 * time.Second),
 			"12.0s/30.0s  sent 4999/s (target 5000/s)  answered 4998/s  in flight 12  p50 850µs  p99 3.4ms  errors 1  timeouts 2  violations 3"},
+		{"batches: requests and batches apart, the target in batches", Snapshot{Elapsed: 2 * time.Second, TargetRate: 150,
+			SentPerS: 750, MessagesPerS: 150, MessageUnit: "batches/s", AnsweredPerS: 750, InFlight: 10, P50us: 500, P99us: 900},
+			"2.0s  sent 750 req/s in 150 batches/s (target 150/s)  answered 750/s  in flight 10  p50 500µs  p99 900µs  errors 0  timeouts 0  violations 0"},
 		{"closed loop, open-ended, nothing answered", Snapshot{Elapsed: 1500 * time.Millisecond, SentPerS: 10, InFlight: 10},
 			"1.5s  sent 10/s  answered 0/s  in flight 10  p50 -  p99 -  errors 0  timeouts 0  violations 0"},
 		{"a soak with a child", Snapshot{Elapsed: 3723 * time.Second, Total: 8 * time.Hour, SentPerS: 100, AnsweredPerS: 100,

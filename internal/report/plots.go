@@ -153,6 +153,8 @@ func intervals(series []stats.Point) []interval {
 func mergePoints(a, b stats.Point) stats.Point {
 	m := b
 	m.Sent += a.Sent
+	m.Messages += a.Messages
+	m.Batches += a.Batches
 	m.Answered += a.Answered
 	m.OK += a.OK
 	m.RPCErrors += a.RPCErrors
@@ -291,10 +293,15 @@ func timeCharts(es []entry) []chart {
 	}
 	charts := []chart{
 		seriesChart(chart{ID: "plot-throughput", Title: "Throughput",
-			Note:  "Per interval: requests and notifications written per second (sent/s), replies matched to a request per second (answered/s), and the rate the schedule asked for (open loop only).",
+			Note:  "Per interval: requests and notifications written per second (sent/s), replies matched to a request per second (answered/s), with batches the messages written per second (messages/s, a batch counting once), and the rate the schedule asked for in messages per second (open loop only).",
 			Empty: noSeries, Y: axisSpec{Label: "per second", UnitOf: countUnit}}, es, []seriesKind{
 			{Label: "sent/s", Step: true, Value: func(iv interval) (float64, bool) { return perSecond(iv.P.Sent, iv), true }},
 			{Label: "answered/s", Step: true, Value: func(iv interval) (float64, bool) { return perSecond(iv.P.Answered, iv), true }},
+			// The schedule counts messages: with batches, this is the line
+			// the target rate is to be read against.
+			{Label: "messages/s", Step: true, Optional: true, Value: func(iv interval) (float64, bool) {
+				return perSecond(iv.P.Messages, iv), iv.P.Batches > 0
+			}},
 			{Label: "target rate", Optional: true, Dash: "2 3", Value: func(iv interval) (float64, bool) { return iv.P.TargetRate, iv.P.TargetRate > 0 },
 				Fallback: func(r *stats.Result) []xy {
 					if r.Rate.Target <= 0 || r.DurationS <= 0 {

@@ -40,11 +40,20 @@ func summaryTable(es []entry) table {
 		}},
 		{"rate achieved", func(r *stats.Result) cell {
 			s := fmtRate(r.Rate.Achieved)
+			batches := r.Requests.Batches > 0
+			if batches {
+				// The schedule counts messages, a batch being one; the
+				// requests they carried are a rate of their own.
+				s = strings.TrimSuffix(s, "/s") + " " + stats.RateUnit(r.Requests.Messages, r.Requests.Batches)
+			}
 			if r.Rate.Target > 0 {
 				s += " of " + fmtRate(r.Rate.Target) + " (" + fmtPercent(r.Rate.Achieved/r.Rate.Target) + ")"
-				if r.Rate.Achieved < 0.99*r.Rate.Target {
-					return cell{Text: s, Class: "num warn"}
-				}
+			}
+			if batches {
+				s += "; " + strings.TrimSuffix(fmtRate(r.Rate.Requests), "/s") + " req/s"
+			}
+			if r.Rate.Target > 0 && r.Rate.Achieved < 0.99*r.Rate.Target {
+				return cell{Text: s, Class: "num warn"}
 			}
 			return num(s)
 		}},
@@ -53,6 +62,9 @@ func summaryTable(es []entry) table {
 			s := fmtCount(r.Requests.Sent)
 			if r.Requests.Notifications > 0 {
 				s += " (+" + fmtCount(r.Requests.Notifications) + " notifications)"
+			}
+			if r.Requests.Batches > 0 {
+				s += " in " + fmtCount(r.Requests.Messages) + " messages, " + fmtCount(r.Requests.Batches) + " of them batches"
 			}
 			return num(s)
 		}},

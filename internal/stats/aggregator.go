@@ -44,17 +44,21 @@ func newMethodStats() *methodStats {
 
 // Point is one interval of the time series.
 type Point struct {
-	T               float64 `json:"t_s"` // end of the interval, seconds since the run started
-	Sent            uint64  `json:"sent"`
-	Answered        uint64  `json:"answered"`
-	OK              uint64  `json:"ok"`
-	RPCErrors       uint64  `json:"rpc_errors"`
-	TransportErrors uint64  `json:"transport_errors"`
-	Timeouts        uint64  `json:"timeouts"`
-	Dropped         uint64  `json:"dropped"`
-	Violations      uint64  `json:"violations"`
-	Late            uint64  `json:"late"`
-	InFlight        int64   `json:"inflight"` // at the interval's end
+	T    float64 `json:"t_s"`  // end of the interval, seconds since the run started
+	Sent uint64  `json:"sent"` // requests and notifications written, each element of a batch counted
+	// Messages is the messages written (a request, a notification or a
+	// batch each), Batches those of them that were batches.
+	Messages        uint64 `json:"messages"`
+	Batches         uint64 `json:"batches"`
+	Answered        uint64 `json:"answered"`
+	OK              uint64 `json:"ok"`
+	RPCErrors       uint64 `json:"rpc_errors"`
+	TransportErrors uint64 `json:"transport_errors"`
+	Timeouts        uint64 `json:"timeouts"`
+	Dropped         uint64 `json:"dropped"`
+	Violations      uint64 `json:"violations"`
+	Late            uint64 `json:"late"`
+	InFlight        int64  `json:"inflight"` // at the interval's end
 	// InFlightMax is the most requests in flight at once during the
 	// interval (0 in files of older versions, which did not record it).
 	InFlightMax int64 `json:"inflight_max"`
@@ -369,7 +373,7 @@ func (a *Aggregator) Peek(t float64, g Gauges) Point {
 func (a *Aggregator) pointLocked(t float64, g Gauges) Point {
 	iv := &a.interval
 	return Point{
-		T: t, Sent: iv[Sent] + iv[NotifySent], Answered: iv[OK] + iv[RPCError] + iv[InvalidReply], OK: iv[OK], RPCErrors: iv[RPCError],
+		T: t, Sent: iv[Sent] + iv[NotifySent], Messages: iv[MessageSent], Batches: iv[BatchSent], Answered: iv[OK] + iv[RPCError] + iv[InvalidReply], OK: iv[OK], RPCErrors: iv[RPCError],
 		TransportErrors: iv[TransportError], Timeouts: iv[Timeout], Dropped: iv[Dropped], Late: iv[Late],
 		Violations: a.ivRules, InFlight: g.InFlight, InFlightMax: max(g.InFlightMax, g.InFlight), ChildRSSBytes: g.ChildRSS,
 		OldestPendingUs: g.OldestPendingUs, TimedOutUnanswered: g.TimedOutUnanswered, TargetRate: g.TargetRate,

@@ -123,9 +123,7 @@ func Merge(parts []*Result, paths []string) (*Result, error) {
 		}
 		out.Methods[name] = m
 	}
-	if out.DurationS > 0 {
-		out.Rate.Achieved = float64(out.Requests.Messages) / out.DurationS
-	}
+	out.SetAchieved()
 
 	out.Target = targets[0]
 	if len(targets) > 1 {
@@ -318,6 +316,7 @@ func addRequests(dst *Requests, src Requests) {
 	dst.Dropped += src.Dropped
 	dst.ServerMessages += src.ServerMessages
 	dst.Messages += src.Messages
+	dst.Batches += src.Batches
 }
 
 func addCounts[N int64 | uint64](dst, src map[string]N) {
@@ -616,6 +615,8 @@ func addPointCounts(p, q Point) Point {
 	p.Dropped += q.Dropped
 	p.Violations += q.Violations
 	p.Late += q.Late
+	p.Messages += q.Messages
+	p.Batches += q.Batches
 	return p
 }
 

@@ -148,7 +148,8 @@ func newMergeCase(t *testing.T, seed uint64) mergeCase {
 		if err := agg.Fill(r); err != nil {
 			t.Fatal(err)
 		}
-		r.Rate = Rate{Target: rate, Achieved: float64(r.Requests.Messages) / r.DurationS}
+		r.Rate.Target = rate
+		r.SetAchieved()
 		return r
 	}
 	var total float64

@@ -37,6 +37,7 @@ const (
 	NotifySent                 // a notification was written (no reply expected)
 	MessageSent                // a message was written: one request, one notification, or one batch
 	ServerMessage              // a request or notification sent by the server
+	BatchSent                  // a batch was written (also counted as a MessageSent)
 	numKinds
 )
 

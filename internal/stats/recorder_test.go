@@ -115,7 +115,7 @@ func TestConcurrentRecordExactlyOnce(t *testing.T) {
 		return Requests{Sent: k[Sent], Notifications: k[NotifySent], Answered: k[OK] + k[RPCError] + k[InvalidReply],
 			OK: k[OK], RPCErrors: k[RPCError], InvalidReplies: k[InvalidReply], TransportErrors: k[TransportError],
 			Timeouts: k[Timeout], Late: k[Late], Leaked: k[Leaked], Dropped: k[Dropped], ServerMessages: k[ServerMessage],
-			Messages: k[MessageSent]}
+			Messages: k[MessageSent], Batches: k[BatchSent]}
 	}
 	wantRules := func(t *tally) map[string]uint64 {
 		m := map[string]uint64{}

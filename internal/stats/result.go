@@ -27,6 +27,7 @@ type Requests struct {
 	Dropped         uint64 `json:"dropped"`
 	ServerMessages  uint64 `json:"server_messages"`
 	Messages        uint64 `json:"messages"` // messages written: requests, notifications, batches
+	Batches         uint64 `json:"batches"`  // the messages that were batches (each also in Messages; its elements in Sent and Notifications)
 }
 
 // Latency summarises one histogram (microseconds) and carries the histogram
@@ -59,10 +60,39 @@ type MethodResult struct {
 	Latency    LatencySet        `json:"latency"`
 }
 
-// Rate compares the schedule with what was sent.
+// Rate compares the schedule with what was sent. The schedule counts
+// messages, a batch being one, so Target and Achieved do too; with batches
+// the requests written per second are Requests, apart.
 type Rate struct {
-	Target   float64 `json:"target"`   // requests per second asked for (0 in closed loop)
+	Target   float64 `json:"target"`   // messages per second asked for (0 in closed loop)
 	Achieved float64 `json:"achieved"` // messages written per second of the sending phase (a batch is one message)
+	// Requests is the requests and notifications written per second of the
+	// sending phase, every element of a batch counted.
+	Requests float64 `json:"requests"`
+}
+
+// SetAchieved computes the achieved rates from the counts and the length
+// of the sending phase.
+func (r *Result) SetAchieved() {
+	r.Rate.Achieved, r.Rate.Requests = 0, 0
+	if r.DurationS > 0 {
+		r.Rate.Achieved = float64(r.Requests.Messages) / r.DurationS
+		r.Rate.Requests = float64(r.Requests.Sent+r.Requests.Notifications) / r.DurationS
+	}
+}
+
+// RateUnit names what a rate of messages counts: "req/s" when no batch was
+// sent (a message is one request or notification), "batches/s" when every
+// message was a batch, "msg/s" for a mix of both.
+func RateUnit(messages, batches uint64) string {
+	switch {
+	case batches == 0:
+		return "req/s"
+	case batches == messages:
+		return "batches/s"
+	default:
+		return "msg/s"
+	}
 }
 
 // Connections counts the connections (or child processes) of a run.
@@ -193,7 +223,7 @@ func counts(ms *methodStats) (Requests, map[string]uint64, map[string]uint64) {
 	q := Requests{
 		Sent: c[Sent], Notifications: c[NotifySent], Answered: c[OK] + c[RPCError] + c[InvalidReply], OK: c[OK], RPCErrors: c[RPCError], InvalidReplies: c[InvalidReply],
 		TransportErrors: c[TransportError], Timeouts: c[Timeout], Late: c[Late], Leaked: c[Leaked],
-		Dropped: c[Dropped], ServerMessages: c[ServerMessage], Messages: c[MessageSent],
+		Dropped: c[Dropped], ServerMessages: c[ServerMessage], Messages: c[MessageSent], Batches: c[BatchSent],
 	}
 	v := map[string]uint64{}
 	for i, n := range ms.rules {

@@ -39,11 +39,18 @@ func writeTextHeader(p printf, r *Result) {
 		mode = "open loop"
 	}
 	p("mode        %s, sending %.2fs, drain %.2fs%s\n", mode, r.DurationS, r.DrainS, map[bool]string{true: " (interrupted)"}[r.Interrupted])
+	// The schedule counts messages: with batches, the requests they carry
+	// are a rate of their own.
+	unit := RateUnit(r.Requests.Messages, r.Requests.Batches)
 	if r.Rate.Target > 0 {
-		p("rate        target %.1f req/s, achieved %.1f req/s (%.2f%%)\n", r.Rate.Target, r.Rate.Achieved, 100*r.Rate.Achieved/r.Rate.Target)
+		p("rate        target %.1f %s, achieved %.1f %s (%.2f%%)", r.Rate.Target, unit, r.Rate.Achieved, unit, 100*r.Rate.Achieved/r.Rate.Target)
 	} else {
-		p("rate        achieved %.1f req/s\n", r.Rate.Achieved)
+		p("rate        achieved %.1f %s", r.Rate.Achieved, unit)
 	}
+	if r.Requests.Batches > 0 {
+		p(", %.1f req/s", r.Rate.Requests)
+	}
+	p("\n")
 	p("in flight   max %d\n", r.InFlightMax)
 	if pr := r.Profile; pr != nil && pr.Name != "jsonrpc" {
 		p("profile     %s", pr.Name)
@@ -60,6 +67,9 @@ func writeTextCounts(p printf, r *Result) {
 	p("\nrequests    sent %d", q.Sent)
 	if q.Notifications > 0 {
 		p(" (+%d notifications)", q.Notifications)
+	}
+	if q.Batches > 0 {
+		p(" in %d messages, %d of them batches", q.Messages, q.Batches)
 	}
 	p("\n  answered %d: ok %d, rpc errors %d, invalid replies %d\n", q.Answered, q.OK, q.RPCErrors, q.InvalidReplies)
 	p("  transport errors %d, timeouts %d, late %d, leaked %d, dropped %d\n", q.TransportErrors, q.Timeouts, q.Late, q.Leaked, q.Dropped)

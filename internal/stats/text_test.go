@@ -41,6 +41,43 @@ func sampleResult(t *testing.T) *Result {
 	return r
 }
 
+// TestTextRateUnits: the rate line names what it counts. The schedule
+// counts messages, a batch being one; with batches the requests they carry
+// get a rate of their own, and the requests line says how many messages
+// and batches carried them.
+func TestTextRateUnits(t *testing.T) {
+	tests := []struct {
+		name               string
+		target             float64
+		q                  Requests
+		wantRate, wantSent string
+	}{
+		{"no batches", 100, Requests{Sent: 990, Messages: 990},
+			"rate        target 100.0 req/s, achieved 99.0 req/s (99.00%)\n", "requests    sent 990\n"},
+		{"batches of 5", 100, Requests{Sent: 4950, Messages: 990, Batches: 990},
+			"rate        target 100.0 batches/s, achieved 99.0 batches/s (99.00%), 495.0 req/s\n",
+			"requests    sent 4950 in 990 messages, 990 of them batches\n"},
+		{"a mix, closed loop", 0, Requests{Sent: 2000, Notifications: 970, Messages: 990, Batches: 495},
+			"rate        achieved 99.0 msg/s, 297.0 req/s\n",
+			"requests    sent 2000 (+970 notifications) in 990 messages, 495 of them batches\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Result{DurationS: 10, Requests: tc.q, Rate: Rate{Target: tc.target}}
+			r.SetAchieved()
+			var b bytes.Buffer
+			if err := WriteText(&b, r); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{tc.wantRate, tc.wantSent} {
+				if !strings.Contains(b.String(), want) {
+					t.Errorf("report lacks %q\n%s", want, b.String())
+				}
+			}
+		})
+	}
+}
+
 func TestWriteText(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteText(&b, sampleResult(t)); err != nil {

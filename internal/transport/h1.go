@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,6 +29,21 @@ type H1Options struct {
 	Header  http.Header // extra request headers
 	MaxBody int         // largest reply body read; longer bodies are an error
 	TLS     TLS         // https: verification and client certificate
+	// Dials, if not nil, counts the TCP connections opened: DialH1's, and
+	// every one an H2Client opens (net/http dials them as it needs them).
+	Dials *atomic.Int64
+}
+
+// Dial opens a TCP connection to addr as rpcload's HTTP clients do (10 s to
+// connect), counting it in Dials: net/http's Transport takes it as its
+// DialContext.
+func (o H1Options) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	dl := net.Dialer{Timeout: 10 * time.Second}
+	c, err := dl.DialContext(ctx, network, addr)
+	if err == nil && o.Dials != nil {
+		o.Dials.Add(1)
+	}
+	return c, err
 }
 
 // H1Conn is one HTTP/1.1 keep-alive connection, used by one goroutine at a
@@ -54,8 +70,7 @@ func DialH1(ctx context.Context, o H1Options) (*H1Conn, error) {
 	if u.Port() == "" {
 		addr = net.JoinHostPort(u.Hostname(), map[string]string{"http": "80", "https": "443"}[u.Scheme])
 	}
-	dl := net.Dialer{Timeout: 10 * time.Second}
-	c, err := dl.DialContext(ctx, "tcp", addr)
+	c, err := o.Dial(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
 	}

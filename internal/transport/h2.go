@@ -3,7 +3,6 @@ package transport
 import (
 	"bytes"
 	"context"
-	"net"
 	"net/http"
 	"time"
 )
@@ -26,7 +25,7 @@ func NewH2(o H1Options) *H2Client {
 	p.SetUnencryptedHTTP2(true)
 	tr := &http.Transport{
 		Proxy:              nil, // a load test goes straight to its target
-		DialContext:        (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+		DialContext:        o.Dial,
 		Protocols:          &p,
 		DisableCompression: true,
 		TLSClientConfig:    o.TLS.Config(""), // net/http sets the server name and ALPN per connection
