@@ -69,7 +69,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.conns, "conns", 0, "connections (default: streams 4; child processes 1; http 64, or --concurrency in closed loop)")
 	fs.DurationVar(&f.duration, "duration", 10*time.Second, "length of the sending phase")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout; a reply after it is counted late")
-	fs.DurationVar(&f.drain, "drain", 0, "wait this long for replies after sending stops (default: --timeout)")
+	fs.DurationVar(&f.drain, "drain", 0, "wait this long for replies after sending stops (default: --timeout); SIGINT/SIGTERM cuts the wait to a second")
 	fs.IntVar(&f.maxInFlight, "max-inflight", 100000, "most requests scheduled and not yet resolved; open-loop ticks past it are dropped")
 	fs.StringVar(&f.method, "method", "", "JSON-RPC method to call (required)")
 	fs.StringVar(&f.params, "params", "", "params as a JSON array or object, e.g. '[1,\"a\"]'")

@@ -45,7 +45,13 @@ type Config struct {
 	// IntervalHists asks for each interval's histograms in Interval.Hists
 	// (for an HdrHistogram interval log).
 	IntervalHists bool
-	// InterruptDrain bounds the drain after the context is cancelled.
+	// OnDrain, if set, is called when sending has ended and the run starts
+	// waiting up to wait (the drain) for the replies of the inFlight
+	// requests still out; not when nothing is in flight or the run was
+	// interrupted.
+	OnDrain func(inFlight int64, wait time.Duration)
+	// InterruptDrain bounds the drain after the context is cancelled,
+	// whether that happens while sending or during the drain.
 	InterruptDrain time.Duration
 	// Profile is the ecosystem layer (handshake, params, answers to the
 	// server's requests, cancellation, shutdown, rules); nil is jsonrpc.

@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/rpcload/rpcload/internal/pending"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // sweepEvery is how often the sweeper looks for timed-out entries; a timeout
@@ -72,14 +74,20 @@ func (r *run) finalSweep() {
 }
 
 // waitDrain waits until nothing is in flight and every request that timed
-// out has had its late reply, or until the drain time is up.
-func (r *run) waitDrain(d time.Duration) {
+// out has had its late reply, or until the drain time d is up. It reports
+// true if stop came first (nil: nothing stops it).
+func (r *run) waitDrain(stop <-chan struct{}, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	t := time.NewTicker(2 * time.Millisecond)
 	defer t.Stop()
 	for (r.inflight.Load() > 0 || r.awaitingLate()) && time.Now().Before(deadline) {
-		<-t.C
+		select {
+		case <-t.C:
+		case <-stop:
+			return true
+		}
 	}
+	return false
 }
 
 func (r *run) awaitingLate() bool {
@@ -209,3 +217,80 @@ func insecureWarning(cfg *Config) string {
 }
 
 func fmtUs(us int64) string { return (time.Duration(us) * time.Microsecond).String() }
+
+// ending is the end of a run: the queue sent, the drain, and an interrupt
+// at any point of them. A signal is watched until the drain is over, so
+// one that comes while the run waits for its last replies cuts the wait to
+// InterruptDrain as it would have cut the sending.
+type ending struct {
+	r   *run
+	d   driver
+	ctx context.Context
+	// What the result needs (run clock): when sending and the drain ended,
+	// and whether the run was interrupted.
+	sendingEnded, drainEnded int64
+	interrupted              bool
+}
+
+// start ends the run once sending has stopped: the queue goes out (or is
+// dropped at the cutoff) and the drain waits for the replies.
+func (e *ending) start(sched *workload.Schedule, served <-chan struct{}) {
+	r, cfg := e.r, e.r.cfg
+	r.cutoff.Store(r.now() + int64(cfg.Drain))
+	if e.ctx.Err() != nil {
+		e.interrupt()
+	} else if n := r.inflight.Load(); n > 0 && cfg.Drain > 0 && cfg.OnDrain != nil {
+		cfg.OnDrain(n, cfg.Drain)
+	}
+	close(r.ticks)
+	// An HTTP worker returns only after its last reply, which belongs to
+	// the drain: a signal may come while it waits.
+	select {
+	case <-served:
+	case <-e.ctx.Done():
+		e.interrupt()
+		<-served
+	}
+	// The sending phase ends with the last message written.
+	e.sendingEnded = r.now()
+	if last := r.lastSent(); last > 0 && last < e.sendingEnded {
+		e.sendingEnded = last
+		if sched != nil && !e.interrupted {
+			// An open-loop schedule spans its whole duration, its last
+			// tick one interval before the end.
+			e.sendingEnded = max(e.sendingEnded, min(int64(cfg.Duration), r.now()))
+		}
+	}
+	if e.interrupted {
+		e.cut() // interrupted while the queue was sent: the drain is cut short
+	}
+	// The drain ends at the cutoff: the HTTP workers may have spent part
+	// of it on the queue.
+	if !e.interrupted && (r.waitDrain(e.ctx.Done(), time.Duration(max(0, r.cutoff.Load()-r.now()))) || e.ctx.Err() != nil) {
+		e.interrupt()
+		e.cut()
+	}
+	if e.interrupted {
+		r.waitDrain(nil, time.Duration(max(0, r.cutoff.Load()-r.now())))
+	}
+	e.drainEnded = r.now()
+}
+
+// interrupt marks the run interrupted and cuts what is in progress short
+// after InterruptDrain; it acts once.
+func (e *ending) interrupt() {
+	if e.interrupted {
+		return
+	}
+	e.interrupted = true
+	e.r.interrupted.Store(true)
+	e.d.interrupt(e.r.cfg.InterruptDrain)
+	e.cut()
+}
+
+// cut brings the cutoff to InterruptDrain from now if that is sooner.
+func (e *ending) cut() {
+	if c := e.r.now() + int64(e.r.cfg.InterruptDrain); c < e.r.cutoff.Load() {
+		e.r.cutoff.Store(c)
+	}
+}

@@ -275,38 +275,8 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 		cancelClosed()
 	}
 	endSending()
-	drain := cfg.Drain
-	if ctx.Err() != nil {
-		r.interrupted.Store(true)
-		drain = min(drain, cfg.InterruptDrain)
-		d.interrupt(cfg.InterruptDrain)
-	}
-	r.cutoff.Store(r.now() + int64(drain))
-	close(r.ticks)
-	<-served
-	// The sending phase ends with the last message written. An HTTP worker
-	// returns only after its last reply, which belongs to the drain.
-	interrupted := ctx.Err() != nil
-	sendingEnded := r.now()
-	if last := r.lastSent(); last > 0 && last < sendingEnded {
-		sendingEnded = last
-		if sched != nil && !interrupted {
-			// An open-loop schedule spans its whole duration, its last
-			// tick one interval before the end.
-			sendingEnded = max(sendingEnded, min(int64(cfg.Duration), r.now()))
-		}
-	}
-
-	if interrupted {
-		// Interrupted while the queue was sent: the drain is cut short.
-		if c := r.now() + int64(cfg.InterruptDrain); c < r.cutoff.Load() {
-			r.cutoff.Store(c)
-		}
-	}
-	// The drain ends at the cutoff: the HTTP workers may have spent part
-	// of it on the queue.
-	r.waitDrain(time.Duration(max(0, r.cutoff.Load()-r.now())))
-	drainEnded := r.now()
+	e := ending{r: r, d: d, ctx: ctx}
+	e.start(sched, served)
 	// Stop the readers before the final sweep, so no reply can race the
 	// verdicts it hands out.
 	r.stopping.Store(true)
@@ -317,7 +287,7 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	close(tickerStop)
 	<-tickerDone
 
-	return r.result(sched, interrupted, sendingEnded, drainEnded, startLate)
+	return r.result(sched, e.interrupted, e.sendingEnded, e.drainEnded, startLate)
 }
 
 // newRun is the state of a run of cfg (validated) before anything is
