@@ -77,7 +77,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.notifyEvery, "notify-every", 0, "send every Nth call as a notification (no id, no reply expected)")
 	fs.IntVar(&f.batch, "batch", 0, "send calls as JSON-RPC batch arrays of N; --rate then counts batches")
 	fs.StringVar(&f.framing, "framing", "newline", "child process after --: newline or content-length (LSP) framing")
-	fs.BoolVar(&f.restart, "restart", false, "child process: start a new one when it exits, and go on")
+	fs.BoolVar(&f.restart, "restart", false, "child process: start a new one when it exits, and go on (without it, the run ends once every child has exited)")
 	fs.StringVar(&f.stderrPath, "stderr", "", "child process: append its stderr to this file (the last lines are in the report either way)")
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "child process shutdown: wait this long after closing stdin, then SIGTERM, wait again, then SIGKILL")
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra HTTP header 'Name: value' (repeatable)")
@@ -305,12 +305,15 @@ func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr
 	}
 	res, err := engine.Run(ctx, cfg)
 	lerr := lv.finish(res)
-	if err != nil {
+	if res == nil {
 		if errors.Is(err, engine.ErrUnreachable) {
 			return exitUnreachable, err
 		}
 		return exitUsage, err
 	}
+	// With a result, err is why the run could not run against its target
+	// after all (engine.Run): the report and files are still written.
+	runErr := err
 	res.Settings = settings(cfg)
 	if lerr != nil {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("writing the interval files stopped: %v", lerr))
@@ -336,7 +339,9 @@ func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr
 	switch {
 	case res.Interrupted:
 		return exitInterrupted, nil
-	case gateFailed:
+	case runErr != nil:
+		return exitUnreachable, runErr
+	case gateFailed, res.EndedEarly != "":
 		return exitFindings, nil
 	case !f.allowViolations && findings(res):
 		return exitFindings, nil

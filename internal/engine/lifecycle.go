@@ -189,7 +189,7 @@ func warnings(res *stats.Result) []string {
 		w = append(w, fmt.Sprintf("the generator fell behind its schedule: lag p99 is %s (over 1 ms); corrected latency includes that wait, service time does not", fmtUs(lag)))
 	}
 	if d := res.Requests.Dropped; d > 0 {
-		w = append(w, fmt.Sprintf("%d scheduled requests were dropped: --max-inflight was reached (the server could not keep up with --rate, or --max-inflight is too low), or they were still queued for a connection when the drain ended", d))
+		w = append(w, fmt.Sprintf("%d scheduled requests were dropped: --max-inflight was reached (the server could not keep up with --rate, or --max-inflight is too low), they were still queued for a connection when the drain ended, or their child process had exited (without --restart)", d))
 	}
 	if res.Rate.Target > 0 && res.Rate.Achieved < 0.99*res.Rate.Target && !res.Interrupted {
 		w = append(w, fmt.Sprintf("achieved rate %.1f req/s is below 99%% of the target %.1f req/s", res.Rate.Achieved, res.Rate.Target))

@@ -95,11 +95,21 @@ type run struct {
 	notifyRefused       atomic.Int64
 	notifyRefusedSample atomic.Value
 
-	errMu      sync.Mutex // guards errSample and childExits
+	errMu      sync.Mutex // guards errSample, childExits and what ended the run early
 	errSample  []string
 	childExits []string
 	lastStderr []string
 	exitCount  int
+	// ended is closed when sending must stop before its time (endEarly):
+	// every child process exited without --restart, or the target
+	// answers in a way this run cannot read. endWhy says why, for the
+	// report; abort, when set, is why the run could not run against its
+	// target after all (Run's error: exit 3).
+	ended    chan struct{}
+	endOnce  sync.Once
+	endWhy   string
+	abort    error
+	earlyEnd string // the first child that exited within its first second: how, and its stderr
 
 	connsOpened, connsLost atomic.Int64
 	childMu                sync.Mutex // guards children
@@ -200,7 +210,12 @@ type driver interface {
 
 // Run executes one load run and returns what it measured. Cancelling ctx
 // stops sending early; the result is still complete and marked interrupted.
-// The error is non-nil only when the run could not start (ErrUnreachable).
+// The error is non-nil only when the run could not run against its target
+// (ErrUnreachable, ErrNoSuchTool, a plan the era refuses): most often it
+// could not start, and the result is nil; when the target turned out
+// unusable only once the run had started (a child process that exited
+// before answering anything, replies this profile cannot read), the
+// result of what was measured comes with the error.
 func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -221,10 +236,13 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	startedAt := time.Now()
 	r.base, r.epoch = startedAt, startedAt
 	if err := d.start(ctx); err != nil {
-		if errors.Is(err, ErrNoSuchTool) {
-			return nil, err
+		if errors.Is(err, ErrNoSuchTool) || errors.Is(err, ErrUnreachable) {
+			return nil, err // it says what it is
 		}
-		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, cfg.Target.URL, err)
+		r.errMu.Lock()
+		hint := flagHint(r.lastStderr) // a child that exited at once
+		r.errMu.Unlock()
+		return nil, fmt.Errorf("%w: %s: %v%s", ErrUnreachable, cfg.Target.URL, err, hint)
 	}
 	// The era is known now: static params are rewritten for it once.
 	if err := r.prepareCalls(); err != nil {
@@ -248,6 +266,13 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	r.resetClock()
 	sendCtx, endSending := context.WithCancel(ctx)
 	r.endSending = endSending
+	go func() {
+		select {
+		case <-r.ended: // the run cannot go on: sending stops now
+			endSending()
+		case <-sendCtx.Done():
+		}
+	}()
 	closedCtx, cancelClosed := context.WithTimeout(sendCtx, cfg.Duration)
 	defer cancelClosed()
 	r.sendDone, r.sending = closedCtx.Done(), closedCtx
@@ -287,7 +312,14 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	close(tickerStop)
 	<-tickerDone
 
-	return r.result(sched, e.interrupted, e.sendingEnded, e.drainEnded, startLate)
+	res, err := r.result(sched, e.interrupted, e.sendingEnded, e.drainEnded, startLate)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.aborted(res); err != nil {
+		return res, cannotRun(cfg.Target.URL, err)
+	}
+	return res, nil
 }
 
 // newRun is the state of a run of cfg (validated) before anything is
@@ -301,6 +333,7 @@ func newRun(cfg *Config) *run {
 	r := &run{cfg: cfg, agg: stats.NewAggregator(names), prof: cfg.Profile, unmatched: uint16(len(cfg.Calls)), pickPCG: rand.NewPCG(0, 0)}
 	r.pickRand = rand.New(r.pickPCG)
 	r.era = r.prof.Era()
+	r.ended = make(chan struct{})
 	return r
 }
 
@@ -356,6 +389,14 @@ func (r *run) result(sched *workload.Schedule, interrupted bool, sendingEnded, d
 	res.Profile = r.profileReport()
 	res.IDReuse = r.reuseReport()
 	res.Warnings = append(warnings(res), r.profileWarnings()...)
+	r.errMu.Lock()
+	res.EndedEarly = r.endWhy
+	for _, w := range []string{r.endWhy, r.earlyEnd} {
+		if w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
+	}
+	r.errMu.Unlock()
 	if w := insecureWarning(r.cfg); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestChildExitEndsRun: a child process that exits without --restart ends
+// the run at once instead of leaving it to fail every call it cannot send
+// for the rest of --duration (1h here: the test's time limit would kill a
+// run that went on). What was still to be sent counts as dropped, not as
+// transport errors; the report says why. A child that exits at once
+// because rpcload's flags were written after -- gets exit 3 and a message
+// with its exit status, its stderr and that advice.
+func TestChildExitEndsRun(t *testing.T) {
+	bin := binary(t)
+	for _, tc := range []struct {
+		name     string
+		load     []string
+		child    []string
+		code     int
+		stderr   []string // what rpcload's stderr must say
+		answered bool     // some requests were answered before the exit
+	}{
+		{"rpcload flags after --", []string{"--rate", "100"}, []string{"serve", "--stdio", "--rate", "100"}, exitUnreachable,
+			[]string{"exited within its first second: exit status 2", "unknown flag: --rate", "rpcload's own flags go before --"}, false},
+		{"exit under open-loop load", []string{"--rate", "200"}, []string{"serve", "--stdio", "--fault", "close=0.05"}, exitFindings, nil, true},
+		{"exit under closed-loop load", []string{"--concurrency", "8"}, []string{"serve", "--stdio", "--fault", "close=0.05"}, exitFindings, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "r.json")
+			args := append([]string{"run", "--method", "echo", "--params", "[1]", "--duration", "1h", "-q", "-o", out}, tc.load...)
+			args = append(append(args, "--", bin), tc.child...)
+			c := runBinary(t, childLimit, args...)
+			if c.code != tc.code {
+				t.Fatalf("want exit %d; %v", tc.code, c)
+			}
+			mustContain(t, "stderr", c.stderr, tc.stderr...)
+			mustContain(t, "report", c.stdout, "WARNING: the child process exited and --restart was not given: sending stopped at")
+			res := readResult(t, out)
+			q := res.Requests
+			if !strings.Contains(res.EndedEarly, "--restart was not given") {
+				t.Errorf("ended_early %q", res.EndedEarly)
+			}
+			if res.DurationS > 60 {
+				t.Errorf("sending went on for %gs after the child exited", res.DurationS)
+			}
+			// Only the requests in flight when the child exited fail as
+			// transport errors: at most the in-flight peak.
+			if q.TransportErrors > uint64(res.InFlightMax) {
+				t.Errorf("transport errors %d, in flight at most %d: calls not sent were counted as transport errors", q.TransportErrors, res.InFlightMax)
+			}
+			if tc.answered != (q.Answered > 0) {
+				t.Errorf("answered %d", q.Answered)
+			}
+		})
+	}
+}
