@@ -1,9 +1,13 @@
 package main
 
 import (
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rpcload/rpcload/internal/testsrv"
 )
 
 // TestChildExitEndsRun: a child process that exits without --restart ends
@@ -55,5 +59,32 @@ func TestChildExitEndsRun(t *testing.T) {
 				t.Errorf("answered %d", q.Answered)
 			}
 		})
+	}
+}
+
+// TestHTTP2AgainstHTTP1: --http2 against a server that speaks HTTP/1.1
+// only fails at connect with exit 3 and the reason, instead of running
+// its whole --duration (1h here) on transport errors; against one that
+// speaks h2c it runs.
+func TestHTTP2AgainstHTTP1(t *testing.T) {
+	srv, err := testsrv.New(testsrv.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h1 := httptest.NewServer(srv.Handler()) // HTTP/1.1 only
+	t.Cleanup(h1.Close)
+	out := filepath.Join(t.TempDir(), "r.json")
+	c := runBinary(t, childLimit, "run", h1.URL+"/", "--http2", "--method", "echo", "--duration", "1h", "-q", "-o", out)
+	if c.code != exitUnreachable {
+		t.Fatalf("want exit 3; %v", c)
+	}
+	mustContain(t, "stderr", c.stderr, "cannot run against "+h1.URL+"/: --http2: the server does not speak HTTP/2",
+		`answered the HTTP/2 connection preface with "HTTP/1.1 `)
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a run that could not start wrote %s (%v)", out, err)
+	}
+	_, h2URL, _ := startServer(t, testsrv.Config{})
+	if c := runBinary(t, childLimit, "run", h2URL, "--http2", "--method", "echo", "--duration", "200ms", "-q"); c.code != exitOK {
+		t.Errorf("--http2 against an h2c server: want exit 0; %v", c)
 	}
 }

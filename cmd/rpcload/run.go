@@ -87,7 +87,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.caCert, "ca-cert", "", "https, wss: trust only the certificate authorities in this PEM file (instead of the system's)")
 	fs.StringVar(&f.clientCert, "client-cert", "", "https, wss: present this PEM client certificate (with its key, or --client-key)")
 	fs.StringVar(&f.clientKey, "client-key", "", "https, wss: the PEM private key of --client-cert")
-	fs.BoolVar(&f.http2, "http2", false, "http(s): use HTTP/2 (h2c with prior knowledge on http://), many requests per connection")
+	fs.BoolVar(&f.http2, "http2", false, "http(s): use HTTP/2 (h2c with prior knowledge on http://), many requests per connection; exit 3 if the server does not speak it")
 	fs.StringVarP(&f.output, "output", "o", "", "write the result as JSON to this file (atomically)")
 	fs.BoolVar(&f.allowViolations, "allow-violations", false, "exit 0 even when violations, leaks, timeouts or transport errors were seen")
 	fs.DurationVar(&f.interval, "interval", time.Second, "time-series and progress interval")

@@ -47,12 +47,26 @@ func newHTTPDriver(r *run) *httpDriver {
 
 // start checks that the target accepts connections (and, for https, that
 // the TLS handshake succeeds), without sending a request that would count.
+// With --http2 it checks that the server speaks HTTP/2: otherwise every
+// request of the run would fail, one --timeout at a time.
 func (d *httpDriver) start(ctx context.Context) error {
-	c, err := transport.DialH1(ctx, d.opts)
-	if err != nil {
-		return err
+	if d.h2 != nil {
+		pctx, cancel := context.WithTimeout(ctx, d.r.cfg.Timeout)
+		err := transport.ProbeH2(pctx, d.opts)
+		cancel()
+		if errors.Is(err, transport.ErrNoHTTP2) {
+			return cannotRun(d.r.cfg.Target.URL, fmt.Errorf("%s: %w; without it rpcload speaks HTTP/1.1", d.r.cfg.Name("http2"), err))
+		}
+		if err != nil {
+			return err
+		}
+	} else {
+		c, err := transport.DialH1(ctx, d.opts)
+		if err != nil {
+			return err
+		}
+		c.Close()
 	}
-	c.Close()
 	if d.r.cfg.Batch > 1 {
 		d.probeEmptyBatchHTTP(ctx)
 	}

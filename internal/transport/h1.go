@@ -46,9 +46,19 @@ type H1Conn struct {
 
 // DialH1 connects to o.URL (http or https).
 func DialH1(ctx context.Context, o H1Options) (*H1Conn, error) {
+	c, u, err := dialHTTP(ctx, o, "http/1.1")
+	if err != nil {
+		return nil, err
+	}
+	return &H1Conn{conn: c, br: bufio.NewReaderSize(c, 32<<10), head: requestHead(u, o.Header), wbuf: make([]byte, 0, 4096), maxBody: o.MaxBody}, nil
+}
+
+// dialHTTP connects to o.URL, offering the application protocols alpn in
+// the TLS handshake of an https URL.
+func dialHTTP(ctx context.Context, o H1Options, alpn ...string) (net.Conn, *url.URL, error) {
 	u, err := url.Parse(o.URL)
 	if err != nil {
-		return nil, fmt.Errorf("transport: %w", err)
+		return nil, nil, fmt.Errorf("transport: %w", err)
 	}
 	addr := u.Host
 	if u.Port() == "" {
@@ -57,17 +67,17 @@ func DialH1(ctx context.Context, o H1Options) (*H1Conn, error) {
 	dl := net.Dialer{Timeout: 10 * time.Second}
 	c, err := dl.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if u.Scheme == "https" {
-		tc := tls.Client(c, o.TLS.Config(u.Hostname(), "http/1.1"))
+		tc := tls.Client(c, o.TLS.Config(u.Hostname(), alpn...))
 		if err := tc.HandshakeContext(ctx); err != nil {
 			c.Close()
-			return nil, fmt.Errorf("transport: TLS handshake with %s: %w", addr, err)
+			return nil, nil, fmt.Errorf("transport: TLS handshake with %s: %w", addr, err)
 		}
 		c = tc
 	}
-	return &H1Conn{conn: c, br: bufio.NewReaderSize(c, 32<<10), head: requestHead(u, o.Header), wbuf: make([]byte, 0, 4096), maxBody: o.MaxBody}, nil
+	return c, u, nil
 }
 
 // requestHead renders everything of a request before the length. Extra
