@@ -88,3 +88,40 @@ func TestHTTP2AgainstHTTP1(t *testing.T) {
 		t.Errorf("--http2 against an h2c server: want exit 0; %v", c)
 	}
 }
+
+// TestErrorReplies: a run every reply of which is an error (a misspelled
+// method) warns with the method, the code and the message, and passes
+// unless --max-error-rate (short for --threshold 'rpc_error_rate<=R')
+// says otherwise.
+func TestErrorReplies(t *testing.T) {
+	_, _, tcpURL := startServer(t, testsrv.Config{})
+	warning := `WARNING: every reply to echoo was an error: -32601 "Method not found" (`
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		report []string
+	}{
+		{"misspelled method", []string{"--method", "echoo"}, exitOK, []string{warning}},
+		{"misspelled, --max-error-rate 1%", []string{"--method", "echoo", "--max-error-rate", "1%"}, exitFindings,
+			[]string{warning, "FAIL rpc_error_rate<=1%: rpc_error_rate was 100%"}},
+		{"right method, --max-error-rate 0.5", []string{"--method", "echo", "--max-error-rate", "0.5"}, exitOK,
+			[]string{"PASS rpc_error_rate<=0.5: rpc_error_rate was 0%"}},
+		{"--max-error-rate in a duration", []string{"--method", "echo", "--max-error-rate", "5ms"}, exitUsage, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"run", tcpURL, "--rate", "200", "--duration", "200ms", "-q"}, tc.args...)
+			c := runBinary(t, childLimit, args...)
+			if c.code != tc.code {
+				t.Fatalf("want exit %d; %v", tc.code, c)
+			}
+			mustContain(t, "report", c.stdout, tc.report...)
+			if tc.code == exitUsage {
+				mustContain(t, "stderr", c.stderr, "--max-error-rate 5ms")
+			}
+			if tc.code == exitOK && strings.Contains(tc.name, "right") && strings.Contains(c.stdout, "every reply to") {
+				t.Errorf("a warning about error replies in a run without any:\n%s", c.stdout)
+			}
+		})
+	}
+}

@@ -203,6 +203,41 @@ func warnings(res *stats.Result) []string {
 	return w
 }
 
+// errorReplyWarnings names each call every reply of which was a JSON-RPC
+// error, with the code most of them carried and its message: a misspelled
+// method or wrong params would otherwise pass unnoticed (error replies are
+// answers, not findings; --max-error-rate fails a run on them).
+func errorReplyWarnings(res *stats.Result, calls []workload.Call) []string {
+	var w []string
+	for _, c := range calls {
+		m, ok := res.Methods[c.Name]
+		if !ok || m.Requests.Answered == 0 || m.Requests.RPCErrors != m.Requests.Answered {
+			continue
+		}
+		top := ""
+		for _, code := range stats.SortedKeys(m.ErrorCodes) {
+			if top == "" || m.ErrorCodes[code] > m.ErrorCodes[top] {
+				top = code
+			}
+		}
+		name := c.Method
+		if c.Name != c.Method {
+			name = fmt.Sprintf("%s (method %s)", c.Name, c.Method)
+		}
+		msg := ""
+		if ms := res.ErrorMessages[top]; len(ms) > 0 {
+			msg = fmt.Sprintf(" %q", stats.OneLine(ms[0], 120))
+		}
+		how, codes := ":", ""
+		if len(m.ErrorCodes) > 1 {
+			how, codes = ", most often", fmt.Sprintf("; %d codes in all", len(m.ErrorCodes))
+		}
+		w = append(w, fmt.Sprintf("every reply to %s was an error%s %s%s (%d of %d replies%s): check the method name and params; --max-error-rate fails such a run",
+			name, how, top, msg, m.ErrorCodes[top], m.Requests.Answered, codes))
+	}
+	return w
+}
+
 // insecureWarning is the report's warning when --insecure turned off the
 // verification of a TLS target's certificate; "" otherwise.
 func insecureWarning(cfg *Config) string {

@@ -389,6 +389,7 @@ func (r *run) result(sched *workload.Schedule, interrupted bool, sendingEnded, d
 	res.Profile = r.profileReport()
 	res.IDReuse = r.reuseReport()
 	res.Warnings = append(warnings(res), r.profileWarnings()...)
+	res.Warnings = append(res.Warnings, errorReplyWarnings(res, r.cfg.Calls)...)
 	r.errMu.Lock()
 	res.EndedEarly = r.endWhy
 	for _, w := range []string{r.endWhy, r.earlyEnd} {
