@@ -29,7 +29,7 @@ type gateFlags struct {
 	exprs        []string
 	maxErrorRate string // --max-error-rate R: the threshold rpc_error_rate<=R
 	junit        string
-	thresholds []threshold.Threshold // parsed from exprs by parse
+	thresholds   []threshold.Threshold // parsed from exprs by parse
 }
 
 func (g *gateFlags) register(fs *pflag.FlagSet) {
