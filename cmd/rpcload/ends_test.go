@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -121,6 +123,45 @@ func TestErrorReplies(t *testing.T) {
 			}
 			if tc.code == exitOK && strings.Contains(tc.name, "right") && strings.Contains(c.stdout, "every reply to") {
 				t.Errorf("a warning about error replies in a run without any:\n%s", c.stdout)
+			}
+		})
+	}
+}
+
+// TestJSONRPCProfileAgainstMCP: the jsonrpc profile against a server that
+// speaks MCP's Streamable HTTP (it answers in SSE, or refuses a client
+// that does not accept SSE with 406) stops at the first reply with exit 3
+// and the advice to use --profile mcp, rather than counting every body as
+// invalid_json (or every request as a transport error) for the whole run.
+func TestJSONRPCProfileAgainstMCP(t *testing.T) {
+	sse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+	}))
+	t.Cleanup(sse.Close)
+	mcp, err := testsrv.New(testsrv.Config{Profile: testsrv.ProfileMCP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refuses := httptest.NewServer(mcp.Handler())
+	t.Cleanup(refuses.Close)
+	for _, tc := range []struct {
+		name, url, says string
+	}{
+		{"answers in SSE", sse.URL + "/", "the server answers with Content-Type text/event-stream"},
+		{"406 without SSE in Accept", refuses.URL + testsrv.MCPPath, "the server refuses the request with 406 Not Acceptable unless it accepts text/event-stream"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "r.json")
+			c := runBinary(t, childLimit, "run", tc.url, "--method", "tools/list", "--rate", "100", "--duration", "1h", "-q", "-o", out)
+			if c.code != exitUnreachable {
+				t.Fatalf("want exit 3; %v", c)
+			}
+			mustContain(t, "stderr", c.stderr, "cannot run against "+tc.url+": "+tc.says, "the jsonrpc profile reads JSON bodies only: use --profile mcp")
+			res := readResult(t, out)
+			if len(res.Violations) > 0 || res.EndedEarly == "" {
+				t.Errorf("violations %v, ended_early %q: want none, and why", res.Violations, res.EndedEarly)
 			}
 		})
 	}

@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/pending"
+	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
@@ -230,6 +233,9 @@ func (d *httpDriver) work() {
 		}
 		if err != nil {
 			kind := stats.TransportError
+			if why := mcpOnly(err, r.prof.Name()); why != "" {
+				r.endEarly(why, errors.New(why)) // every reply would be the same: stop now
+			}
 			switch {
 			case r.interrupted.Load() && (errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.Canceled)):
 				kind = stats.Leaked // cut short by the interrupt, not by --timeout
@@ -284,4 +290,21 @@ func allLinesJSON(body []byte, m *wire.Message) bool {
 		}
 	}
 	return true
+}
+
+// mcpOnly is why the run cannot go on when err shows the server speaks
+// MCP's Streamable HTTP, which only the mcp profile reads: it answered in
+// SSE, or refused the request for not accepting SSE (406). "" otherwise.
+func mcpOnly(err error, prof profile.Name) string {
+	var how string
+	var se *transport.StatusError
+	switch {
+	case errors.Is(err, transport.ErrEventStream):
+		how = "the server answers with Content-Type text/event-stream (Server-Sent Events)"
+	case errors.As(err, &se) && se.Code == http.StatusNotAcceptable && strings.Contains(se.Body, "text/event-stream"):
+		how = "the server refuses the request with 406 Not Acceptable unless it accepts text/event-stream (Server-Sent Events)"
+	default:
+		return ""
+	}
+	return fmt.Sprintf("%s, as MCP's Streamable HTTP does; the %s profile reads JSON bodies only: use --profile mcp", how, prof)
 }

@@ -272,9 +272,18 @@ type ending struct {
 func (e *ending) start(sched *workload.Schedule, served <-chan struct{}) {
 	r, cfg := e.r, e.r.cfg
 	r.cutoff.Store(r.now() + int64(cfg.Drain))
+	ended := false
+	select {
+	case <-r.ended:
+		// The run cannot go on (endEarly): what is still queued is
+		// dropped, and no reply is waited for.
+		ended = true
+		r.cutoff.Store(r.now())
+	default:
+	}
 	if e.ctx.Err() != nil {
 		e.interrupt()
-	} else if n := r.inflight.Load(); n > 0 && cfg.Drain > 0 && cfg.OnDrain != nil {
+	} else if n := r.inflight.Load(); n > 0 && cfg.Drain > 0 && cfg.OnDrain != nil && !ended {
 		cfg.OnDrain(n, cfg.Drain)
 	}
 	close(r.ticks)

@@ -42,6 +42,20 @@ type H1Conn struct {
 	wbuf    []byte
 	maxBody int
 	closing bool // the server announced Connection: close
+	sse     bool // the response being read is text/event-stream
+}
+
+// ErrEventStream reports a response sent as Server-Sent Events
+// (Content-Type: text/event-stream) to a plain JSON-RPC POST, whose reply
+// must be a JSON body: MCP's Streamable HTTP answers so, which only the
+// mcp profile reads. The body read is returned with it.
+var ErrEventStream = errors.New("transport: the response is an SSE stream (Content-Type: text/event-stream), not a JSON body")
+
+// isEventStream reports whether a Content-Type value is text/event-stream,
+// whatever its parameters.
+func isEventStream(v []byte) bool {
+	mt, _, _ := bytes.Cut(v, []byte{';'})
+	return asciiEqualFold(bytes.TrimSpace(mt), "text/event-stream")
 }
 
 // DialH1 connects to o.URL (http or https).
@@ -153,6 +167,9 @@ func (c *H1Conn) Post(body, dst []byte, deadline time.Time) ([]byte, int, error)
 		if status < 200 || status > 299 {
 			return dst, status, &StatusError{Code: status, Body: snippet(dst)}
 		}
+		if c.sse {
+			return dst, status, ErrEventStream
+		}
 		return dst, status, nil
 	}
 }
@@ -165,9 +182,11 @@ func snippet(b []byte) string {
 }
 
 // readHead reads a status line and headers, keeping what framing needs:
-// Content-Length (-1 if absent), chunked transfer coding, Connection: close.
+// Content-Length (-1 if absent), chunked transfer coding, Connection: close;
+// and whether the body is an SSE stream.
 func (c *H1Conn) readHead() (status int, clen int64, chunked bool, err error) {
 	clen = -1
+	c.sse = false
 	total := 0
 	for lineNo := 0; ; lineNo++ {
 		line, err := c.br.ReadSlice('\n')
@@ -211,6 +230,8 @@ func (c *H1Conn) readHead() (status int, clen int64, chunked bool, err error) {
 			if !chunked && !asciiEqualFold(value, "identity") {
 				return status, clen, chunked, fmt.Errorf("transport: unsupported Transfer-Encoding %q", snippet(value))
 			}
+		case asciiEqualFold(name, "content-type"):
+			c.sse = isEventStream(value)
 		case asciiEqualFold(name, "connection"):
 			if asciiEqualFold(value, "close") {
 				c.closing = true

@@ -51,7 +51,7 @@ func NewH2(o H1Options) *H2Client {
 
 // Post sends body and returns the reply body appended to dst[:0], like
 // H1Conn.Post: a status outside 2xx also returns *StatusError; a body over
-// MaxBody returns ErrBodyTooLarge.
+// MaxBody returns ErrBodyTooLarge; an SSE body, ErrEventStream.
 func (c *H2Client) Post(ctx context.Context, body, dst []byte) ([]byte, int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
@@ -75,6 +75,9 @@ func (c *H2Client) Post(ctx context.Context, body, dst []byte) ([]byte, int, err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return dst, resp.StatusCode, &StatusError{Code: resp.StatusCode, Body: snippet(dst)}
+	}
+	if isEventStream([]byte(resp.Header.Get("Content-Type"))) {
+		return dst, resp.StatusCode, ErrEventStream
 	}
 	return dst, resp.StatusCode, nil
 }

@@ -87,3 +87,40 @@ func TestProbeH2(t *testing.T) {
 		})
 	}
 }
+
+// TestEventStream: a response with Content-Type text/event-stream (any
+// parameters, any case) is returned with ErrEventStream by both HTTP
+// clients, its body read; a JSON one is not.
+func TestEventStream(t *testing.T) {
+	for _, tc := range []struct {
+		ctype string
+		sse   bool
+	}{{"text/event-stream", true}, {"Text/Event-Stream; charset=utf-8", true}, {"application/json", false}} {
+		h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", tc.ctype)
+			w.Write([]byte("data: {}\n\n"))
+		})
+		srv := httptest.NewUnstartedServer(h)
+		srv.Config.Protocols = new(http.Protocols)
+		srv.Config.Protocols.SetHTTP1(true)
+		srv.Config.Protocols.SetUnencryptedHTTP2(true)
+		srv.Start()
+		t.Cleanup(srv.Close)
+		o := H1Options{URL: srv.URL, MaxBody: 1 << 20}
+		c, err := DialH1(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _, err := c.Post([]byte("{}"), nil, time.Now().Add(10*time.Second))
+		c.Close()
+		if errors.Is(err, ErrEventStream) != tc.sse || string(body) != "data: {}\n\n" {
+			t.Errorf("HTTP/1.1, %s: body %q, err %v; want the body, ErrEventStream %v", tc.ctype, body, err, tc.sse)
+		}
+		h2 := NewH2(o)
+		body, _, err = h2.Post(context.Background(), []byte("{}"), nil)
+		h2.Close()
+		if errors.Is(err, ErrEventStream) != tc.sse || string(body) != "data: {}\n\n" {
+			t.Errorf("HTTP/2, %s: body %q, err %v; want the body, ErrEventStream %v", tc.ctype, body, err, tc.sse)
+		}
+	}
+}
