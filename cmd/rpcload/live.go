@@ -113,6 +113,9 @@ func startLive(cfg *engine.Config, f *runFlags, stderr io.Writer) (*liveRun, err
 		l.metrics = m
 		fmt.Fprintf(stderr, "rpcload: live figures on http://%s/metrics\n", m.Addr())
 	}
+	if l.progress != nil {
+		cfg.OnDrain = func(n int64, wait time.Duration) { l.progress.Note(drainNotice(n, wait)) }
+	}
 	total := cfg.Duration
 	cfg.OnInterval = func(iv engine.Interval) { l.observe(iv, total, true) }
 	cfg.OnStatus = func(iv engine.Interval) { l.observe(iv, total, false) }
@@ -204,4 +207,10 @@ func (l *liveRun) close() error {
 		l.metrics = nil
 	}
 	return err
+}
+
+// drainNotice tells that sending has ended and the run waits for replies:
+// a long --drain would otherwise look like a run that hangs.
+func drainNotice(inFlight int64, wait time.Duration) string {
+	return fmt.Sprintf("rpcload: sending ended; waiting up to %s for the replies of %d requests in flight (--drain; interrupt to stop waiting)", wait, inFlight)
 }

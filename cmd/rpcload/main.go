@@ -12,7 +12,8 @@
 //
 // Exit codes: 0 ok; 1 the run completed but saw violations, leaks,
 // timeouts or transport errors, or a threshold failed; 2 usage or
-// configuration error; 3 target unreachable; 130 interrupted.
+// configuration error; 3 the run could not run against the target
+// (unreachable, or unable to serve it); 130 interrupted.
 package main
 
 import (

@@ -26,7 +26,7 @@ type profileFlags struct {
 }
 
 func (f *profileFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.name, "profile", "jsonrpc", "protocol profile: jsonrpc, mcp, lsp or eth (handshake, params, answers to server requests, cancellation, rules)")
+	fs.StringVar(&f.name, "profile", "jsonrpc", "protocol profile: jsonrpc, mcp, lsp or eth (handshake, params, answers to server requests, cancellation, rules); an HTTP server answering in SSE needs mcp")
 	fs.StringVar(&f.mcpEra, "mcp-era", "auto", "mcp: auto (detect), modern (2026-07-28), legacy (2025-11-25) or a revision date")
 	fs.StringVar(&f.tool, "tool", "", "mcp: call this tool (method tools/call, params {\"name\":TOOL,\"arguments\":ARGS})")
 	fs.StringVar(&f.toolArgs, "args", "{}", "mcp: the tool's arguments, a JSON object (with --tool)")

@@ -69,7 +69,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.conns, "conns", 0, "connections (default: streams 4; child processes 1; http 64, or --concurrency in closed loop)")
 	fs.DurationVar(&f.duration, "duration", 10*time.Second, "length of the sending phase")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout; a reply after it is counted late")
-	fs.DurationVar(&f.drain, "drain", 0, "wait this long for replies after sending stops (default: --timeout)")
+	fs.DurationVar(&f.drain, "drain", 0, "wait this long for replies after sending stops (default: --timeout); SIGINT/SIGTERM cuts the wait to a second")
 	fs.IntVar(&f.maxInFlight, "max-inflight", 100000, "most requests scheduled and not yet resolved; open-loop ticks past it are dropped")
 	fs.StringVar(&f.method, "method", "", "JSON-RPC method to call (required)")
 	fs.StringVar(&f.params, "params", "", "params as a JSON array or object, e.g. '[1,\"a\"]'")
@@ -77,7 +77,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.notifyEvery, "notify-every", 0, "send every Nth call as a notification (no id, no reply expected)")
 	fs.IntVar(&f.batch, "batch", 0, "send calls as JSON-RPC batch arrays of N; --rate then counts batches")
 	fs.StringVar(&f.framing, "framing", "newline", "child process after --: newline or content-length (LSP) framing")
-	fs.BoolVar(&f.restart, "restart", false, "child process: start a new one when it exits, and go on")
+	fs.BoolVar(&f.restart, "restart", false, "child process: start a new one when it exits, and go on (without it, the run ends once every child has exited)")
 	fs.StringVar(&f.stderrPath, "stderr", "", "child process: append its stderr to this file (the last lines are in the report either way)")
 	fs.DurationVar(&f.grace, "grace", 2*time.Second, "child process shutdown: wait this long after closing stdin, then SIGTERM, wait again, then SIGKILL")
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra HTTP header 'Name: value' (repeatable)")
@@ -87,7 +87,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.caCert, "ca-cert", "", "https, wss: trust only the certificate authorities in this PEM file (instead of the system's)")
 	fs.StringVar(&f.clientCert, "client-cert", "", "https, wss: present this PEM client certificate (with its key, or --client-key)")
 	fs.StringVar(&f.clientKey, "client-key", "", "https, wss: the PEM private key of --client-cert")
-	fs.BoolVar(&f.http2, "http2", false, "http(s): use HTTP/2 (h2c with prior knowledge on http://), many requests per connection")
+	fs.BoolVar(&f.http2, "http2", false, "http(s): use HTTP/2 (h2c with prior knowledge on http://), many requests per connection; exit 3 if the server does not speak it")
 	fs.StringVarP(&f.output, "output", "o", "", "write the result as JSON to this file (atomically); - writes it to stdout, and the report to stderr")
 	fs.BoolVar(&f.allowViolations, "allow-violations", false, "exit 0 even when violations, leaks, timeouts or transport errors were seen")
 	fs.DurationVar(&f.interval, "interval", time.Second, "time-series and progress interval")
@@ -305,12 +305,15 @@ func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr
 	}
 	res, err := engine.Run(ctx, cfg)
 	lerr := lv.finish(res)
-	if err != nil {
+	if res == nil {
 		if errors.Is(err, engine.ErrUnreachable) {
 			return exitUnreachable, err
 		}
 		return exitUsage, err
 	}
+	// With a result, err is why the run could not run against its target
+	// after all (engine.Run): the report and files are still written.
+	runErr := err
 	res.Settings = settings(cfg)
 	if lerr != nil {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("writing the interval files stopped: %v", lerr))
@@ -337,7 +340,9 @@ func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr
 	switch {
 	case res.Interrupted:
 		return exitInterrupted, nil
-	case gateFailed:
+	case runErr != nil:
+		return exitUnreachable, runErr
+	case gateFailed, res.EndedEarly != "":
 		return exitFindings, nil
 	case !f.allowViolations && findings(res):
 		return exitFindings, nil

@@ -114,3 +114,51 @@ func TestServeBinary(t *testing.T) {
 	}
 	mustContain(t, "serve stdout", w.String(), "serving JSON-RPC over HTTP on http://127.0.0.1:", "stopped after", "duplicate:")
 }
+
+// TestInterruptDrain: SIGINT or SIGTERM while the run waits out a long
+// drain (a server that never answers) cuts the wait to a second: exit 130,
+// the report on stdout and the result file marked interrupted, with the
+// requests still out counted leaked. The test waits for the drain's notice
+// on stderr, not for a time.
+func TestInterruptDrain(t *testing.T) {
+	_, httpURL, tcpURL := startServer(t, testsrv.Config{Faults: []testsrv.FaultSpec{{Fault: testsrv.FaultDrop, Prob: 1}}})
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		for _, transport := range []string{"tcp", "http"} {
+			t.Run(sig.String()+" "+transport, func(t *testing.T) {
+				bin := binary(t)
+				target := map[string]string{"tcp": tcpURL, "http": httpURL}[transport]
+				out := filepath.Join(t.TempDir(), "result.json")
+				ctx, cancel := context.WithTimeout(context.Background(), childLimit)
+				defer cancel()
+				cmd, stdout, w := clitest.Start(ctx, t, bin, "run", target, "--method", "echo", "--params", "[1]",
+					"--rate", "100", "--duration", "300ms", "--timeout", "1h", "--drain", "1h", "--interval", "100ms", "-o", out)
+				w.Wait(t, childLimit, "the drain's notice", func(s string) bool { return strings.Contains(s, "sending ended; waiting up to 1h0m0s") })
+				if err := cmd.Process.Signal(sig); err != nil {
+					t.Fatal(err)
+				}
+				signalled := time.Now()
+				<-w.Done()
+				err := cmd.Wait()
+				stopped := time.Since(signalled)
+				var ee *exec.ExitError
+				if ctx.Err() != nil || (err != nil && !errors.As(err, &ee)) {
+					t.Fatalf("rpcload did not exit by itself (%v) after %s\nstderr:\n%s", err, stopped, w)
+				}
+				if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+					t.Fatalf("exit %d, want 130\nstdout:\n%s\nstderr:\n%s", code, stdout, w)
+				}
+				if stopped > 5*time.Second {
+					t.Errorf("took %s to stop after the signal", stopped)
+				}
+				mustContain(t, "report", stdout.String(), "(interrupted)")
+				res := readResult(t, out)
+				if !res.Interrupted || res.Requests.Sent == 0 || res.Requests.Leaked != res.Requests.Sent {
+					t.Errorf("interrupted %v, sent %d, leaked %d; want true, > 0 and all sent leaked", res.Interrupted, res.Requests.Sent, res.Requests.Leaked)
+				}
+				if res.DrainS > 60 {
+					t.Errorf("drain_s %g: the drain was not cut short", res.DrainS)
+				}
+			})
+		}
+	}
+}

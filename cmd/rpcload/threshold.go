@@ -17,20 +17,26 @@ import (
 	"github.com/rpcload/rpcload/internal/threshold"
 )
 
+// maxErrorRateExpr is the threshold --max-error-rate R stands for, before R.
+const maxErrorRateExpr = "rpc_error_rate<="
+
 // junitSuiteName names the testsuite of --junit reports.
 const junitSuiteName = "rpcload"
 
 // gateFlags holds the CI gate flags shared by run and check: --threshold
 // and --junit.
 type gateFlags struct {
-	exprs      []string
-	junit      string
-	thresholds []threshold.Threshold // parsed from exprs by parse
+	exprs        []string
+	maxErrorRate string // --max-error-rate R: the threshold rpc_error_rate<=R
+	junit        string
+	thresholds   []threshold.Threshold // parsed from exprs by parse
 }
 
 func (g *gateFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&g.exprs, "threshold", nil,
 		"fail (exit 1) unless `EXPR` holds, e.g. 'p99<50ms', 'error_rate<0.1%', 'p99{method=eth_call}<20ms' (repeatable; docs/thresholds.md)")
+	fs.StringVar(&g.maxErrorRate, "max-error-rate", "",
+		"fail (exit 1) when more than `R` of the requests sent got a JSON-RPC error reply, e.g. 1% or 0.005: short for --threshold 'rpc_error_rate<=R'")
 	fs.StringVar(&g.junit, "junit", "", "write the threshold verdicts and one testcase per protocol rule as JUnit XML to `FILE`")
 }
 
@@ -42,6 +48,13 @@ func (g *gateFlags) parse() error {
 		t, err := threshold.Parse(e)
 		if err != nil {
 			return usagef("--threshold: %v", err)
+		}
+		g.thresholds = append(g.thresholds, t)
+	}
+	if g.maxErrorRate != "" {
+		t, err := threshold.Parse(maxErrorRateExpr + g.maxErrorRate)
+		if err != nil {
+			return usagef("--max-error-rate %s: %v", g.maxErrorRate, err)
 		}
 		g.thresholds = append(g.thresholds, t)
 	}
@@ -117,8 +130,8 @@ func checkCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	if fs.NArg() != 1 {
 		return exitUsage, usagef("check takes exactly one result file (got %d); see rpcload check --help", fs.NArg())
 	}
-	if len(g.exprs) == 0 {
-		return exitUsage, usagef("check needs at least one --threshold, e.g. --threshold 'p99<50ms'")
+	if len(g.exprs) == 0 && g.maxErrorRate == "" {
+		return exitUsage, usagef("check needs at least one --threshold (or --max-error-rate), e.g. --threshold 'p99<50ms'")
 	}
 	if err := g.parse(); err != nil {
 		return exitUsage, err

@@ -18,8 +18,26 @@ import (
 	"github.com/rpcload/rpcload/internal/workload"
 )
 
-// ErrUnreachable wraps the failure to reach the target at all.
+// ErrUnreachable is the class of every reason a run cannot run against its
+// target (exit 3): the target could not be reached at all, or it was
+// reached but cannot serve this run (it does not speak HTTP/2 for
+// --http2, it answers the jsonrpc profile in SSE, its child process
+// exited before answering anything). The latter say so in their own words
+// (cannotRun) and still unwrap to it.
 var ErrUnreachable = errors.New("target unreachable")
+
+// cannotRunError is a target that was reached but cannot serve the run.
+type cannotRunError struct {
+	url string
+	err error
+}
+
+func (e *cannotRunError) Error() string   { return "cannot run against " + e.url + ": " + e.err.Error() }
+func (e *cannotRunError) Unwrap() []error { return []error{ErrUnreachable, e.err} }
+
+// cannotRun is err as a reason the run cannot run against the target at
+// url (exit 3, like ErrUnreachable).
+func cannotRun(url string, err error) error { return &cannotRunError{url, err} }
 
 // Config is a validated description of one run.
 type Config struct {
@@ -45,7 +63,13 @@ type Config struct {
 	// IntervalHists asks for each interval's histograms in Interval.Hists
 	// (for an HdrHistogram interval log).
 	IntervalHists bool
-	// InterruptDrain bounds the drain after the context is cancelled.
+	// OnDrain, if set, is called when sending has ended and the run starts
+	// waiting up to wait (the drain) for the replies of the inFlight
+	// requests still out; not when nothing is in flight or the run was
+	// interrupted.
+	OnDrain func(inFlight int64, wait time.Duration)
+	// InterruptDrain bounds the drain after the context is cancelled,
+	// whether that happens while sending or during the drain.
 	InterruptDrain time.Duration
 	// Profile is the ecosystem layer (handshake, params, answers to the
 	// server's requests, cancellation, shutdown, rules); nil is jsonrpc.

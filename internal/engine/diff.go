@@ -306,7 +306,7 @@ func (s *diffSide) conn(i int) (*streamConn, error) {
 	sc.sess.stop()
 	sc.st.Close()
 	if sc.child != nil {
-		r.childGone(sc.child)
+		r.childGone(sc.child, false)
 	}
 	fresh, err := s.stream.dial(context.Background(), i)
 	if err != nil {

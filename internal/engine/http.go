@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/pending"
+	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
@@ -47,12 +50,26 @@ func newHTTPDriver(r *run) *httpDriver {
 
 // start checks that the target accepts connections (and, for https, that
 // the TLS handshake succeeds), without sending a request that would count.
+// With --http2 it checks that the server speaks HTTP/2: otherwise every
+// request of the run would fail, one --timeout at a time.
 func (d *httpDriver) start(ctx context.Context) error {
-	c, err := transport.DialH1(ctx, d.uncounted())
-	if err != nil {
-		return err
+	if d.h2 != nil {
+		pctx, cancel := context.WithTimeout(ctx, d.r.cfg.Timeout)
+		err := transport.ProbeH2(pctx, d.uncounted())
+		cancel()
+		if errors.Is(err, transport.ErrNoHTTP2) {
+			return cannotRun(d.r.cfg.Target.URL, fmt.Errorf("%s: %w; without it rpcload speaks HTTP/1.1", d.r.cfg.Name("http2"), err))
+		}
+		if err != nil {
+			return err
+		}
+	} else {
+		c, err := transport.DialH1(ctx, d.uncounted())
+		if err != nil {
+			return err
+		}
+		c.Close()
 	}
-	c.Close()
 	if d.r.cfg.Batch > 1 {
 		d.probeEmptyBatchHTTP(ctx)
 	}
@@ -227,6 +244,9 @@ func (d *httpDriver) work() {
 		}
 		if err != nil {
 			kind := stats.TransportError
+			if why := mcpOnly(err, r.prof.Name()); why != "" {
+				r.endEarly(why, errors.New(why)) // every reply would be the same: stop now
+			}
 			switch {
 			case r.interrupted.Load() && (errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.Canceled)):
 				kind = stats.Leaked // cut short by the interrupt, not by --timeout
@@ -290,4 +310,21 @@ func allLinesJSON(body []byte, m *wire.Message) bool {
 		}
 	}
 	return true
+}
+
+// mcpOnly is why the run cannot go on when err shows the server speaks
+// MCP's Streamable HTTP, which only the mcp profile reads: it answered in
+// SSE, or refused the request for not accepting SSE (406). "" otherwise.
+func mcpOnly(err error, prof profile.Name) string {
+	var how string
+	var se *transport.StatusError
+	switch {
+	case errors.Is(err, transport.ErrEventStream):
+		how = "the server answers with Content-Type text/event-stream (Server-Sent Events)"
+	case errors.As(err, &se) && se.Code == http.StatusNotAcceptable && strings.Contains(se.Body, "text/event-stream"):
+		how = "the server refuses the request with 406 Not Acceptable unless it accepts text/event-stream (Server-Sent Events)"
+	default:
+		return ""
+	}
+	return fmt.Sprintf("%s, as MCP's Streamable HTTP does; the %s profile reads JSON bodies only: use --profile mcp", how, prof)
 }

@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/rpcload/rpcload/internal/pending"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // sweepEvery is how often the sweeper looks for timed-out entries; a timeout
@@ -78,14 +80,20 @@ func (r *run) finalSweep() {
 }
 
 // waitDrain waits until nothing is in flight and every request that timed
-// out has had its late reply, or until the drain time is up.
-func (r *run) waitDrain(d time.Duration) {
+// out has had its late reply, or until the drain time d is up. It reports
+// true if stop came first (nil: nothing stops it).
+func (r *run) waitDrain(stop <-chan struct{}, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	t := time.NewTicker(2 * time.Millisecond)
 	defer t.Stop()
 	for (r.inflight.Load() > 0 || r.awaitingLate()) && time.Now().Before(deadline) {
-		<-t.C
+		select {
+		case <-t.C:
+		case <-stop:
+			return true
+		}
 	}
+	return false
 }
 
 func (r *run) awaitingLate() bool {
@@ -192,7 +200,7 @@ func warnings(res *stats.Result) []string {
 		w = append(w, fmt.Sprintf("the generator fell behind its schedule: lag p99 is %s (over 1 ms); corrected latency includes that wait, service time does not", fmtUs(lag)))
 	}
 	if d := res.Requests.Dropped; d > 0 {
-		w = append(w, fmt.Sprintf("%d scheduled requests were dropped: --max-inflight was reached (the server could not keep up with --rate, or --max-inflight is too low), or they were still queued for a connection when the drain ended", d))
+		w = append(w, fmt.Sprintf("%d scheduled requests were dropped: --max-inflight was reached (the server could not keep up with --rate, or --max-inflight is too low), they were still queued for a connection when the drain ended, or their child process had exited (without --restart)", d))
 	}
 	if res.Rate.Target > 0 && res.Rate.Achieved < 0.99*res.Rate.Target && !res.Interrupted {
 		unit := stats.RateUnit(res.Requests.Messages, res.Requests.Batches)
@@ -203,6 +211,41 @@ func warnings(res *stats.Result) []string {
 	}
 	if res.Interrupted {
 		w = append(w, "the run was interrupted; figures cover the time until the interrupt")
+	}
+	return w
+}
+
+// errorReplyWarnings names each call every reply of which was a JSON-RPC
+// error, with the code most of them carried and its message: a misspelled
+// method or wrong params would otherwise pass unnoticed (error replies are
+// answers, not findings; --max-error-rate fails a run on them).
+func errorReplyWarnings(res *stats.Result, calls []workload.Call) []string {
+	var w []string
+	for _, c := range calls {
+		m, ok := res.Methods[c.Name]
+		if !ok || m.Requests.Answered == 0 || m.Requests.RPCErrors != m.Requests.Answered {
+			continue
+		}
+		top := ""
+		for _, code := range stats.SortedKeys(m.ErrorCodes) {
+			if top == "" || m.ErrorCodes[code] > m.ErrorCodes[top] {
+				top = code
+			}
+		}
+		name := c.Method
+		if c.Name != c.Method {
+			name = fmt.Sprintf("%s (method %s)", c.Name, c.Method)
+		}
+		msg := ""
+		if ms := res.ErrorMessages[top]; len(ms) > 0 {
+			msg = fmt.Sprintf(" %q", stats.OneLine(ms[0], 120))
+		}
+		how, codes := ":", ""
+		if len(m.ErrorCodes) > 1 {
+			how, codes = ", most often", fmt.Sprintf("; %d codes in all", len(m.ErrorCodes))
+		}
+		w = append(w, fmt.Sprintf("every reply to %s was an error%s %s%s (%d of %d replies%s): check the method name and params; --max-error-rate fails such a run",
+			name, how, top, msg, m.ErrorCodes[top], m.Requests.Answered, codes))
 	}
 	return w
 }
@@ -221,3 +264,89 @@ func insecureWarning(cfg *Config) string {
 }
 
 func fmtUs(us int64) string { return (time.Duration(us) * time.Microsecond).String() }
+
+// ending is the end of a run: the queue sent, the drain, and an interrupt
+// at any point of them. A signal is watched until the drain is over, so
+// one that comes while the run waits for its last replies cuts the wait to
+// InterruptDrain as it would have cut the sending.
+type ending struct {
+	r   *run
+	d   driver
+	ctx context.Context
+	// What the result needs (run clock): when sending and the drain ended,
+	// and whether the run was interrupted.
+	sendingEnded, drainEnded int64
+	interrupted              bool
+}
+
+// start ends the run once sending has stopped: the queue goes out (or is
+// dropped at the cutoff) and the drain waits for the replies.
+func (e *ending) start(sched *workload.Schedule, served <-chan struct{}) {
+	r, cfg := e.r, e.r.cfg
+	r.cutoff.Store(r.now() + int64(cfg.Drain))
+	ended := false
+	select {
+	case <-r.ended:
+		// The run cannot go on (endEarly): what is still queued is
+		// dropped, and no reply is waited for.
+		ended = true
+		r.cutoff.Store(r.now())
+	default:
+	}
+	if e.ctx.Err() != nil {
+		e.interrupt()
+	} else if n := r.inflight.Load(); n > 0 && cfg.Drain > 0 && cfg.OnDrain != nil && !ended {
+		cfg.OnDrain(n, cfg.Drain)
+	}
+	close(r.ticks)
+	// An HTTP worker returns only after its last reply, which belongs to
+	// the drain: a signal may come while it waits.
+	select {
+	case <-served:
+	case <-e.ctx.Done():
+		e.interrupt()
+		<-served
+	}
+	// The sending phase ends with the last message written.
+	e.sendingEnded = r.now()
+	if last := r.lastSent(); last > 0 && last < e.sendingEnded {
+		e.sendingEnded = last
+		if sched != nil && !e.interrupted {
+			// An open-loop schedule spans its whole duration, its last
+			// tick one interval before the end.
+			e.sendingEnded = max(e.sendingEnded, min(int64(cfg.Duration), r.now()))
+		}
+	}
+	if e.interrupted {
+		e.cut() // interrupted while the queue was sent: the drain is cut short
+	}
+	// The drain ends at the cutoff: the HTTP workers may have spent part
+	// of it on the queue.
+	if !e.interrupted && (r.waitDrain(e.ctx.Done(), time.Duration(max(0, r.cutoff.Load()-r.now()))) || e.ctx.Err() != nil) {
+		e.interrupt()
+		e.cut()
+	}
+	if e.interrupted {
+		r.waitDrain(nil, time.Duration(max(0, r.cutoff.Load()-r.now())))
+	}
+	e.drainEnded = r.now()
+}
+
+// interrupt marks the run interrupted and cuts what is in progress short
+// after InterruptDrain; it acts once.
+func (e *ending) interrupt() {
+	if e.interrupted {
+		return
+	}
+	e.interrupted = true
+	e.r.interrupted.Store(true)
+	e.d.interrupt(e.r.cfg.InterruptDrain)
+	e.cut()
+}
+
+// cut brings the cutoff to InterruptDrain from now if that is sooner.
+func (e *ending) cut() {
+	if c := e.r.now() + int64(e.r.cfg.InterruptDrain); c < e.r.cutoff.Load() {
+		e.r.cutoff.Store(c)
+	}
+}

@@ -97,11 +97,21 @@ type run struct {
 	notifyRefused       atomic.Int64
 	notifyRefusedSample atomic.Value
 
-	errMu      sync.Mutex // guards errSample and childExits
+	errMu      sync.Mutex // guards errSample, childExits and what ended the run early
 	errSample  []string
 	childExits []string
 	lastStderr []string
 	exitCount  int
+	// ended is closed when sending must stop before its time (endEarly):
+	// every child process exited without --restart, or the target
+	// answers in a way this run cannot read. endWhy says why, for the
+	// report; abort, when set, is why the run could not run against its
+	// target after all (Run's error: exit 3).
+	ended    chan struct{}
+	endOnce  sync.Once
+	endWhy   string
+	abort    error
+	earlyEnd string // the first child that exited within its first second: how, and its stderr
 
 	connsOpened, connsLost atomic.Int64
 	// abandoned counts the HTTP requests that timed out: their POST was
@@ -217,7 +227,12 @@ type driver interface {
 
 // Run executes one load run and returns what it measured. Cancelling ctx
 // stops sending early; the result is still complete and marked interrupted.
-// The error is non-nil only when the run could not start (ErrUnreachable).
+// The error is non-nil only when the run could not run against its target
+// (ErrUnreachable, ErrNoSuchTool, a plan the era refuses): most often it
+// could not start, and the result is nil; when the target turned out
+// unusable only once the run had started (a child process that exited
+// before answering anything, replies this profile cannot read), the
+// result of what was measured comes with the error.
 func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -238,10 +253,13 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	startedAt := time.Now()
 	r.base, r.epoch = startedAt, startedAt
 	if err := d.start(ctx); err != nil {
-		if errors.Is(err, ErrNoSuchTool) {
-			return nil, err
+		if errors.Is(err, ErrNoSuchTool) || errors.Is(err, ErrUnreachable) {
+			return nil, err // it says what it is
 		}
-		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, cfg.Target.URL, err)
+		r.errMu.Lock()
+		hint := flagHint(r.lastStderr) // a child that exited at once
+		r.errMu.Unlock()
+		return nil, fmt.Errorf("%w: %s: %v%s", ErrUnreachable, cfg.Target.URL, err, hint)
 	}
 	// The era is known now: static params are rewritten for it once.
 	if err := r.prepareCalls(); err != nil {
@@ -265,6 +283,13 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	r.resetClock()
 	sendCtx, endSending := context.WithCancel(ctx)
 	r.endSending = endSending
+	go func() {
+		select {
+		case <-r.ended: // the run cannot go on: sending stops now
+			endSending()
+		case <-sendCtx.Done():
+		}
+	}()
 	closedCtx, cancelClosed := context.WithTimeout(sendCtx, cfg.Duration)
 	defer cancelClosed()
 	r.sendDone, r.sending = closedCtx.Done(), closedCtx
@@ -292,38 +317,8 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 		cancelClosed()
 	}
 	endSending()
-	drain := cfg.Drain
-	if ctx.Err() != nil {
-		r.interrupted.Store(true)
-		drain = min(drain, cfg.InterruptDrain)
-		d.interrupt(cfg.InterruptDrain)
-	}
-	r.cutoff.Store(r.now() + int64(drain))
-	close(r.ticks)
-	<-served
-	// The sending phase ends with the last message written. An HTTP worker
-	// returns only after its last reply, which belongs to the drain.
-	interrupted := ctx.Err() != nil
-	sendingEnded := r.now()
-	if last := r.lastSent(); last > 0 && last < sendingEnded {
-		sendingEnded = last
-		if sched != nil && !interrupted {
-			// An open-loop schedule spans its whole duration, its last
-			// tick one interval before the end.
-			sendingEnded = max(sendingEnded, min(int64(cfg.Duration), r.now()))
-		}
-	}
-
-	if interrupted {
-		// Interrupted while the queue was sent: the drain is cut short.
-		if c := r.now() + int64(cfg.InterruptDrain); c < r.cutoff.Load() {
-			r.cutoff.Store(c)
-		}
-	}
-	// The drain ends at the cutoff: the HTTP workers may have spent part
-	// of it on the queue.
-	r.waitDrain(time.Duration(max(0, r.cutoff.Load()-r.now())))
-	drainEnded := r.now()
+	e := ending{r: r, d: d, ctx: ctx}
+	e.start(sched, served)
 	// Stop the readers before the final sweep, so no reply can race the
 	// verdicts it hands out.
 	r.stopping.Store(true)
@@ -334,7 +329,14 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	close(tickerStop)
 	<-tickerDone
 
-	return r.result(sched, interrupted, sendingEnded, drainEnded, startLate)
+	res, err := r.result(sched, e.interrupted, e.sendingEnded, e.drainEnded, startLate)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.aborted(res); err != nil {
+		return res, cannotRun(cfg.Target.URL, err)
+	}
+	return res, nil
 }
 
 // newRun is the state of a run of cfg (validated) before anything is
@@ -348,6 +350,7 @@ func newRun(cfg *Config) *run {
 	r := &run{cfg: cfg, agg: stats.NewAggregator(names), prof: cfg.Profile, unmatched: uint16(len(cfg.Calls)), pickPCG: rand.NewPCG(0, 0)}
 	r.pickRand = rand.New(r.pickPCG)
 	r.era = r.prof.Era()
+	r.ended = make(chan struct{})
 	return r
 }
 
@@ -404,6 +407,15 @@ func (r *run) result(sched *workload.Schedule, interrupted bool, sendingEnded, d
 	if w := r.batchWarning(); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
+	res.Warnings = append(res.Warnings, errorReplyWarnings(res, r.cfg.Calls)...)
+	r.errMu.Lock()
+	res.EndedEarly = r.endWhy
+	for _, w := range []string{r.endWhy, r.earlyEnd} {
+		if w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
+	}
+	r.errMu.Unlock()
 	if w := insecureWarning(r.cfg); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}

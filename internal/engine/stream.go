@@ -33,6 +33,9 @@ type streamDriver struct {
 	// closed loop (its part of the credits at the top concurrency), to size
 	// its table once; 0 in open loop, where tables grow as they need.
 	peak []int
+	// gone counts the slots whose child process exited without
+	// --restart: when it reaches --conns the run cannot go on.
+	gone atomic.Int32
 }
 
 // streamConn is one connection's lifetime. A connection that breaks is
@@ -101,12 +104,13 @@ func (d *streamDriver) dial(ctx context.Context, i int) (*streamConn, error) {
 func (d *streamDriver) abandon(sc *streamConn) {
 	sc.abandoned.Store(true)
 	sc.broken.Store(true)
+	self := sc.child != nil && sc.child.ExitStatus() != ""
 	sc.st.Close()
 	<-sc.readerDone
 	sc.sess.stop()
 	d.r.removeTable(sc.tb)
 	if sc.child != nil && !sc.lost {
-		d.r.childGone(sc.child)
+		d.r.childGone(sc.child, self)
 	}
 }
 
@@ -175,7 +179,7 @@ func (d *streamDriver) close() {
 			sc.st.Close()
 			<-sc.readerDone
 			if sc.child != nil && !sc.lost {
-				d.r.childGone(sc.child)
+				d.r.childGone(sc.child, false)
 			}
 		}()
 	}
@@ -216,6 +220,9 @@ func (d *streamDriver) write(i int) {
 		w.times = make([]int64, 0, writeCoalesce)
 	}
 	for {
+		if w.retired() {
+			return
+		}
 		var ok bool
 		if w.pool != nil {
 			ok = w.fromCredits()
@@ -228,15 +235,35 @@ func (d *streamDriver) write(i int) {
 		if r.pastCutoff() {
 			// A writer held up by a server that does not read: what is
 			// still queued at the end of the drain is not sent.
-			for _, t := range w.batch {
-				r.dropLate(w.rec, w.pool, t)
-			}
+			w.drop(w.batch)
 			continue
 		}
 		if sc := w.conn(); sc != nil {
 			w.send(sc)
 		}
 	}
+}
+
+// drop counts ticks that will never be sent as dropped and releases what
+// they held in flight.
+func (w *streamWriter) drop(ticks []tick) {
+	for _, t := range ticks {
+		w.d.r.dropLate(w.rec, w.pool, t)
+	}
+}
+
+// retired reports whether this writer stops: its slot's child process
+// exited without --restart, so nothing will be sent on the slot again, and
+// other slots are left to take the ticks, or it makes its own (closed
+// loop). The writer of the last slot left drops the ticks still queued.
+func (w *streamWriter) retired() bool {
+	d := w.d
+	sc := d.slots[w.i]
+	if sc.child == nil || d.r.cfg.Restart || !sc.broken.Load() {
+		return false
+	}
+	<-sc.readerDone // its reader has counted the slot in gone
+	return w.pool != nil || int(d.gone.Load()) < d.r.cfg.Conns
 }
 
 // fromTicks gathers the next batch from the dispatcher: one tick, waiting
@@ -358,7 +385,10 @@ func (w *streamWriter) conn() *streamConn {
 	var err error
 	switch {
 	case sc.child != nil && !r.cfg.Restart:
-		// The child is gone and --restart was not given.
+		// The child is gone and --restart was not given: what it was to
+		// be sent is dropped, and the run ends once every slot's is gone.
+		w.drop(w.batch)
+		return nil
 	case time.Now().Before(w.nextDial):
 		err = errors.New("connection lost and not yet re-established")
 	default:
@@ -399,7 +429,11 @@ func (w *streamWriter) send(sc *streamConn) {
 	for ticks := w.batch; len(ticks) > 0; {
 		var ok bool
 		if ticks, ok = w.writeSome(sc, ticks); !ok {
-			w.fail(ticks)
+			if sc.child != nil && !w.d.r.cfg.Restart {
+				w.drop(ticks) // never to be sent: the child is gone for good
+			} else {
+				w.fail(ticks)
+			}
 			return
 		}
 	}
@@ -515,10 +549,15 @@ func (d *streamDriver) read(sc *streamConn) {
 	r.connsLost.Add(1)
 	sc.lost = true
 	sc.broken.Store(true)
+	self := sc.child != nil && sc.child.ExitStatus() != "" // not killed by the Close below
 	sc.st.Close()
 	go sc.sess.stop() // not here: the flusher may wait for this reader's connection
 	if sc.child != nil {
-		r.childGone(sc.child)
+		r.childGone(sc.child, self)
+		if !r.cfg.Restart && int(d.gone.Add(1)) == r.cfg.Conns && r.cutoff.Load() == 0 {
+			// Still sending: the run cannot go on.
+			r.endEarly(r.childrenGone(), nil)
+		}
 	}
 	r.removeTable(sc.tb)
 	lost := sc.tb.Leak(nil)

@@ -243,6 +243,19 @@ func (p *Progress) Done() {
 	}
 }
 
+// Note writes line on a line of its own between status lines (on a
+// terminal, below the line in place, which the next update draws again).
+// Notes after Done are written too: they are not status lines.
+func (p *Progress) Note(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		_, _ = io.WriteString(p.w, "\n")
+		p.drawn = false
+	}
+	_, _ = io.WriteString(p.w, line+"\n")
+}
+
 func (p *Progress) writeLocked(s Snapshot) {
 	p.unwritten = false
 	if !p.terminal {

@@ -248,3 +248,30 @@ func TestCut(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressNote: a note gets a line of its own, on a terminal below the
+// line drawn in place (which the next update draws again on a new line),
+// elsewhere between the plain lines.
+func TestProgressNote(t *testing.T) {
+	line := func(at time.Duration) string { return snap(at).String() }
+	for _, tt := range []struct {
+		terminal bool
+		want     string
+	}{
+		{true, "\r" + line(0) + "\x1b[K\nnote\n\r" + line(time.Second) + "\x1b[K\n"},
+		{false, line(0) + "\nnote\n" + line(time.Second) + "\n"},
+	} {
+		var buf bytes.Buffer
+		clock := &fakeClock{t: epoch}
+		p := NewProgress(&buf, tt.terminal, time.Second, clock.now)
+		p.SetWidth(200)
+		p.Update(snap(0))
+		p.Note("note")
+		clock.t = clock.t.Add(time.Second)
+		p.Update(snap(time.Second))
+		p.Done()
+		if buf.String() != tt.want {
+			t.Errorf("terminal %v: got\n%q\nwant\n%q", tt.terminal, buf.String(), tt.want)
+		}
+	}
+}

@@ -154,25 +154,29 @@ type Result struct {
 	ErrorCodes       map[string]uint64        `json:"error_codes"`
 	// ErrorMessages keeps the first distinct error messages seen per error
 	// code (a few per code, each cut to 512 bytes), as the server wrote them.
-	ErrorMessages         map[string][]string     `json:"error_messages,omitempty"`
-	ServerMethods         map[string]uint64       `json:"server_methods"` // requests and notifications the server sent, by method
-	Latency               LatencySet              `json:"latency"`
-	ClampedValues         uint64                  `json:"clamped_values"`
-	Methods               map[string]MethodResult `json:"methods"`
-	Series                []Point                 `json:"series"`
-	Warnings              []string                `json:"warnings"`
-	Interrupted           bool                    `json:"interrupted"`
-	Connections           Connections             `json:"connections"`
-	Child                 *ChildReport            `json:"child,omitempty"`
-	Profile               *ProfileReport          `json:"profile,omitempty"`
-	IDReuse               *IDReuseReport          `json:"id_reuse,omitempty"`
-	TransportErrorSamples []string                `json:"transport_error_samples"`
-	Thresholds            []ThresholdVerdict      `json:"thresholds,omitempty"` // --threshold verdicts, in the order given
-	Soak                  *SoakReport             `json:"soak,omitempty"`       // --soak: growth fits and the verdict
-	Shard                 *ShardInfo              `json:"shard,omitempty"`      // --shard i/n: this result is one shard's
-	MergedFrom            []MergedPart            `json:"merged_from,omitempty"`
-	Rounds                *RoundsReport           `json:"rounds,omitempty"` // --target A --target B --rounds N
-	Diff                  *DiffReport             `json:"diff,omitempty"`   // --diff: results compared between two targets
+	ErrorMessages map[string][]string     `json:"error_messages,omitempty"`
+	ServerMethods map[string]uint64       `json:"server_methods"` // requests and notifications the server sent, by method
+	Latency       LatencySet              `json:"latency"`
+	ClampedValues uint64                  `json:"clamped_values"`
+	Methods       map[string]MethodResult `json:"methods"`
+	Series        []Point                 `json:"series"`
+	Warnings      []string                `json:"warnings"`
+	Interrupted   bool                    `json:"interrupted"`
+	// EndedEarly says why sending stopped before the planned end when the
+	// run could not go on (every child process exited without --restart,
+	// replies the profile cannot read); "" otherwise. It fails the run.
+	EndedEarly            string             `json:"ended_early,omitempty"`
+	Connections           Connections        `json:"connections"`
+	Child                 *ChildReport       `json:"child,omitempty"`
+	Profile               *ProfileReport     `json:"profile,omitempty"`
+	IDReuse               *IDReuseReport     `json:"id_reuse,omitempty"`
+	TransportErrorSamples []string           `json:"transport_error_samples"`
+	Thresholds            []ThresholdVerdict `json:"thresholds,omitempty"` // --threshold verdicts, in the order given
+	Soak                  *SoakReport        `json:"soak,omitempty"`       // --soak: growth fits and the verdict
+	Shard                 *ShardInfo         `json:"shard,omitempty"`      // --shard i/n: this result is one shard's
+	MergedFrom            []MergedPart       `json:"merged_from,omitempty"`
+	Rounds                *RoundsReport      `json:"rounds,omitempty"` // --target A --target B --rounds N
+	Diff                  *DiffReport        `json:"diff,omitempty"`   // --diff: results compared between two targets
 }
 
 // Fill writes the aggregated figures into r (counts, latencies, per method,

@@ -36,6 +36,9 @@ type ChildStream interface {
 	// ExitStatus is "" while the process runs, then how it ended and when,
 	// e.g. "exit status 1 after 12ms" or "killed by signal SIGSEGV after 3.2s".
 	ExitStatus() string
+	// RanFor is how long the process ran, from its start to its exit; 0
+	// while it runs.
+	RanFor() time.Duration
 	// StderrTail returns a copy of the last lines the child wrote to
 	// stderr (a run of blank lines counts as one), preceded by the first
 	// crash line (a panic, a fatal error) that later lines pushed out.
@@ -87,6 +90,7 @@ type childStream struct {
 	waitDone   chan struct{} // closed when wait returns
 	stderrDone chan struct{} // closed when copyStderr returns
 	status     string        // written by wait before exited is closed
+	ranFor     time.Duration // likewise
 	dead       atomic.Bool   // set with exited, for the hot path
 	closing    atomic.Bool
 	fileErr    error // written by copyStderr before stderrDone is closed
@@ -210,6 +214,7 @@ func (s *childStream) wait() {
 		how = err.Error()
 	}
 	s.status = how + " after " + roundDuration(d)
+	s.ranFor = d
 	s.dead.Store(true)
 	close(s.exited)
 	// Read what the child left in the pipes, but not forever: its own
@@ -260,6 +265,13 @@ func (s *childStream) copyStderr(file *os.File) {
 func (s *childStream) PID() int                { return s.cmd.Process.Pid }
 func (s *childStream) Exited() <-chan struct{} { return s.exited }
 func (s *childStream) StderrTail() []string    { return s.tail.lines() }
+
+func (s *childStream) RanFor() time.Duration {
+	if !s.dead.Load() {
+		return 0
+	}
+	return s.ranFor
+}
 
 func (s *childStream) ExitStatus() string {
 	if !s.dead.Load() {

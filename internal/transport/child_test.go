@@ -225,12 +225,15 @@ func TestChildRoundTrip(t *testing.T) {
 			if err := <-sent; err != nil {
 				t.Fatalf("Send/Flush: %v", err)
 			}
-			if cs.PID() <= 0 || cs.ExitStatus() != "" {
-				t.Errorf("PID %d, ExitStatus %q while running", cs.PID(), cs.ExitStatus())
+			if cs.PID() <= 0 || cs.ExitStatus() != "" || cs.RanFor() != 0 {
+				t.Errorf("PID %d, ExitStatus %q, RanFor %s while running", cs.PID(), cs.ExitStatus(), cs.RanFor())
 			}
 			d, err := closeChild(t, cs)
 			if err != nil || !strings.HasPrefix(cs.ExitStatus(), "exit status 0 after ") {
 				t.Errorf("Close = %v after %v, ExitStatus %q; want nil, exit status 0", err, d, cs.ExitStatus())
+			}
+			if ran := cs.RanFor(); ran <= 0 || !strings.HasSuffix(cs.ExitStatus(), " after "+roundDuration(ran)) {
+				t.Errorf("RanFor %s, ExitStatus %q: want the time in the status", ran, cs.ExitStatus())
 			}
 		})
 	}

@@ -58,13 +58,37 @@ type H1Conn struct {
 	wbuf    []byte
 	maxBody int
 	closing bool // the server announced Connection: close
+	sse     bool // the response being read is text/event-stream
+}
+
+// ErrEventStream reports a response sent as Server-Sent Events
+// (Content-Type: text/event-stream) to a plain JSON-RPC POST, whose reply
+// must be a JSON body: MCP's Streamable HTTP answers so, which only the
+// mcp profile reads. The body read is returned with it.
+var ErrEventStream = errors.New("transport: the response is an SSE stream (Content-Type: text/event-stream), not a JSON body")
+
+// isEventStream reports whether a Content-Type value is text/event-stream,
+// whatever its parameters.
+func isEventStream(v []byte) bool {
+	mt, _, _ := bytes.Cut(v, []byte{';'})
+	return asciiEqualFold(bytes.TrimSpace(mt), "text/event-stream")
 }
 
 // DialH1 connects to o.URL (http or https).
 func DialH1(ctx context.Context, o H1Options) (*H1Conn, error) {
+	c, u, err := dialHTTP(ctx, o, "http/1.1")
+	if err != nil {
+		return nil, err
+	}
+	return &H1Conn{conn: c, br: bufio.NewReaderSize(c, 32<<10), head: requestHead(u, o.Header), wbuf: make([]byte, 0, 4096), maxBody: o.MaxBody}, nil
+}
+
+// dialHTTP connects to o.URL, offering the application protocols alpn in
+// the TLS handshake of an https URL.
+func dialHTTP(ctx context.Context, o H1Options, alpn ...string) (net.Conn, *url.URL, error) {
 	u, err := url.Parse(o.URL)
 	if err != nil {
-		return nil, fmt.Errorf("transport: %w", err)
+		return nil, nil, fmt.Errorf("transport: %w", err)
 	}
 	addr := u.Host
 	if u.Port() == "" {
@@ -72,17 +96,17 @@ func DialH1(ctx context.Context, o H1Options) (*H1Conn, error) {
 	}
 	c, err := o.Dial(ctx, "tcp", addr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if u.Scheme == "https" {
-		tc := tls.Client(c, o.TLS.Config(u.Hostname(), "http/1.1"))
+		tc := tls.Client(c, o.TLS.Config(u.Hostname(), alpn...))
 		if err := tc.HandshakeContext(ctx); err != nil {
 			c.Close()
-			return nil, fmt.Errorf("transport: TLS handshake with %s: %w", addr, err)
+			return nil, nil, fmt.Errorf("transport: TLS handshake with %s: %w", addr, err)
 		}
 		c = tc
 	}
-	return &H1Conn{conn: c, br: bufio.NewReaderSize(c, 32<<10), head: requestHead(u, o.Header), wbuf: make([]byte, 0, 4096), maxBody: o.MaxBody}, nil
+	return c, u, nil
 }
 
 // requestHead renders everything of a request before the length. Extra
@@ -158,6 +182,9 @@ func (c *H1Conn) Post(body, dst []byte, deadline time.Time) ([]byte, int, error)
 		if status < 200 || status > 299 {
 			return dst, status, &StatusError{Code: status, Body: snippet(dst)}
 		}
+		if c.sse {
+			return dst, status, ErrEventStream
+		}
 		return dst, status, nil
 	}
 }
@@ -170,9 +197,11 @@ func snippet(b []byte) string {
 }
 
 // readHead reads a status line and headers, keeping what framing needs:
-// Content-Length (-1 if absent), chunked transfer coding, Connection: close.
+// Content-Length (-1 if absent), chunked transfer coding, Connection: close;
+// and whether the body is an SSE stream.
 func (c *H1Conn) readHead() (status int, clen int64, chunked bool, err error) {
 	clen = -1
+	c.sse = false
 	total := 0
 	for lineNo := 0; ; lineNo++ {
 		line, err := c.br.ReadSlice('\n')
@@ -216,6 +245,8 @@ func (c *H1Conn) readHead() (status int, clen int64, chunked bool, err error) {
 			if !chunked && !asciiEqualFold(value, "identity") {
 				return status, clen, chunked, fmt.Errorf("transport: unsupported Transfer-Encoding %q", snippet(value))
 			}
+		case asciiEqualFold(name, "content-type"):
+			c.sse = isEventStream(value)
 		case asciiEqualFold(name, "connection"):
 			if asciiEqualFold(value, "close") {
 				c.closing = true
