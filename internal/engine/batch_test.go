@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rpcload/rpcload/internal/testsrv"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 func TestBatchesAgainstReferenceServer(t *testing.T) {
@@ -230,5 +231,29 @@ func TestServerMessagesCountedByMethod(t *testing.T) {
 	case <-allAnswered:
 	case <-time.After(10 * time.Second):
 		t.Errorf("the server got %d answers (-32601 to srv-1), want 500", answers.Load())
+	}
+}
+
+// TestBatchResultEqualsParams: each element of a batch draws params of its
+// own, and its reply is held against those params, not the first
+// element's: a correct echo server breaks no expectation (issue 15, item 1).
+func TestBatchResultEqualsParams(t *testing.T) {
+	_, httpURL, tcpURL := startServer(t, testsrv.Config{})
+	for _, tc := range []struct{ name, url string }{
+		{"tcp", tcpURL},
+		{"http", httpURL},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := baseConfig(target(t, tc.url))
+			cfg.Calls = []workload.Call{{Name: "echo", Method: "echo", Params: counterParams{}, Batch: 2, Expect: workload.Expect{ResultEqualsParams: true}}}
+			cfg.Rate, cfg.Duration = 500, 200*time.Millisecond
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q := res.Requests; q.Messages != 100 || q.OK != q.Sent || q.Sent == 0 || len(res.Violations) != 0 {
+				t.Fatalf("requests %+v violations %v %v", q, res.Violations, res.ViolationSamples)
+			}
+		})
 	}
 }
