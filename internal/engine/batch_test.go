@@ -102,32 +102,63 @@ func batchServerEmpty(t *testing.T, answer func(replies []json.RawMessage) any, 
 	})
 }
 
+// TestBatchReplyRules: each fault in a reply array gets one rule (the most
+// specific) and each request one fate, as the table in README.md says:
+// a duplicate is duplicate_reply only; a reply with an id never sent or id
+// null goes to the request of the batch left without a reply (answered,
+// invalid; not also missing); with none left, it answers a notification
+// when the batch had one (whatever its id), else id null is
+// unexpected_null_id and an id batch_extra_reply.
 func TestBatchReplyRules(t *testing.T) {
+	extra := func(reply string) func([]json.RawMessage) any {
+		return func(r []json.RawMessage) any { return append(r, json.RawMessage(reply)) }
+	}
+	instead := func(reply string) func([]json.RawMessage) any {
+		return func(r []json.RawMessage) any { r[1] = json.RawMessage(reply); return r }
+	}
+	const (
+		madeUp = `{"jsonrpc":"2.0","id":999999,"result":true}`
+		null   = `{"jsonrpc":"2.0","id":null,"result":true}`
+		noID   = `{"jsonrpc":"2.0","result":true}`
+	)
+	type fates struct{ ok, invalid, timeouts uint64 }
 	tests := []struct {
 		name   string
+		notify bool // every 4th element a notification: 3 requests a batch
 		answer func([]json.RawMessage) any
 		want   map[string]uint64 // violations, per 20 batches of 4
+		fates  fates
 	}{
-		{"reversed order is legal", func(r []json.RawMessage) any {
+		{"reversed order is legal", false, func(r []json.RawMessage) any {
 			for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
 				r[i], r[j] = r[j], r[i]
 			}
 			return r
-		}, map[string]uint64{}},
-		{"one missing", func(r []json.RawMessage) any { return r[1:] }, map[string]uint64{"batch_missing_reply": 20}},
-		{"one extra", func(r []json.RawMessage) any {
-			return append(r, json.RawMessage(`{"jsonrpc":"2.0","id":999999,"result":true}`))
-		}, map[string]uint64{"batch_extra_reply": 20, "unknown_id": 20}},
-		{"not an array", func(r []json.RawMessage) any {
+		}, map[string]uint64{}, fates{ok: 80}},
+		{"one missing", false, func(r []json.RawMessage) any { return r[1:] }, map[string]uint64{"batch_missing_reply": 20}, fates{ok: 60, timeouts: 20}},
+		{"one extra", false, extra(madeUp), map[string]uint64{"batch_extra_reply": 20}, fates{ok: 80}},
+		{"one duplicate", false, func(r []json.RawMessage) any { return append(r, r[0]) }, map[string]uint64{"duplicate_reply": 20}, fates{ok: 80}},
+		{"an id changed", false, instead(madeUp), map[string]uint64{"unknown_id": 20}, fates{ok: 60, invalid: 20}},
+		{"an id null instead", false, instead(null), map[string]uint64{"unexpected_null_id": 20}, fates{ok: 60, invalid: 20}},
+		{"an id dropped", false, instead(noID), map[string]uint64{"invalid_envelope": 20}, fates{ok: 60, invalid: 20}},
+		{"an id null too many", false, extra(null), map[string]uint64{"unexpected_null_id": 20}, fates{ok: 80}},
+		{"no id too many", false, extra(noID), map[string]uint64{"invalid_envelope": 20}, fates{ok: 80}},
+		{"notification answered with a made-up id", true, extra(madeUp), map[string]uint64{"reply_to_notification": 20}, fates{ok: 60}},
+		{"notification answered with id null", true, extra(null), map[string]uint64{"reply_to_notification": 20}, fates{ok: 60}},
+		{"notification answered without an id", true, extra(noID), map[string]uint64{"reply_to_notification": 20}, fates{ok: 60}},
+		{"not an array", false, func(r []json.RawMessage) any {
 			return json.RawMessage(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no batches"}}`)
-		}, map[string]uint64{"batch_not_array": 20}},
-		{"answered one by one", func(r []json.RawMessage) any { return r[0] }, map[string]uint64{"batch_not_array": 20}},
+		}, map[string]uint64{"batch_not_array": 20}, fates{timeouts: 80}},
+		{"answered one by one", false, func(r []json.RawMessage) any { return r[0] }, map[string]uint64{"batch_not_array": 20}, fates{ok: 20, timeouts: 60}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := baseConfig(target(t, batchServer(t, tc.answer)))
 			cfg.Rate, cfg.Batch, cfg.Duration = 200, 4, 100*time.Millisecond
 			cfg.Timeout, cfg.Drain = 100*time.Millisecond, 300*time.Millisecond
+			if tc.notify {
+				cfg.NotifyEvery = 4
+			}
 			res, err := Run(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -142,6 +173,10 @@ func TestBatchReplyRules(t *testing.T) {
 				if res.Violations[rule] != n {
 					t.Errorf("violations %v, want %v", res.Violations, tc.want)
 				}
+			}
+			q := res.Requests
+			if got := (fates{q.OK, q.InvalidReplies, q.Timeouts}); got != tc.fates || q.Sent != q.Answered+q.Timeouts+q.Leaked+q.TransportErrors {
+				t.Errorf("requests %+v: want %+v, each request one fate", q, tc.fates)
 			}
 		})
 	}
