@@ -331,7 +331,7 @@ func (j *judge) stray(tb *pending.Table, elem []byte, now int64, b *batchReply) 
 	}
 	switch {
 	case j.r.calls[b.method].weight > int(b.n): // elements beyond the requests were notifications
-		rules = j.r.prof.Check(m, j.eraNow()) | toNotification(m, env)
+		rules = j.r.prof.Check(m, j.eraNow()) | toNotification(m)
 	case m.IDKind == wire.IDNull:
 		rules = rules.Add(check.UnexpectedNullID)
 	case readable:
@@ -370,7 +370,7 @@ func (j *judge) rules(m *wire.Message, env check.Set) check.Set {
 func (j *judge) noID(m *wire.Message, env check.Set, inArray bool) check.Set {
 	switch {
 	case j.sent.notified.Load() > 0:
-		return toNotification(m, env)
+		return toNotification(m)
 	case !inArray && j.sent.batches.Load() > 0:
 		return env.Add(check.BatchNotArray)
 	case m.IDKind == wire.IDNull:
@@ -379,15 +379,11 @@ func (j *judge) noID(m *wire.Message, env check.Set, inArray bool) check.Set {
 	return env
 }
 
-// toNotification is the rules of response m, with envelope rules env, as
-// a reply to a notification: reply_to_notification, and a missing id is
-// no envelope fault of its own then (a notification has no id to echo),
-// so it is not also invalid_envelope.
-func toNotification(m *wire.Message, env check.Set) check.Set {
-	if m.IDKind == wire.IDAbsent {
-		env = check.EnvelopeProblems(m.Problems &^ wire.ProblemMissingID)
-	}
-	return env.Add(check.ReplyToNotification)
+// toNotification is the rules of response m as a reply to a
+// notification: reply_to_notification, with a missing id no envelope
+// fault of its own (check.EnvelopeToNotification).
+func toNotification(m *wire.Message) check.Set {
+	return check.EnvelopeToNotification(m).Add(check.ReplyToNotification)
 }
 
 // batchRules checks an answered entry against the way it was answered: a
