@@ -146,6 +146,7 @@ func TestBatchReplyRules(t *testing.T) {
 		{"notification answered with a made-up id", true, extra(madeUp), map[string]uint64{"reply_to_notification": 20}, fates{ok: 60}},
 		{"notification answered with id null", true, extra(null), map[string]uint64{"reply_to_notification": 20}, fates{ok: 60}},
 		{"notification answered without an id", true, extra(noID), map[string]uint64{"reply_to_notification": 20}, fates{ok: 60}},
+		{"notification answered with an id of a wrong type", true, extra(`{"jsonrpc":"2.0","id":true,"result":true}`), map[string]uint64{"invalid_envelope": 20}, fates{ok: 60}},
 		{"not an array", false, func(r []json.RawMessage) any {
 			return json.RawMessage(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no batches"}}`)
 		}, map[string]uint64{"batch_not_array": 20}, fates{timeouts: 80}},

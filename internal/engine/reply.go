@@ -303,16 +303,18 @@ func (j *judge) answer(e pending.Entry, invalid bool, frame []byte, now int64) {
 // one (whatever id the server made up), unexpected_null_id for id null,
 // batch_extra_reply for an id. An array none of whose elements carries an
 // id of ours answers no batch rpcload can tell: each element is judged as
-// a frame on its own.
+// a frame on its own. An id of a wrong type that answers nothing is
+// invalid_envelope alone.
 func (j *judge) stray(tb *pending.Table, elem []byte, now int64, b *batchReply) {
 	m := &j.msg
 	env := check.Envelope(m)
 	rules := j.rules(m, env)
 	readable := m.IDKind == wire.IDNumber || m.IDKind == wire.IDString
 	if b.first == 0 {
-		if readable {
+		switch {
+		case readable:
 			rules = rules.Add(check.UnknownID)
-		} else {
+		case m.IDKind != wire.IDOther:
 			rules = j.r.prof.Check(m, j.eraNow()) | j.noID(m, env, true)
 		}
 		j.violations(rules, j.r.unmatched, elem)
@@ -330,6 +332,9 @@ func (j *judge) stray(tb *pending.Table, elem []byte, now int64, b *batchReply) 
 		return
 	}
 	switch {
+	case m.IDKind == wire.IDOther:
+		// An id of a wrong type answering nothing: the envelope's rule
+		// says all there is, as rpcfuzz's oracle does.
 	case j.r.calls[b.method].weight > int(b.n): // elements beyond the requests were notifications
 		rules = j.r.prof.Check(m, j.eraNow()) | toNotification(m)
 	case m.IDKind == wire.IDNull:

@@ -35,6 +35,7 @@ func TestReplyToNotificationWithoutID(t *testing.T) {
 		{"in a batch, a made-up id", `[` + call + `,` + note + `]`, `[` + ok1 + `,` + other + `]`, rtn},
 		{"a batch of notifications, an array", `[` + note + `,` + note + `]`, `[` + noID + `]`, rtn},
 		{"a batch of notifications, an object", `[` + note + `,` + note + `]`, noID, rtn},
+		{"in a batch, an id of a wrong type", `[` + call + `,` + note + `]`, `[` + ok1 + `,{"jsonrpc":"2.0","id":true,"result":1}]`, check.Set(0).Add(check.InvalidEnvelope)},
 		{"in a batch, the call's reply without its id", `[` + call + `,` + note + `]`, `[` + noID + `]`, check.Set(0).Add(check.InvalidEnvelope)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
