@@ -141,8 +141,19 @@ func (s Set) Has(r Rule) bool { return s&(1<<r) != 0 }
 // frame that is not JSON breaks InvalidJSON alone, because nothing else about
 // it can be judged. Requests and notifications from the server are legal
 // JSON-RPC (the protocol is symmetric) and are not judged here.
-func Envelope(m *wire.Message) Set {
-	p := m.Problems
+func Envelope(m *wire.Message) Set { return envelope(m.Problems) }
+
+// EnvelopeToNotification is Envelope for a reply judged a reply to a
+// notification (the rule reply_to_notification): a missing id is what
+// answering a notification looks like, since it has no id to echo, so it
+// is not also invalid_envelope. rpcload and rpcfuzz both judge such a
+// reply with it, so that they name one case alike.
+func EnvelopeToNotification(m *wire.Message) Set {
+	return envelope(m.Problems &^ wire.ProblemMissingID)
+}
+
+// envelope is Envelope for a reply with problems p.
+func envelope(p wire.Problem) Set {
 	var s Set
 	if p.Has(wire.ProblemInvalidJSON) {
 		return s.Add(InvalidJSON)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rpcload/rpcload/internal/testsrv"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 func TestBatchesAgainstReferenceServer(t *testing.T) {
@@ -102,32 +103,64 @@ func batchServerEmpty(t *testing.T, answer func(replies []json.RawMessage) any, 
 	})
 }
 
+// TestBatchReplyRules: each fault in a reply array gets one rule (the most
+// specific) and each request one fate, as the table in README.md says:
+// a duplicate is duplicate_reply only; a reply with an id never sent or id
+// null goes to the request of the batch left without a reply (answered,
+// invalid; not also missing); with none left, it answers a notification
+// when the batch had one (whatever its id), else id null is
+// unexpected_null_id and an id batch_extra_reply.
 func TestBatchReplyRules(t *testing.T) {
+	extra := func(reply string) func([]json.RawMessage) any {
+		return func(r []json.RawMessage) any { return append(r, json.RawMessage(reply)) }
+	}
+	instead := func(reply string) func([]json.RawMessage) any {
+		return func(r []json.RawMessage) any { r[1] = json.RawMessage(reply); return r }
+	}
+	const (
+		madeUp = `{"jsonrpc":"2.0","id":999999,"result":true}`
+		null   = `{"jsonrpc":"2.0","id":null,"result":true}`
+		noID   = `{"jsonrpc":"2.0","result":true}`
+	)
+	type fates struct{ ok, invalid, timeouts uint64 }
 	tests := []struct {
 		name   string
+		notify bool // every 4th element a notification: 3 requests a batch
 		answer func([]json.RawMessage) any
 		want   map[string]uint64 // violations, per 20 batches of 4
+		fates  fates
 	}{
-		{"reversed order is legal", func(r []json.RawMessage) any {
+		{"reversed order is legal", false, func(r []json.RawMessage) any {
 			for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
 				r[i], r[j] = r[j], r[i]
 			}
 			return r
-		}, map[string]uint64{}},
-		{"one missing", func(r []json.RawMessage) any { return r[1:] }, map[string]uint64{"batch_missing_reply": 20}},
-		{"one extra", func(r []json.RawMessage) any {
-			return append(r, json.RawMessage(`{"jsonrpc":"2.0","id":999999,"result":true}`))
-		}, map[string]uint64{"batch_extra_reply": 20, "unknown_id": 20}},
-		{"not an array", func(r []json.RawMessage) any {
+		}, map[string]uint64{}, fates{ok: 80}},
+		{"one missing", false, func(r []json.RawMessage) any { return r[1:] }, map[string]uint64{"batch_missing_reply": 20}, fates{ok: 60, timeouts: 20}},
+		{"one extra", false, extra(madeUp), map[string]uint64{"batch_extra_reply": 20}, fates{ok: 80}},
+		{"one duplicate", false, func(r []json.RawMessage) any { return append(r, r[0]) }, map[string]uint64{"duplicate_reply": 20}, fates{ok: 80}},
+		{"an id changed", false, instead(madeUp), map[string]uint64{"unknown_id": 20}, fates{ok: 60, invalid: 20}},
+		{"an id null instead", false, instead(null), map[string]uint64{"unexpected_null_id": 20}, fates{ok: 60, invalid: 20}},
+		{"an id dropped", false, instead(noID), map[string]uint64{"invalid_envelope": 20}, fates{ok: 60, invalid: 20}},
+		{"an id null too many", false, extra(null), map[string]uint64{"unexpected_null_id": 20}, fates{ok: 80}},
+		{"no id too many", false, extra(noID), map[string]uint64{"invalid_envelope": 20}, fates{ok: 80}},
+		{"notification answered with a made-up id", true, extra(madeUp), map[string]uint64{"reply_to_notification": 20}, fates{ok: 60}},
+		{"notification answered with id null", true, extra(null), map[string]uint64{"reply_to_notification": 20}, fates{ok: 60}},
+		{"notification answered without an id", true, extra(noID), map[string]uint64{"reply_to_notification": 20}, fates{ok: 60}},
+		{"notification answered with an id of a wrong type", true, extra(`{"jsonrpc":"2.0","id":true,"result":true}`), map[string]uint64{"invalid_envelope": 20}, fates{ok: 60}},
+		{"not an array", false, func(r []json.RawMessage) any {
 			return json.RawMessage(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no batches"}}`)
-		}, map[string]uint64{"batch_not_array": 20}},
-		{"answered one by one", func(r []json.RawMessage) any { return r[0] }, map[string]uint64{"batch_not_array": 20}},
+		}, map[string]uint64{"batch_not_array": 20}, fates{timeouts: 80}},
+		{"answered one by one", false, func(r []json.RawMessage) any { return r[0] }, map[string]uint64{"batch_not_array": 20}, fates{ok: 20, timeouts: 60}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := baseConfig(target(t, batchServer(t, tc.answer)))
 			cfg.Rate, cfg.Batch, cfg.Duration = 200, 4, 100*time.Millisecond
 			cfg.Timeout, cfg.Drain = 100*time.Millisecond, 300*time.Millisecond
+			if tc.notify {
+				cfg.NotifyEvery = 4
+			}
 			res, err := Run(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -142,6 +175,10 @@ func TestBatchReplyRules(t *testing.T) {
 				if res.Violations[rule] != n {
 					t.Errorf("violations %v, want %v", res.Violations, tc.want)
 				}
+			}
+			q := res.Requests
+			if got := (fates{q.OK, q.InvalidReplies, q.Timeouts}); got != tc.fates || q.Sent != q.Answered+q.Timeouts+q.Leaked+q.TransportErrors {
+				t.Errorf("requests %+v: want %+v, each request one fate", q, tc.fates)
 			}
 		})
 	}
@@ -262,6 +299,30 @@ func TestBatchConcurrency(t *testing.T) {
 			want := "--concurrency 32 is not a multiple of --batch 5: a batch is sent only when 5 more requests may be in flight, so at most 30 requests (6 batches) were in flight at once"
 			if !slices.Contains(res.Warnings, want) {
 				t.Errorf("warnings %q lack %q", res.Warnings, want)
+			}
+		})
+	}
+}
+
+// TestBatchResultEqualsParams: each element of a batch draws params of its
+// own, and its reply is held against those params, not the first
+// element's: a correct echo server breaks no expectation (issue 15, item 1).
+func TestBatchResultEqualsParams(t *testing.T) {
+	_, httpURL, tcpURL := startServer(t, testsrv.Config{})
+	for _, tc := range []struct{ name, url string }{
+		{"tcp", tcpURL},
+		{"http", httpURL},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := baseConfig(target(t, tc.url))
+			cfg.Calls = []workload.Call{{Name: "echo", Method: "echo", Params: counterParams{}, Batch: 2, Expect: workload.Expect{ResultEqualsParams: true}}}
+			cfg.Rate, cfg.Duration = 500, 200*time.Millisecond
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q := res.Requests; q.Messages != 100 || q.OK != q.Sent || q.Sent == 0 || len(res.Violations) != 0 {
+				t.Fatalf("requests %+v violations %v %v", q, res.Violations, res.ViolationSamples)
 			}
 		})
 	}

@@ -24,10 +24,15 @@ func (r *run) emptyBatchVerdict(reply []byte, why string) {
 	var m wire.Message
 	if reply != nil {
 		wire.Scan(reply, &m)
-		if m.Kind == wire.KindError && m.HasCode && m.Code == wire.CodeInvalidRequest && m.IDKind == wire.IDNull {
+		env := check.Envelope(&m)
+		if m.Kind == wire.KindError && m.HasCode && m.Code == wire.CodeInvalidRequest && m.IDKind == wire.IDNull && env == 0 {
 			return
 		}
 		why = "the reply to [] is not one -32600 error object with id null"
+		if env != 0 {
+			// A broken envelope is an invalid reply here too.
+			why += " in a valid envelope (" + m.Problems.String() + ")"
+		}
 	}
 	rec := r.agg.NewRecorder()
 	rec.Record(stats.Sample{Kind: stats.Violation, Rule: check.EmptyBatchReplyWrong, Method: r.unmatched})

@@ -124,17 +124,7 @@ func (r *run) prepare(o *outgoing, reuse *idReuse, rec *stats.Recorder, cc *conn
 		return msg[:0]
 	}
 	id := o.st.First() + uint64(o.st.Len())
-	var fingerprint uint64
-	if requests > 0 && c.Expect.ResultEqualsParams {
-		fingerprint = workload.Fingerprint(params)
-	}
-	for range requests {
-		e := o.st.Entry()
-		e.Format, e.Method, e.Class, e.Intended, e.Fingerprint = r.cfg.IDFormat, t.call, c.class, t.intended, fingerprint
-		if n > 1 {
-			e.Batch, e.BatchLen = id, uint32(requests)
-		}
-	}
+	batch := id // the batch's first id, recorded in each of its entries
 	m := outMessage{intended: t.intended, call: t.call, requests: uint32(requests)}
 	msg = msg[:0]
 	if n > 1 {
@@ -159,6 +149,16 @@ func (r *run) prepare(o *outgoing, reuse *idReuse, rec *stats.Recorder, cc *conn
 			msg = wire.AppendNotification(msg, c.method, params)
 			m.notes++
 			continue
+		}
+		// Each request's entry is filled as it is encoded, so that it keeps
+		// the fingerprint of its own params, not those of the batch's first.
+		e := o.st.Entry()
+		e.Format, e.Method, e.Class, e.Intended = r.cfg.IDFormat, t.call, c.class, t.intended
+		if c.Expect.ResultEqualsParams {
+			e.Fingerprint = workload.Fingerprint(params)
+		}
+		if n > 1 {
+			e.Batch, e.BatchLen = batch, uint32(requests)
 		}
 		msg = wire.AppendRequest(msg, id, r.cfg.IDFormat, c.method, params)
 		id++

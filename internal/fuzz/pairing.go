@@ -224,6 +224,9 @@ func (p *pairs) strayVerdict(reply []byte) (check.Set, string) {
 		return env, "a reply that is no response: " + m.Problems.String()
 	}
 	rule, why := p.pairing.StrayRule(&m)
+	if rule == check.ReplyToNotification {
+		env = check.EnvelopeToNotification(&m) // a notification has no id to echo
+	}
 	return env.Add(rule), "a reply" + why
 }
 

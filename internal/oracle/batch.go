@@ -31,18 +31,39 @@ func judgeBatch(input, reply []byte, r *wire.Message) (check.Set, string) {
 		case r.Kind == wire.KindError && r.IDKind == wire.IDNull && refusableWhole(input, reqs):
 			return env, envelopeNote(env, r)
 		case allNotifs:
-			return env.Add(check.ReplyToNotification), "a batch of only notifications was answered with " + describe(r)
+			return check.EnvelopeToNotification(r).Add(check.ReplyToNotification), "a batch of only notifications was answered with " + describe(r)
 		}
 		return env.Add(check.BatchNotArray), "a batch of " + strconv.Itoa(len(reqs)) + " answered with a single object: " + describe(r)
 	}
 	b := newBatchMatch(sc, r.BatchLen, nil, nil)
 	b.pair(reply)
+	b.missingIDs()
 	for i := range reqs {
 		if q := &reqs[i]; !q.matched && q.required() && b.found(check.Set(0).Add(check.BatchMissingReply)) {
 			b.note = "no response for element " + strconv.Itoa(i) + idSuffix(q)
 		}
 	}
 	return b.rules | env, b.noteText(env, r)
+}
+
+// missingIDs records invalid_envelope for each reply without an id member
+// that went to a request: in a batch with notifications, collect left the
+// missing id to the pairing, since a reply to nothing there is
+// reply_to_notification alone (stray), and a notification has no id to
+// echo.
+func (b *batchMatch) missingIDs() {
+	if !b.notifs {
+		return
+	}
+	for i := range b.reqs {
+		q := &b.reqs[i]
+		if !q.matched {
+			continue
+		}
+		if p := &b.sc.pend[q.by]; p.idKind == wire.IDAbsent && b.found(check.Set(0).Add(check.InvalidEnvelope)) {
+			b.note = "reply element " + strconv.Itoa(p.k) + ": missing_id"
+		}
+	}
 }
 
 // judgeBatchSilence judges silence (r nil) or [] as the reply to a batch:

@@ -145,6 +145,9 @@ func (q *request) judgeFrame(r *wire.Message) (check.Set, string) {
 		}
 		return env.Add(check.InvalidEnvelope), "an array answers a single " + q.class.String() + " message"
 	}
+	if q.class == Notification && (r.Kind == wire.KindResult || r.Kind == wire.KindError) {
+		env = check.EnvelopeToNotification(r) // no id is what answering one looks like
+	}
 	s, note := q.judge(r)
 	switch {
 	case s == 0:

@@ -62,7 +62,12 @@ func (b *batchMatch) collect(reply []byte) {
 			break
 		}
 		wire.Scan(elem, &rm)
-		if env := check.Envelope(&rm); b.found(env) {
+		env := check.Envelope(&rm)
+		if b.notifs && (rm.Kind == wire.KindResult || rm.Kind == wire.KindError) {
+			// A missing id is left to the pairing (missingIDs, stray).
+			env = check.EnvelopeToNotification(&rm)
+		}
+		if b.found(env) {
 			b.note = "reply element " + strconv.Itoa(k) + ": " + rm.Problems.String()
 		}
 		if (rm.Kind == wire.KindRequest || rm.Kind == wire.KindNotification) && b.found(check.Set(0).Add(check.BatchExtraReply)) {

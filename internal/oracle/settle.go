@@ -260,7 +260,7 @@ func (b *batchMatch) stray(rm *wire.Message, state uint8, j int32) {
 		b.fates[k] = Fate{Kind: Stray, Of: -1}
 		return
 	}
-	if state == pendBadID {
+	if state == pendBadID && !(b.notifs && rm.IDKind == wire.IDAbsent) {
 		return // Envelope flagged the id; that is all there is to say
 	}
 	if rule, why := strayRule(rm, b.notifs, b.allIDs, true); b.found(check.Set(0).Add(rule)) {

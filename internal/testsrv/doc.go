@@ -71,7 +71,8 @@
 // request, id_type a number or a string that spells one ("7" -> 7); a frame
 // without such an id skips them in favour of the next listed fault.
 // notify_reply applies only to frames with valid notifications and answers
-// each with "id":null (computed as if it were a request). Per transport:
+// each with "id":null (computed as if it were a request); notify_reply_no_id
+// does the same with a response that has no id member. Per transport:
 //
 //	fault             TCP                                  HTTP
 //	drop              no reply line                        request held until the client gives up or Close (then aborted)

@@ -35,6 +35,10 @@ const (
 	FaultDelay           Fault = "delay"            // reply correctly, Config.FaultDelay later
 )
 
+// FaultNotifyReplyNoID answers notifications with a response that has no id
+// member, as a server that echoes a notification's absent id does.
+const FaultNotifyReplyNoID Fault = "notify_reply_no_id"
+
 // fid is the dense index of a Fault, so the hot path switches on small
 // integers and counts in a fixed array instead of a map.
 type fid uint8
@@ -55,6 +59,7 @@ const (
 	fNotifyReply
 	fClose
 	fDelay
+	fNotifyReplyNoID
 	numFIDs
 )
 
@@ -64,6 +69,7 @@ var allFaults = [...]Fault{
 	FaultDrop, FaultDuplicate, FaultUnknownID, FaultIDType, FaultBoth,
 	FaultNeither, FaultBadVersion, FaultGarbage, FaultInvalidEnvelope,
 	FaultBadError, FaultNullID, FaultNotifyReply, FaultClose, FaultDelay,
+	FaultNotifyReplyNoID,
 }
 
 // Faults returns every fault name, in a stable order (for help texts).
@@ -213,10 +219,11 @@ func (p *proc) roll(specs []fspec, r roller) (fid, int) {
 // applicable reports whether fault f can be shown on the frame in p, and on
 // which part. unknown_id needs a reply with a string or number id, null_id
 // the same for a valid request, id_type an id that can change type;
-// notify_reply needs a notification; all others need a reply to exist.
+// notify_reply and notify_reply_no_id need a notification; all others need
+// a reply to exist.
 func (p *proc) applicable(f fid) (int, bool) {
 	switch f {
-	case fNotifyReply:
+	case fNotifyReply, fNotifyReplyNoID:
 		return -1, p.hasNotif
 	case fUnknownID:
 		return p.firstID, p.firstID >= 0

@@ -105,6 +105,8 @@ var faultCases = []struct {
 	{FaultNullID, []string{r7, `{"id":1}`}, []string{errr("null", "-32600", "Invalid Request", ""), bad("1", `"bad_version|no_result_or_error"`)}, 1},
 	{FaultNotifyReply, []string{notify, r7, `[` + notify + `,` + r7 + `]`}, []string{
 		res("null", `"14:05"`), ok7, `[` + res("null", `"14:05"`) + `,` + ok7 + `]`}, 2},
+	{FaultNotifyReplyNoID, []string{notify, r7, `[` + notify + `,` + r7 + `]`}, []string{
+		`{"jsonrpc":"2.0","result":"14:05"}`, ok7, `[{"jsonrpc":"2.0","result":"14:05"},` + ok7 + `]`}, 2},
 	{FaultClose, []string{r7}, nil, 1},
 	{FaultDelay, []string{r7}, []string{ok7}, 1},
 }

@@ -237,7 +237,10 @@ func (p *proc) value(pt *part) []byte {
 }
 
 // emitted reports whether part pt is sent when fault f is applied.
-func emitted(pt *part, f fid) bool { return !pt.notif || f == fNotifyReply }
+func emitted(pt *part, f fid) bool { return !pt.notif || f.answersNotifications() }
+
+// answersNotifications reports whether fault f answers notifications.
+func (f fid) answersNotifications() bool { return f == fNotifyReply || f == fNotifyReplyNoID }
 
 // cost returns the service time of the reply under fault f: the slowest
 // timer of the sent parts, and the sum of their busy-waits (CPU work is
@@ -255,7 +258,7 @@ func (p *proc) cost(f fid) (delay, spin time.Duration) {
 
 // willReply reports whether fault f leaves anything to send.
 func (p *proc) willReply(f fid) bool {
-	return f != fDrop && (p.firstReply >= 0 || (f == fNotifyReply && p.hasNotif))
+	return f != fDrop && (p.firstReply >= 0 || (f.answersNotifications() && p.hasNotif))
 }
 
 // assemble appends the reply under fault f (target = the part it changes).
@@ -282,9 +285,12 @@ func (p *proc) assemble(dst []byte, f fid, target int) []byte {
 			dst = append(dst, ',')
 		}
 		n++
-		if i == target {
+		switch {
+		case i == target:
 			dst = p.appendFaulty(dst, pt, f)
-		} else {
+		case pt.notif && f == fNotifyReplyNoID:
+			dst = p.appendPartNoID(dst, pt)
+		default:
 			dst = p.appendPart(dst, pt, pt.id)
 		}
 	}
@@ -292,6 +298,19 @@ func (p *proc) assemble(dst []byte, f fid, target int) []byte {
 		dst = append(dst, ']')
 	}
 	return dst
+}
+
+// appendPartNoID writes part pt as a response without an id member, the
+// way a server that echoes a notification's (absent) id answers it.
+func (p *proc) appendPartNoID(dst []byte, pt *part) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0"`...)
+	if pt.code == 0 {
+		dst = append(dst, `,"result":`...)
+		dst = appendRaw(dst, p.value(pt))
+	} else {
+		dst = p.appendErrorMember(dst, pt)
+	}
+	return append(dst, '}')
 }
 
 func (p *proc) appendPart(dst []byte, pt *part, id []byte) []byte {

@@ -124,7 +124,7 @@ func New(cfg Config) (*Server, error) {
 		conns:     map[*streamConn]struct{}{},
 	}
 	for _, sp := range specs {
-		s.notifyFault = s.notifyFault || sp.id == fNotifyReply
+		s.notifyFault = s.notifyFault || sp.id.answersNotifications()
 	}
 	s.proto.init()
 	return s, nil
