@@ -42,9 +42,18 @@ type run struct {
 	ticks  chan tick
 	tokens chan struct{}      // closed loop over HTTP: one token per request allowed in flight
 	rates  *workload.Schedule // open loop: the schedule, for the target rate of each interval
-	retire atomic.Int64       // closed-loop stages over HTTP: tokens to take out of the pool as they come back
-	pool   int                // closed loop: tokens (or credits) made at the start
-	limit  int                // closed loop: the most ever in flight (concurrency, capped by --max-inflight)
+	// --requests in closed loop over streams, where every writer makes its
+	// own ticks: countLeft counts down the ticks this instance still owes,
+	// and countDone is closed when none is left, which ends sending. nil
+	// without --requests.
+	countLeft atomic.Int64
+	countDone chan struct{}
+	// countEnded: the open loop stopped at --requests, before its schedule
+	// spanned the duration.
+	countEnded atomic.Bool
+	retire     atomic.Int64 // closed-loop stages over HTTP: tokens to take out of the pool as they come back
+	pool       int          // closed loop: tokens (or credits) made at the start
+	limit      int          // closed loop: the most ever in flight (concurrency, capped by --max-inflight)
 	// Closed loop over streams: each connection slot's writer makes its own
 	// ticks from its part of the credits (credits.go), so there is no
 	// dispatcher; closedK numbers their ticks across writers, and sendDone
@@ -290,7 +299,7 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	sendingEnded := r.now()
 	if last := r.lastSent(); last > 0 && last < sendingEnded {
 		sendingEnded = last
-		if sched != nil && !interrupted {
+		if sched != nil && !interrupted && !r.countEnded.Load() {
 			// An open-loop schedule spans its whole duration, its last
 			// tick one interval before the end.
 			sendingEnded = max(sendingEnded, min(int64(cfg.Duration), r.now()))
@@ -329,6 +338,14 @@ func newRun(cfg *Config) *run {
 		names[i] = c.Name
 	}
 	r := &run{cfg: cfg, agg: stats.NewAggregator(names), prof: cfg.Profile, unmatched: uint16(len(cfg.Calls)), pickPCG: rand.NewPCG(0, 0)}
+	if cfg.Requests > 0 {
+		r.countDone = make(chan struct{})
+		if own := cfg.OwnRequests(); own > 0 {
+			r.countLeft.Store(int64(own))
+		} else {
+			close(r.countDone) // a shard with none of them
+		}
+	}
 	r.pickRand = rand.New(r.pickPCG)
 	r.era = r.prof.Era()
 	return r
@@ -419,6 +436,10 @@ func (r *run) dispatchOpen(ctx context.Context, sched *workload.Schedule, rec *s
 		}
 		k++
 		seq := r.cfg.Shard.Seq(k)
+		if r.cfg.Beyond(seq) {
+			r.countEnded.Store(true)
+			return // --requests: the count is sent
+		}
 		call := r.cfg.Pick(r.pickPCG, r.pickRand, seq)
 		w := int64(r.calls[call].weight)
 		if r.inflight.Load()+w > maxIn {
@@ -503,7 +524,10 @@ func (r *run) dispatchClosed(ctx context.Context) {
 		if r.cfg.ClosedStages() {
 			r.followStagesCredits(ctx)
 		}
-		<-ctx.Done()
+		select {
+		case <-ctx.Done():
+		case <-r.countDone: // --requests: the writers have taken the count (nil without: never)
+		}
 		return
 	}
 	if r.cfg.ClosedStages() {
@@ -513,6 +537,9 @@ func (r *run) dispatchClosed(ctx context.Context) {
 	for {
 		k++
 		seq := r.cfg.Shard.Seq(k)
+		if r.cfg.Beyond(seq) {
+			return // --requests: the count is sent
+		}
 		call := r.cfg.Pick(r.pickPCG, r.pickRand, seq)
 		w := r.calls[call].weight
 		for k := 0; k < w; {
