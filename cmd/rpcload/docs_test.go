@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/cmd/internal/clitest"
 	"github.com/rpcload/rpcload/internal/testsrv"
 )
@@ -28,7 +29,7 @@ import (
 //   - rpcload and rpcfuzz are the binaries built from this tree; so is
 //     "go run ./cmd/rpcload" (and ./cmd/rpcfuzz). The child command after
 //     -- finds them on PATH.
-//   - Every host:port in a target URL (and in a scenario file's target) is
+//   - Every host (and port) in a target URL (and in a scenario file's target) is
 //     a server the test starts: a server command of the block itself
 //     (rpcload serve with addresses, which listens on free ports instead,
 //     read from what it prints), else rpcload serve started for that
@@ -37,7 +38,9 @@ import (
 //     WebSocket. Other loopback addresses (--metrics-addr) get free ports.
 //   - Sending is cut short: --duration (and -d) over 300ms becomes 300ms,
 //     and a run without one gets --duration 300ms; the scenario files are
-//     copies whose durations are 300ms. rpcfuzz run stops at its first
+//     copies whose durations are 300ms. Rates over 1000/s (--rate, and a
+//     scenario's rate and start_rate) become 1000/s: the test checks that
+//     the commands run as written, not how much load this machine takes. rpcfuzz run stops at its first
 //     failure (--stop-after 1) or after 2 s.
 //   - Placeholders for the user's own server or files are replaced
 //     (docPlaceholders); result files a command reads that the block did
@@ -149,11 +152,19 @@ type docServer struct {
 
 const docDuration = 300 * time.Millisecond
 
+// docMaxRate is the highest rate a command of the docs is run at.
+const docMaxRate = 1000
+
+var docScenarioRate = regexp.MustCompile(`(?m)(\brate|start_rate):\s*([0-9.]+)`)
+
 // docFuzzDuration bounds an rpcfuzz run; one against planted bugs stops
 // at its first failure long before (--stop-after 1).
 const docFuzzDuration = "2s"
 
-var docURL = regexp.MustCompile(`\b(https?|wss?|tcp\+lsp|tcp)://([A-Za-z0-9.\-]+:[0-9]+)(/[^\s'"]*)?`)
+var docURL = regexp.MustCompile(`\b(https?|wss?|tcp\+lsp|tcp)://([A-Za-z0-9.\-]+(?::[0-9]+)?)(/[^\s'"]*)?`)
+
+// docScenarioTarget is a scenario file's target line.
+var docScenarioTarget = regexp.MustCompile(`(?m)^target:\s*(\S+)`)
 
 // run runs one command as the package comment says.
 func (e *docEnv) run(c docCmd) {
@@ -279,6 +290,10 @@ func (e *docEnv) rewrite(c docCmd, argv []string) []string {
 			}
 			if main[0] == "rpcfuzz" {
 				main[i] = docFuzzDuration
+			}
+		case prev == "--rate" || prev == "-r" || prev == "--max-rate":
+			if r, err := cli.ParseRate(a); err == nil && r > docMaxRate {
+				main[i] = strconv.Itoa(docMaxRate)
 			}
 		case prev == "-f" || prev == "--file":
 			main[i] = e.scenario(c, a, profile)
@@ -451,7 +466,14 @@ func (e *docEnv) scenario(c docCmd, name, profile string) string {
 		e.t.Fatal(err)
 	}
 	text := regexp.MustCompile(`duration:\s*[0-9a-z.]+`).ReplaceAllString(string(data), "duration: "+docDuration.String())
-	text = docURL.ReplaceAllStringFunc(text, func(u string) string { return e.addrs(c, u, profile) })
+	text = docScenarioRate.ReplaceAllStringFunc(text, func(m string) string {
+		g := docScenarioRate.FindStringSubmatch(m)
+		if r, err := strconv.ParseFloat(g[2], 64); err == nil && r > docMaxRate {
+			return g[1] + ": " + strconv.Itoa(docMaxRate)
+		}
+		return m
+	})
+	text = docScenarioTarget.ReplaceAllStringFunc(text, func(line string) string { return e.addrs(c, line, profile) })
 	dst := filepath.Join(e.dir, name)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		e.t.Fatal(err)
