@@ -42,18 +42,9 @@ type run struct {
 	ticks  chan tick
 	tokens chan struct{}      // closed loop over HTTP: one token per request allowed in flight
 	rates  *workload.Schedule // open loop: the schedule, for the target rate of each interval
-	// --requests in closed loop over streams, where every writer makes its
-	// own ticks: countLeft counts down the ticks this instance still owes,
-	// and countDone is closed when none is left, which ends sending. nil
-	// without --requests.
-	countLeft atomic.Int64
-	countDone chan struct{}
-	// countEnded: the open loop stopped at --requests, before its schedule
-	// spanned the duration.
-	countEnded atomic.Bool
-	retire     atomic.Int64 // closed-loop stages over HTTP: tokens to take out of the pool as they come back
-	pool       int          // closed loop: tokens (or credits) made at the start
-	limit      int          // closed loop: the most ever in flight (concurrency, capped by --max-inflight)
+	retire atomic.Int64       // closed-loop stages over HTTP: tokens to take out of the pool as they come back
+	pool   int                // closed loop: tokens (or credits) made at the start
+	limit  int                // closed loop: the most ever in flight (concurrency, capped by --max-inflight)
 	// Closed loop over streams: each connection slot's writer makes its own
 	// ticks from its part of the credits (credits.go), so there is no
 	// dispatcher; closedK numbers their ticks across writers, and sendDone
@@ -113,6 +104,16 @@ type run struct {
 	connsOpened, connsLost atomic.Int64
 	childMu                sync.Mutex // guards children
 	children               map[transport.ChildStream]struct{}
+
+	// --requests in closed loop over streams, where every writer makes its
+	// own ticks: countLeft counts down the ticks this instance still owes,
+	// and countDone is closed when none is left, which ends sending. nil
+	// without --requests.
+	countLeft atomic.Int64
+	countDone chan struct{}
+	// countEnded: the open loop stopped at --requests, before its schedule
+	// spanned the duration.
+	countEnded atomic.Bool
 }
 
 // now is the run clock: monotonic nanoseconds since the run began.
