@@ -132,7 +132,7 @@ func (s *suite) writeSections(b *strings.Builder) {
 			b.WriteString("\n")
 		}
 		if len(sec.Commands) > 0 {
-			p("Commands (`rpcload` and `bench` are the binaries built from this tree; $WORK is a scratch directory):\n\n```sh\n%s\n```\n\n", strings.Join(sec.Commands, "\n"))
+			p("Commands (`rpcload` and `bench` are the binaries built from this tree; $WORK is a scratch directory):\n\n```text\n%s\n```\n\n", strings.Join(sec.Commands, "\n"))
 		}
 	}
 }

@@ -2,24 +2,37 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/testsrv"
+	"github.com/rpcload/rpcload/internal/workload"
 )
+
+// demoRate is the demo's open-loop rate unless --rate or --concurrency is
+// given (rpcload run's default is 1000).
+const demoRate = 5000
+
+var demoHelp = cmdHelp{
+	usage: []string{"rpcload [flags]", "rpcload demo [flags]"},
+	about: `With no target, rpcload starts its embedded reference server on 127.0.0.1
+and load-tests it: open loop over TCP at 5,000 requests a second of echo for
+10 s. Every flag of rpcload run works here too, plus --transport and --fault
+to watch the checks catch a misbehaving server.`,
+	examples: []string{
+		"rpcload",
+		"rpcload --transport http --fault duplicate=0.01   # a server that answers 1% twice",
+		"rpcload -c 64 -d 5s                               # closed loop, 64 in flight",
+	},
+}
 
 // demo starts the embedded reference server on loopback and load-tests it:
 // open loop over TCP at 5,000 req/s for 10 s, calling echo. Every run flag
 // works here too, plus --transport and --fault to see what the checks catch.
 func demo(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := pflag.NewFlagSet("rpcload", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.SortFlags = false
+	fs := newFlagSet("demo", demoHelp, stdout, stderr)
 	var f runFlags
 	f.register(fs)
 	var sf serveFlags
@@ -27,14 +40,9 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) (int, er
 	fs.Float64Var(&sf.faultProb, "fault-prob", 0.01, "probability of a fault given without =PROB")
 	fs.Uint64Var(&sf.faultSeed, "fault-seed", 1, "seed of the fault decisions")
 	transportName := fs.String("transport", "tcp", "how the demo reaches the embedded server: tcp or http")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rpcload [flags]\n\nWith no target, rpcload starts its embedded reference server on 127.0.0.1 and load-tests it.\n\nflags:\n%s", fs.FlagUsages())
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK, nil
-		}
-		return exitUsage, cli.UsageError{Err: err}
+	fs.Lookup("rate").Usage = fmt.Sprintf("open loop: messages per second, or per unit as in 50/1s or 3000/m (default %d unless --concurrency is given)", demoRate)
+	if err := parseFlags(fs, args); err != nil {
+		return helpExit(err)
 	}
 	if fs.NArg() > 0 {
 		return exitUsage, usagef("unexpected argument %q; to load-test a server use: rpcload run TARGET --method NAME", fs.Arg(0))
@@ -44,7 +52,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) (int, er
 	}
 	cli.InstallSecrets(stdout, stderr, cli.HeaderSecrets(f.headers, f.secret.Names))
 	if !fs.Changed("rate") && !fs.Changed("concurrency") {
-		f.rate = 5000
+		f.rate = demoRate
 	}
 	if f.method == "" {
 		f.method, f.params = "echo", `[1,"a"]`
@@ -82,8 +90,20 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) (int, er
 	if err != nil {
 		return exitUsage, err
 	}
-	fmt.Fprintf(stderr, "rpcload demo: embedded reference server at %s; %s for %s (Ctrl-C stops early)\n", target, loadDesc(cfg.Rate, cfg.Concurrency), cfg.Duration)
+	fmt.Fprintf(stderr, "rpcload demo: embedded reference server at %s; %s %s (Ctrl-C stops early)\n", target, loadDesc(cfg.Rate, cfg.Concurrency), lengthDesc(cfg.Plan))
 	return execute(ctx, cfg, &f, stdout, stderr)
+}
+
+// lengthDesc says what ends the run: its duration, its --requests count,
+// or whichever comes first.
+func lengthDesc(p workload.Plan) string {
+	switch {
+	case p.Requests == 0:
+		return "for " + p.Duration.String()
+	case p.Duration == workload.OpenEnded:
+		return fmt.Sprintf("until %d messages are sent", p.Requests)
+	}
+	return fmt.Sprintf("for %s or %d messages, whichever comes first", p.Duration, p.Requests)
 }
 
 func loadDesc(rate float64, concurrency int) string {

@@ -16,6 +16,7 @@ import (
 	"github.com/rpcload/rpcload/internal/live"
 	"github.com/rpcload/rpcload/internal/soak"
 	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // soakInterval is --interval's default in a soak: a day is 8640 points.
@@ -117,6 +118,9 @@ func startLive(cfg *engine.Config, f *runFlags, stderr io.Writer) (*liveRun, err
 		cfg.OnDrain = func(n int64, wait time.Duration) { l.progress.Note(drainNotice(n, wait)) }
 	}
 	total := cfg.Duration
+	if total == workload.OpenEnded {
+		total = 0 // --requests alone: no planned length to show
+	}
 	cfg.OnInterval = func(iv engine.Interval) { l.observe(iv, total, true) }
 	cfg.OnStatus = func(iv engine.Interval) { l.observe(iv, total, false) }
 	return l, nil

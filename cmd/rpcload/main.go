@@ -115,5 +115,5 @@ usage:
   rpcload report A.json [...] [--html FILE]  the text report again, or an HTML page with plots
   rpcload version
 
-Run "rpcload run --help" or "rpcload serve --help" for their flags.
+Run "rpcload COMMAND --help" for a command's flags and examples.
 `

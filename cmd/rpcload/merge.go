@@ -3,21 +3,18 @@ package main
 import (
 	"github.com/rpcload/rpcload/cmd/internal/cli"
 
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/rpcload/rpcload/internal/stats"
 )
 
-const mergeUsage = `usage: rpcload merge A.json B.json [...] -o TOTAL.json
-
-Merges result files of runs that loaded at the same time, typically the shards
+var mergeHelp = cmdHelp{
+	usage: []string{"rpcload merge A.json B.json [...] -o TOTAL.json"},
+	about: `Merges result files of runs that loaded at the same time, typically the shards
 of one run on several machines (rpcload run --shard i/n --start-at T), into the
 result one generator sending all of their load would have written: counts add,
 latency histograms merge exactly (percentiles are never averaged), and the time
@@ -31,24 +28,21 @@ its warnings). Check thresholds on the merged file with "rpcload check".
 
 Exit codes: 0 merged; 1 merged, and the whole run saw violations, leaks,
 timeouts or transport errors (as "rpcload run" decides); 2 usage, or files
-that cannot be read or merged.
-
-flags:
-%s`
+that cannot be read or merged.`,
+	examples: []string{
+		"rpcload merge part-1.json part-2.json part-3.json -o total.json",
+		"rpcload check total.json --threshold 'p99<20ms'   # then gate the whole run",
+	},
+}
 
 // mergeCmd is "rpcload merge A.json B.json ... -o TOTAL.json": the results
 // of the shards of one run as one result.
 func mergeCmd(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("merge", mergeHelp, stdout, stderr)
 	output := fs.StringP("output", "o", "", "write the merged result to this file (atomically), or to stdout with - (the report then goes to stderr); required")
 	force := fs.Bool("force", false, "merge results that are not the shards of one run (runs without --shard, or with other targets or settings)")
-	fs.Usage = func() { fmt.Fprintf(stderr, mergeUsage, fs.FlagUsages()) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK, nil
-		}
-		return exitUsage, cli.UsageError{Err: err}
+	if err := parseFlags(fs, args); err != nil {
+		return helpExit(err)
 	}
 	if fs.NArg() == 0 {
 		return exitUsage, usagef("merge takes one or more result files (got none)")

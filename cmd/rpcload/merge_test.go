@@ -101,7 +101,7 @@ func TestMergeCmd(t *testing.T) {
 			[]string{"merged 2 results into " + at("total.json"), "s1.json (shard 1/2)", "s2.json (shard 2/2)", "requests    sent 30", "violations  none"}, nil, 30},
 		{"findings fail the merge as they fail a run", []string{at("bad1.json"), at("s2.json"), "--output", at("total-bad.json")}, exitFindings,
 			[]string{"unknown_id"}, nil, 25},
-		{"help", []string{"--help"}, exitOK, nil, []string{"usage: rpcload merge", "--output"}, 0},
+		{"help", []string{"--help"}, exitOK, []string{"usage: rpcload merge", "--output", "examples:"}, nil, 0},
 		{"no output", []string{at("s1.json"), at("s2.json")}, exitUsage, nil, []string{"-o FILE"}, 0},
 		{"no files", []string{"-o", at("x.json")}, exitUsage, nil, []string{"one or more result files"}, 0},
 		{"unknown flag", []string{"--bogus", at("s1.json"), "-o", at("x.json")}, exitUsage, nil, []string{"--bogus"}, 0},

@@ -1,42 +1,35 @@
 package main
 
 import (
-	"github.com/rpcload/rpcload/cmd/internal/cli"
-
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
-
-	"github.com/spf13/pflag"
 
 	"github.com/rpcload/rpcload/internal/report"
 	"github.com/rpcload/rpcload/internal/stats"
 )
 
-const reportUsage = `usage: rpcload report RESULT.json [MORE.json ...] [--html FILE]
-
-Renders result files. With --html, writes one self-contained HTML page (no
+var reportHelp = cmdHelp{
+	usage: []string{"rpcload report RESULT.json [MORE.json ...] [--html FILE]"},
+	about: `Renders result files. With --html, writes one self-contained HTML page (no
 script, nothing fetched) with the tables and plots of every file: the
 latency percentile spectrum, throughput, in-flight, latency, errors and
 memory over time; several files are overlaid and compared, with ratios to
-the first. Without --html, prints each file's text report.
-
-flags:
-%s`
+the first. Without --html, prints each file's text report (docs/report.md).`,
+	examples: []string{
+		"rpcload report run.json                        # the text report again",
+		"rpcload report run.json --html run.html        # one self-contained page with plots",
+		"rpcload report before.json after.json --html cmp.html",
+	},
+}
 
 // reportCmd is "rpcload report RESULT.json [...] [--html FILE]".
 func reportCmd(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("report", reportHelp, stdout, stderr)
 	htmlPath := fs.String("html", "", "write the HTML report to FILE (replaced atomically)")
-	fs.Usage = func() { fmt.Fprintf(stderr, reportUsage, fs.FlagUsages()) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK, nil
-		}
-		return exitUsage, cli.UsageError{Err: err}
+	if err := parseFlags(fs, args); err != nil {
+		return helpExit(err)
 	}
 	if fs.NArg() == 0 {
 		return exitUsage, usagef("report takes one or more result files (rpcload report RESULT.json [...] [--html FILE])")

@@ -25,6 +25,7 @@ import (
 type runFlags struct {
 	rate            float64
 	concurrency     int
+	requests        uint64
 	maxRate         float64
 	conns           int
 	duration        time.Duration
@@ -63,11 +64,12 @@ type runFlags struct {
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
-	fs.Float64Var(&f.rate, "rate", 0, "open loop: messages per second, a batch counting once (default 1000 unless --concurrency is given)")
-	fs.IntVar(&f.concurrency, "concurrency", 0, "closed loop: keep N requests in flight (excludes --rate)")
-	fs.Float64Var(&f.maxRate, "max-rate", 0, "closed loop: send at most R messages per second over all connections, a batch counting once (excludes --rate)")
+	fs.VarP((*cli.Rate)(&f.rate), "rate", "r", "open loop: messages per second, or per unit of time as in 50/1s or 3000/m; a batch counts once (default 1000 unless --concurrency is given)")
+	fs.IntVarP(&f.concurrency, "concurrency", "c", 0, "closed loop: keep N requests in flight (excludes --rate)")
+	fs.Var((*cli.Rate)(&f.maxRate), "max-rate", "closed loop: send at most R messages per second (or per unit, as --rate) over all connections, a batch counting once (excludes --rate)")
 	fs.IntVar(&f.conns, "conns", 0, "connections (default: streams 4; child processes 1; http 64, or --concurrency in closed loop)")
-	fs.DurationVar(&f.duration, "duration", 10*time.Second, "length of the sending phase")
+	fs.DurationVarP(&f.duration, "duration", "d", 10*time.Second, "length of the sending phase (with --requests: the longest it may take)")
+	fs.Uint64VarP(&f.requests, "requests", "n", 0, "stop sending after N messages (a batch counts once, as --rate counts); the run ends when their replies or timeouts are in")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout; a reply after it is counted late")
 	fs.DurationVar(&f.drain, "drain", 0, "wait this long for replies after sending stops (default: --timeout); SIGINT/SIGTERM cuts the wait to a second")
 	fs.IntVar(&f.maxInFlight, "max-inflight", 100000, "most requests scheduled and not yet resolved; open-loop ticks past it are dropped")
@@ -183,7 +185,7 @@ func (f *runFlags) setting(fs *pflag.FlagSet, key string) string {
 func (f *runFlags) planFlags(fs *pflag.FlagSet) workload.Flags {
 	return workload.Flags{Rate: f.rate, Concurrency: f.concurrency, Duration: f.duration, Timeout: f.timeout, Drain: f.drain,
 		MaxInFlight: f.maxInFlight, Method: f.method, Params: f.params, IDFormat: f.idFormat, NotifyEvery: f.notifyEvery,
-		Batch: f.batch, MaxRate: f.maxRate, Seed: f.scen.seed, Arrival: f.scen.arrival, Shard: f.shard, StartAt: f.startAt, Set: fs.Changed}
+		Batch: f.batch, MaxRate: f.maxRate, Requests: f.requests, Seed: f.scen.seed, Arrival: f.scen.arrival, Shard: f.shard, StartAt: f.startAt, Set: fs.Changed}
 }
 
 // defaultConns is the number of connections when neither --conns nor the
@@ -201,10 +203,30 @@ func defaultConns(t transport.Target, p workload.Plan) int {
 	return 64
 }
 
+var runHelp = cmdHelp{
+	usage: []string{
+		"rpcload run TARGET --method NAME [flags]",
+		"rpcload run --method NAME [flags] -- COMMAND [ARGS...]",
+		"rpcload run -f SCENARIO.yaml [TARGET] [flags]",
+		"rpcload run --target A --target B (--rounds N | --diff) --method NAME [flags]",
+	},
+	about: `Load-tests a JSON-RPC 2.0 server and checks every reply. TARGET is
+http://host:port/path, https://..., ws://..., wss://..., tcp://host:port
+(newline-delimited JSON), tcp+lsp://host:port (Content-Length framing),
+unix:///path or unix+lsp:///path. After --, a command to start as a child
+process speaking JSON-RPC on its stdin and stdout; rpcload's own flags go
+before the --.`,
+	examples: []string{
+		"rpcload run http://127.0.0.1:8545 --method eth_blockNumber -r 500 -d 30s",
+		"rpcload run https://api.example.com/rpc -H 'Authorization: Bearer TOKEN' --method status -c 16 -n 10000",
+		"rpcload run tcp://127.0.0.1:9090 --method echo --params '[1]' --rate 3000/m -o result.json",
+		"rpcload run --method echo --concurrency 64 -- rpcload serve --stdio",
+		"rpcload run -f scenarios/demo.yaml --html report.html",
+	},
+}
+
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.SortFlags = false
+	fs := newFlagSet("run", runHelp, stdout, stderr)
 	var f runFlags
 	f.register(fs)
 	f.prof.register(fs)
@@ -212,14 +234,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	f.targets.register(fs)
 	f.gate.register(fs)
 	f.live.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rpcload run TARGET --method NAME [flags]\n       rpcload run --method NAME [flags] -- COMMAND [ARGS...]\n       rpcload run --target A --target B [--rounds N | --diff] --method NAME [flags]\n\nTARGET is http://host:port/path, https://..., ws://..., wss://..., tcp://host:port (newline-delimited JSON),\ntcp+lsp://host:port (Content-Length framing), unix:///path, or unix+lsp:///path. After --, a command\nto start as a child process speaking JSON-RPC on its stdin and stdout.\n\nflags:\n%s", fs.FlagUsages())
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK, nil
-		}
-		return exitUsage, cli.UsageError{Err: err}
+	if err := parseFlags(fs, args); err != nil {
+		return helpExit(err)
 	}
 	if err := f.gate.parse(); err != nil {
 		return exitUsage, err
@@ -393,6 +409,12 @@ func settings(c engine.Config) map[string]any {
 		"method": c.Method, "id_format": idf, "notify_every": c.NotifyEvery, "batch": c.Batch, "max_frame": c.MaxFrame,
 		"insecure": c.TLS.Insecure, "ca_cert": c.TLS.Roots != nil, "client_cert": len(c.TLS.Certificates) > 0, "http2": c.HTTP2, "opening_steps": []string{}, "interval": c.Interval.String(),
 		"seed": strconv.FormatUint(c.Seed, 10), "poisson": c.Poisson,
+	}
+	if c.Requests > 0 {
+		s["requests"] = c.Requests // the whole run's count, as rate is
+		if c.Duration == workload.OpenEnded {
+			s["duration"] = "" // none: the count ended the run
+		}
 	}
 	if len(c.Calls) > 1 || !c.Single() {
 		var mix []map[string]any

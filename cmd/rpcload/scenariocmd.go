@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/rpcload/rpcload/cmd/internal/cli"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,27 +20,76 @@ import (
 	"github.com/rpcload/rpcload/internal/workload"
 )
 
+var scenarioHelp = cmdHelp{
+	usage: []string{
+		"rpcload scenario from-openrpc (FILE | --discover TARGET) [flags]",
+		"rpcload scenario from-mcp (TARGET | -- COMMAND [ARGS...]) [flags]",
+	},
+	about: `Writes a scenario file (docs/scenarios.md) from what a server says it
+offers: one call per method of an OpenRPC document, or one tools/call per
+tool an MCP server lists. "rpcload scenario from-openrpc --help" and
+"rpcload scenario from-mcp --help" list their flags.`,
+	examples: []string{
+		"rpcload scenario from-openrpc openrpc.json -o api.yaml",
+		"rpcload scenario from-mcp -- rpcload serve --profile mcp --stdio",
+	},
+}
+
+var fromOpenRPCHelp = cmdHelp{
+	usage: []string{"rpcload scenario from-openrpc FILE [flags]", "rpcload scenario from-openrpc --discover TARGET [flags]"},
+	about: `Writes a scenario with one call per method of an OpenRPC document, its
+params generated from the method's schemas: the document in FILE, or the
+one TARGET's rpc.discover returns.`,
+	examples: []string{
+		"rpcload scenario from-openrpc openrpc.json -o api.yaml",
+		"rpcload scenario from-openrpc --discover http://127.0.0.1:8080/ -o api.yaml",
+	},
+}
+
+var fromMCPHelp = cmdHelp{
+	usage: []string{"rpcload scenario from-mcp TARGET [flags]", "rpcload scenario from-mcp [flags] -- COMMAND [ARGS...]"},
+	about: `Writes a scenario with one tools/call per tool an MCP server lists (its
+arguments generated from the tool's input schema), reading tools/list, and
+prompts/list and resources/list when the server has them.`,
+	examples: []string{
+		"rpcload scenario from-mcp http://127.0.0.1:8080/mcp -o tools.yaml",
+		"rpcload scenario from-mcp -- rpcload serve --profile mcp --stdio",
+	},
+}
+
 // scenarioCmd is "rpcload scenario from-openrpc|from-mcp": it writes a
 // scenario file from what a server says it offers.
 func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	if len(args) == 0 || (args[0] != "from-openrpc" && args[0] != "from-mcp") {
-		return exitUsage, usagef("usage: rpcload scenario from-openrpc (FILE | --discover TARGET) | from-mcp (TARGET | -- COMMAND...)")
+	if len(args) == 0 {
+		return exitUsage, usagef("scenario needs from-openrpc or from-mcp (see rpcload scenario --help)")
 	}
 	sub := args[0]
-	fs := pflag.NewFlagSet("scenario "+sub, pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.SortFlags = false
+	var h cmdHelp
+	switch sub {
+	case "from-openrpc":
+		h = fromOpenRPCHelp
+	case "from-mcp":
+		h = fromMCPHelp
+	case "help", "-h", "--help":
+		scenarioHelp.write(stdout, pflag.NewFlagSet("scenario", pflag.ContinueOnError))
+		return exitOK, nil
+	default:
+		return exitUsage, usagef("scenario %q: want from-openrpc or from-mcp (see rpcload scenario --help)", sub)
+	}
+	fs := newFlagSet("scenario "+sub, h, stdout, stderr)
 	out := fs.StringP("output", "o", "", "write the scenario to this file (atomically) instead of stdout")
 	target := fs.String("target", "", "the target the scenario names (default: the one discovered from, or the document's first server)")
 	seed := fs.Uint64("seed", 1, "seed of the literal example values")
 	timeout := fs.Duration("timeout", 10*time.Second, "how long to wait for the server")
-	disc := fs.Bool("discover", false, "from-openrpc: ask TARGET's rpc.discover for the document instead of reading a file")
-	era := fs.String("mcp-era", "auto", "from-mcp: the MCP era to speak (auto detects it)")
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK, nil
-		}
-		return exitUsage, cli.UsageError{Err: err}
+	var disc bool
+	era := "auto"
+	if sub == "from-openrpc" {
+		fs.BoolVar(&disc, "discover", false, "ask TARGET's rpc.discover for the document instead of reading a file")
+	} else {
+		fs.StringVar(&era, "mcp-era", "auto", "the MCP era to speak (auto detects it)")
+	}
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return helpExit(err)
 	}
 	rnd := rand.New(rand.NewPCG(*seed, 0))
 	var doc []byte
@@ -73,7 +120,7 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return engine.Config{Target: t, MaxFrame: 64 << 20, Profile: p, Child: transport.ChildOptions{Grace: 2 * time.Second}, Plan: workload.Plan{Timeout: *timeout, Drain: time.Second, MaxInFlight: 1}}, nil
 	}
 	switch {
-	case sub == "from-openrpc" && !*disc:
+	case sub == "from-openrpc" && !disc:
 		if doc, err = os.ReadFile(from); err != nil {
 			return exitUsage, usagef("%v", err)
 		}
@@ -97,7 +144,7 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 		return writeScenarioOut(*out, yml, stdout)
 	}
-	p, err := profile.New(profile.MCP, profile.Options{MCPEra: *era})
+	p, err := profile.New(profile.MCP, profile.Options{MCPEra: era})
 	if err != nil {
 		return exitUsage, usagef("%v", err)
 	}
@@ -119,8 +166,8 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		lists.Resources = r
 	}
 	eraName := ""
-	if *era != "auto" {
-		eraName = *era
+	if era != "auto" {
+		eraName = era
 	}
 	yml, err := discover.FromMCP(lists, *target, eraName, rnd)
 	if err != nil {

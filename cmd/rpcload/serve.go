@@ -180,11 +180,13 @@ func (f *serveFlags) checkProfile(fs *pflag.FlagSet) error {
 	return nil
 }
 
-const serveUsage = `usage: rpcload serve [--http ADDR] [--tcp ADDR] [--tcp-lsp ADDR] [--unix PATH] [--unix-lsp PATH] [flags]
-       rpcload serve --stdio [--framing newline|content-length] [flags]
-       rpcload serve --profile mcp|lsp [...] [flags]
-
-The embedded reference JSON-RPC 2.0 server. Methods: lookup_weather {city}, convert {value,factor},
+var serveHelp = cmdHelp{
+	usage: []string{
+		"rpcload serve [--http ADDR] [--tcp ADDR] [--tcp-lsp ADDR] [--unix PATH] [--unix-lsp PATH] [flags]",
+		"rpcload serve --stdio [--framing newline|content-length] [flags]",
+		"rpcload serve --profile mcp|lsp [...] [flags]",
+	},
+	about: `The embedded reference JSON-RPC 2.0 server. Methods: lookup_weather {city}, convert {value,factor},
 get_time, echo, add [a,b], sleep {ms}, spin {us}, eth_blockNumber, eth_chainId.
 With no address it listens on --http 127.0.0.1:8080 and --tcp 127.0.0.1:9090. --http serves
 HTTP POST on every path and WebSocket on /ws. --stdio serves one connection on stdin and stdout
@@ -198,10 +200,14 @@ sleep {ms}, shutdown/exit); with no address it listens on --tcp-lsp 127.0.0.1:90
 
 --planted-bugs LIST serves a JSON-RPC server with planted parser bugs instead (echo, add [a,b]), on
 --http (POST, any path), --tcp and --stdio: the known answers fuzzers are tested against. A crash
-drops the HTTP or TCP connection; over --stdio it ends the process with status 2.
-
-flags:
-%s`
+drops the HTTP or TCP connection; over --stdio it ends the process with status 2.`,
+	examples: []string{
+		"rpcload serve --http 127.0.0.1:8080 --tcp 127.0.0.1:9090",
+		"rpcload serve --tcp 127.0.0.1:9090 --fault duplicate=0.01   # answer 1% of requests twice",
+		"rpcload run --method echo -- rpcload serve --stdio          # as a child process",
+		"rpcload serve --profile mcp --http 127.0.0.1:8080           # MCP Streamable HTTP on /mcp",
+	},
+}
 
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	return serveWith(ctx, args, os.Stdin, stdout, stderr)
@@ -209,17 +215,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 
 // serveWith is serveCmd with stdin as a parameter, so tests can drive --stdio.
 func serveWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.SortFlags = false
+	fs := newFlagSet("serve", serveHelp, stdout, stderr)
 	var f serveFlags
 	f.register(fs)
-	fs.Usage = func() { fmt.Fprintf(stderr, serveUsage, fs.FlagUsages()) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK, nil
-		}
-		return exitUsage, cli.UsageError{Err: err}
+	if err := parseFlags(fs, args); err != nil {
+		return helpExit(err)
 	}
 	if fs.NArg() > 0 {
 		return exitUsage, usagef("serve takes no arguments (got %q)", fs.Args())

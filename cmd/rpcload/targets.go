@@ -77,6 +77,8 @@ func (t *targetsFlags) check(fs *pflag.FlagSet) error {
 		return usagef("--diff compares two targets (got %d)", len(t.urls))
 	case t.diff && fs.Changed("rounds"):
 		return usagef("--rounds compares performance; --diff compares replies: give one or the other")
+	case t.diff && fs.Changed("requests"):
+		return usagef("--diff counts its calls with --diff-requests, not --requests")
 	case t.diffSamples < 0:
 		return usagef("--diff-samples must not be negative (got %d)", t.diffSamples)
 	}

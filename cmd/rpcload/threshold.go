@@ -1,10 +1,7 @@
 package main
 
 import (
-	"github.com/rpcload/rpcload/cmd/internal/cli"
-
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -108,24 +105,25 @@ func (g *gateFlags) applyNamed(res *stats.Result, w io.Writer, name string) (fai
 	return failed, nil
 }
 
+var checkHelp = cmdHelp{
+	usage: []string{"rpcload check RESULT.json --threshold EXPR [--threshold EXPR ...] [--junit FILE]"},
+	about: `Evaluates thresholds on a result file (a merged one, say): exit 0 if all
+hold, 1 if one fails, 2 on a usage error. Expressions and figures:
+docs/thresholds.md.`,
+	examples: []string{
+		"rpcload check result.json --threshold 'p99<50ms' --threshold 'error_rate<0.1%'",
+		"rpcload check total.json --threshold 'p99.9<100ms' --junit junit.xml",
+	},
+}
+
 // checkCmd is "rpcload check RESULT.json --threshold EXPR ...": the gates
 // of a run, applied to a result file after the fact (a merged one, say).
 func checkCmd(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := pflag.NewFlagSet("check", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.SortFlags = false
+	fs := newFlagSet("check", checkHelp, stdout, stderr)
 	var g gateFlags
 	g.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rpcload check RESULT.json --threshold EXPR [--threshold EXPR ...] [--junit FILE]\n\n"+
-			"Evaluates thresholds on a result file: exit 0 if all hold, 1 if one fails, 2 on a usage error.\n"+
-			"Expressions and figures: docs/thresholds.md.\n\nflags:\n%s", fs.FlagUsages())
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK, nil
-		}
-		return exitUsage, cli.UsageError{Err: err}
+	if err := parseFlags(fs, args); err != nil {
+		return helpExit(err)
 	}
 	if fs.NArg() != 1 {
 		return exitUsage, usagef("check takes exactly one result file (got %d); see rpcload check --help", fs.NArg())

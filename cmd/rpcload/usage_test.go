@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // Every target in these tables is a closed loopback port, so a case that
@@ -35,6 +39,9 @@ func TestUsageErrors(t *testing.T) {
 		{"negative rate", run("--rate", "-1"), []string{"--rate", "negative"}},
 		{"zero rate alone", run("--rate", "0"), []string{"--rate", "--concurrency"}},
 		{"rate too high", run("--rate", "2e7"), []string{"--rate", "10,000,000"}},
+		{"rate with a bad unit", run("--rate", "50/fortnight"), []string{"--rate", "50/fortnight", "positive duration"}},
+		{"requests not a count", run("-n", "many"), []string{"--requests", "many"}},
+		{"requests with diff", []string{"run", "--target", deadTCP, "--target", deadHTTP, "--diff", "--method", "echo", "-n", "5"}, []string{"--diff-requests", "--requests"}},
 		{"rate and concurrency", run("--rate", "10", "--concurrency", "4"), []string{"--rate", "--concurrency", "exclude"}},
 		{"negative concurrency", run("--concurrency", "-1"), []string{"--concurrency"}},
 		{"max-rate with rate", run("--rate", "10", "--max-rate", "5"), []string{"--max-rate caps a closed loop", "intended times"}},
@@ -145,9 +152,9 @@ func TestInfoCommands(t *testing.T) {
 		{[]string{"help"}, "usage:", "", true},
 		{[]string{"-h"}, "usage:", "", true},
 		{[]string{"--help"}, "usage:", "", true},
-		{[]string{"run", "--help"}, "", "--method", false},
-		{[]string{"serve", "--help"}, "", "--fault", false},
-		{[]string{"demo", "--help"}, "", "--transport", false},
+		{[]string{"run", "--help"}, "--method", "", true},
+		{[]string{"serve", "--help"}, "--fault", "", true},
+		{[]string{"demo", "--help"}, "--transport", "", true},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -162,6 +169,62 @@ func TestInfoCommands(t *testing.T) {
 				t.Error("nothing on stdout")
 			}
 		})
+	}
+}
+
+// TestSubcommandHelp: every subcommand's --help (and -h) prints the one
+// style on stdout (usage line, what it does, its flags, examples) and
+// exits 0; a subcommand's help lists only the flags that apply to it.
+func TestSubcommandHelp(t *testing.T) {
+	tests := []struct {
+		args    []string
+		has     []string
+		hasNot  []string
+		noFlags bool // the command has subcommands, not flags
+	}{
+		{args: []string{"run"}, has: []string{"usage: rpcload run TARGET", "-c, --concurrency", "-r, --rate", "-d, --duration", "-n, --requests"}},
+		{args: []string{"demo"}, has: []string{"usage: rpcload [flags]", "--transport", "(default 5000 unless"}, hasNot: []string{"(default 1000 unless"}},
+		{args: []string{"serve"}, has: []string{"usage: rpcload serve", "--fault"}},
+		{args: []string{"compare"}, has: []string{"usage: rpcload compare A.json B.json", "--html"}, hasNot: []string{"Usage of"}},
+		{args: []string{"merge"}, has: []string{"usage: rpcload merge", "-o, --output"}},
+		{args: []string{"check"}, has: []string{"usage: rpcload check", "--threshold"}},
+		{args: []string{"report"}, has: []string{"usage: rpcload report", "--html"}},
+		{args: []string{"scenario"}, has: []string{"usage: rpcload scenario from-openrpc", "rpcload scenario from-mcp"}, noFlags: true},
+		{args: []string{"scenario", "from-openrpc"}, has: []string{"usage: rpcload scenario from-openrpc FILE", "--discover"}, hasNot: []string{"--mcp-era", "Usage of"}},
+		{args: []string{"scenario", "from-mcp"}, has: []string{"usage: rpcload scenario from-mcp TARGET", "--mcp-era"}, hasNot: []string{"--discover", "Usage of"}},
+	}
+	for _, tt := range tests {
+		for _, help := range []string{"--help", "-h"} {
+			args := append(slices.Clone(tt.args), help)
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				var stdout, stderr bytes.Buffer
+				if code := realMain(args, &stdout, &stderr); code != exitOK {
+					t.Fatalf("exit %d, want 0; stderr:\n%s", code, &stderr)
+				}
+				if stderr.Len() > 0 {
+					t.Errorf("help wrote to stderr:\n%s", &stderr)
+				}
+				out := stdout.String()
+				want := append([]string{"usage: rpcload", "\nexamples:\n  rpcload"}, tt.has...)
+				if !tt.noFlags {
+					want = append(want, "\nflags:\n")
+				}
+				for _, w := range want {
+					if !strings.Contains(out, w) {
+						t.Errorf("help lacks %q:\n%s", w, out)
+					}
+				}
+				for _, w := range tt.hasNot {
+					if strings.Contains(out, w) {
+						t.Errorf("help has %q:\n%s", w, out)
+					}
+				}
+				// usage, a blank line, then what the command does
+				if before, _, ok := strings.Cut(out, "\n\n"); !ok || strings.Contains(before, "flags:") {
+					t.Errorf("help does not start with usage lines and a blank line:\n%s", out)
+				}
+			})
+		}
 	}
 }
 
@@ -200,6 +263,42 @@ func TestConfigDefaults(t *testing.T) {
 		if c.Rate != tt.rate || c.Concurrency != tt.conc || c.Conns != tt.conns || c.Drain.String() != tt.drainIs || c.MaxFrame != tt.maxFrame {
 			t.Errorf("%s %q: rate %g conc %d conns %d drain %s max-frame %d; want %g %d %d %s %d",
 				tt.target, tt.args, c.Rate, c.Concurrency, c.Conns, c.Drain, c.MaxFrame, tt.rate, tt.conc, tt.conns, tt.drainIs, tt.maxFrame)
+		}
+	}
+}
+
+// TestRunShorthands: the short flags load-tool users expect, and rates
+// with a unit, reach the plan.
+func TestRunShorthands(t *testing.T) {
+	tests := []struct {
+		args     []string
+		rate     float64
+		conc     int
+		maxRate  float64
+		duration time.Duration
+		requests uint64
+	}{
+		{[]string{"-r", "50"}, 50, 0, 0, 10 * time.Second, 0},
+		{[]string{"-r", "50/1s", "-d", "2s"}, 50, 0, 0, 2 * time.Second, 0},
+		{[]string{"--rate", "3000/m", "-n", "100"}, 50, 0, 0, workload.OpenEnded, 100},
+		{[]string{"--rate=10/100ms", "-n", "100", "-d", "1s"}, 100, 0, 0, time.Second, 100},
+		{[]string{"-c", "7", "--max-rate", "60/m"}, 0, 7, 1, 10 * time.Second, 0},
+		{[]string{"-c7", "-n5"}, 0, 7, 0, workload.OpenEnded, 5},
+	}
+	for _, tt := range tests {
+		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+		var f runFlags
+		f.register(fs)
+		if err := fs.Parse(append([]string{"--method", "echo"}, tt.args...)); err != nil {
+			t.Fatalf("%q: %v", tt.args, err)
+		}
+		c, err := f.config(fs, deadTCP)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.args, err)
+		}
+		if c.Rate != tt.rate || c.Concurrency != tt.conc || c.MaxRate != tt.maxRate || c.Duration != tt.duration || c.Requests != tt.requests {
+			t.Errorf("%q: rate %g conc %d max-rate %g duration %s requests %d; want %g %d %g %s %d",
+				tt.args, c.Rate, c.Concurrency, c.MaxRate, c.Duration, c.Requests, tt.rate, tt.conc, tt.maxRate, tt.duration, tt.requests)
 		}
 	}
 }

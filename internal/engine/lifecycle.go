@@ -311,7 +311,7 @@ func (e *ending) start(sched *workload.Schedule, served <-chan struct{}) {
 	e.sendingEnded = r.now()
 	if last := r.lastSent(); last > 0 && last < e.sendingEnded {
 		e.sendingEnded = last
-		if sched != nil && !e.interrupted {
+		if sched != nil && !e.interrupted && !r.countEnded.Load() {
 			// An open-loop schedule spans its whole duration, its last
 			// tick one interval before the end.
 			e.sendingEnded = max(e.sendingEnded, min(int64(cfg.Duration), r.now()))

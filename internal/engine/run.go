@@ -120,6 +120,16 @@ type run struct {
 	abandoned atomic.Int64
 	childMu   sync.Mutex // guards children
 	children  map[transport.ChildStream]struct{}
+
+	// --requests in closed loop over streams, where every writer makes its
+	// own ticks: countLeft counts down the ticks this instance still owes,
+	// and countDone is closed when none is left, which ends sending. nil
+	// without --requests.
+	countLeft atomic.Int64
+	countDone chan struct{}
+	// countEnded: the open loop stopped at --requests, before its schedule
+	// spanned the duration.
+	countEnded atomic.Bool
 }
 
 // now is the run clock: monotonic nanoseconds since the run began.
@@ -348,6 +358,14 @@ func newRun(cfg *Config) *run {
 		names[i] = c.Name
 	}
 	r := &run{cfg: cfg, agg: stats.NewAggregator(names), prof: cfg.Profile, unmatched: uint16(len(cfg.Calls)), pickPCG: rand.NewPCG(0, 0)}
+	if cfg.Requests > 0 {
+		r.countDone = make(chan struct{})
+		if own := cfg.OwnRequests(); own > 0 {
+			r.countLeft.Store(int64(own))
+		} else {
+			close(r.countDone) // a shard with none of them
+		}
+	}
 	r.pickRand = rand.New(r.pickPCG)
 	r.era = r.prof.Era()
 	r.ended = make(chan struct{})
@@ -449,6 +467,10 @@ func (r *run) dispatchOpen(ctx context.Context, sched *workload.Schedule, rec *s
 		}
 		k++
 		seq := r.cfg.Shard.Seq(k)
+		if r.cfg.Beyond(seq) {
+			r.countEnded.Store(true)
+			return // --requests: the count is sent
+		}
 		call := r.cfg.Pick(r.pickPCG, r.pickRand, seq)
 		w := int64(r.calls[call].weight)
 		if r.inflight.Load()+w > maxIn {
@@ -548,7 +570,10 @@ func (r *run) dispatchClosed(ctx context.Context) {
 		if r.cfg.ClosedStages() {
 			r.followStagesCredits(ctx)
 		}
-		<-ctx.Done()
+		select {
+		case <-ctx.Done():
+		case <-r.countDone: // --requests: the writers have taken the count (nil without: never)
+		}
 		return
 	}
 	if r.cfg.ClosedStages() {
@@ -558,6 +583,9 @@ func (r *run) dispatchClosed(ctx context.Context) {
 	for {
 		k++
 		seq := r.cfg.Shard.Seq(k)
+		if r.cfg.Beyond(seq) {
+			return // --requests: the count is sent
+		}
 		call := r.cfg.Pick(r.pickPCG, r.pickRand, seq)
 		w := r.calls[call].weight
 		for k := 0; k < w; {

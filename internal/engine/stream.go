@@ -316,6 +316,9 @@ func (w *streamWriter) fromCredits() bool {
 			if !w.hasNext {
 				w.next, w.hasNext = w.nextTick(), true
 			}
+			if r.cfg.Beyond(w.next.seq) {
+				break // --requests: this writer makes no more ticks
+			}
 			n := r.calls[w.next.call].weight
 			if len(w.times)-used < n {
 				break
@@ -342,6 +345,9 @@ func (w *streamWriter) fromCredits() bool {
 			w.next.intended = intended
 			w.batch = append(w.batch, w.next)
 			w.hasNext = false
+			if r.countDone != nil && r.countLeft.Add(-1) == 0 {
+				close(r.countDone) // the last tick of the count: sending can end
+			}
 		}
 		w.times = w.times[:copy(w.times, w.times[used:])]
 		if len(w.batch) > 0 {

@@ -27,6 +27,7 @@ type Flags struct {
 	IDFormat    string // "int" or "string"
 	NotifyEvery int
 	Batch       int
+	Requests    uint64 // 0: no count ends the run
 	Seed        uint64 // unless set: the scenario's, else random
 	Arrival     string // "uniform", "poisson", or "" (uniform)
 	Shard       string // "i/n", or ""
@@ -78,7 +79,7 @@ func (b *builder) lay() error {
 	}
 	f, p := &b.f, &b.p
 	*p = Plan{Rate: f.Rate, Concurrency: f.Concurrency, MaxRate: f.MaxRate, Duration: f.Duration, Timeout: f.Timeout, MaxInFlight: f.MaxInFlight,
-		Method: f.Method, NotifyEvery: f.NotifyEvery, Batch: f.Batch, Seed: f.Seed, names: p.names}
+		Method: f.Method, NotifyEvery: f.NotifyEvery, Batch: f.Batch, Requests: f.Requests, Seed: f.Seed, names: p.names}
 	if f.Params != "" {
 		p.Params = []byte(f.Params)
 	}
@@ -138,6 +139,8 @@ func (b *builder) layLoad() error {
 	}
 	if b.fromFile(keyDuration, "load.duration") {
 		p.Duration = l.Duration
+	} else if f.Requests > 0 && !f.Set(keyDuration) && len(p.Stages) == 0 {
+		p.Duration = OpenEnded // the count ends the run, however long it takes
 	}
 	if b.fromFile(keyTimeout, "load.timeout") {
 		p.Timeout = l.Timeout

@@ -28,6 +28,12 @@ type Plan struct {
 	IDFormat    wire.IDFormat
 	NotifyEvery int // every Nth call is sent as a notification; 0 = never
 	Batch       int // send each tick as a batch array of this many calls; 0 or 1 = no batches
+	// Requests, if not 0, ends sending after this many messages of the
+	// whole run (a request, a notification or a batch each, as Rate
+	// counts): those of sequence numbers 1 to Requests, of which a shard
+	// sends its own. The run then ends when their replies or timeouts are
+	// in (the drain), or earlier at Duration.
+	Requests uint64
 
 	// Calls is the mix of a scenario. Empty: Method, Params and Batch make
 	// the one call (and NotifyEvery applies to it).
@@ -162,6 +168,27 @@ func (p *Plan) Pace() (rate float64, concurrency int) {
 		return p.Rate, 0
 	}
 	return 0, p.Concurrency
+}
+
+// OpenEnded is the Duration of a run bounded by Requests alone: longer
+// than any run, so the count ends it.
+const OpenEnded = 100 * 365 * 24 * time.Hour
+
+// Beyond reports whether the tick of sequence number seq is past
+// Requests: it is not sent, and no later one is.
+func (p *Plan) Beyond(seq uint64) bool { return p.Requests > 0 && seq > p.Requests }
+
+// OwnRequests is how many of the first Requests ticks of the whole run
+// this instance sends (all of them, or its shard's); 0 when Requests is 0.
+func (p *Plan) OwnRequests() uint64 {
+	s := p.Shard
+	switch {
+	case p.Requests == 0 || !s.Sharded():
+		return p.Requests
+	case p.Requests < uint64(s.Index):
+		return 0
+	}
+	return (p.Requests-uint64(s.Index))/uint64(s.Count) + 1
 }
 
 // Single reports whether the run is the one call of the flags (Method),
