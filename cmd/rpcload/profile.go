@@ -124,11 +124,3 @@ func absDir(dir string) (string, error) {
 	}
 	return abs, nil
 }
-
-// defaultFraming is the framing of a child process when --framing is not
-// given: LSP servers speak Content-Length on stdio.
-func (f *profileFlags) defaultFraming(fs *pflag.FlagSet, rf *runFlags) {
-	if f.name == string(profile.LSP) && !fs.Changed("framing") {
-		rf.framing = "content-length"
-	}
-}

@@ -15,6 +15,7 @@ import (
 	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/engine"
+	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
 	"github.com/rpcload/rpcload/internal/wire"
@@ -108,14 +109,10 @@ func (f *runFlags) config(fs *pflag.FlagSet, target string) (engine.Config, erro
 // configCommand is config for a child process given after --.
 func (f *runFlags) configCommand(fs *pflag.FlagSet, argv []string) (engine.Config, error) {
 	return f.configTarget(fs, func() (transport.Target, error) {
-		var fr transport.Framing
-		switch f.framing {
-		case "newline":
-			fr = transport.Newline
-		case "content-length":
-			fr = transport.ContentLength
-		default:
-			return transport.Target{}, fmt.Errorf("%s must be newline or content-length (got %q)", f.setting(fs, "framing"), f.framing)
+		given := fs.Changed("framing") || f.scen.gives(fs, "framing")
+		fr, err := cli.ChildFraming(f.framing, given, profile.Name(f.prof.name), f.setting(fs, "framing"))
+		if err != nil {
+			return transport.Target{}, err
 		}
 		return transport.CommandTarget(argv, fr)
 	})
@@ -275,12 +272,10 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	switch {
 	case fs.ArgsLenAtDash() == 0:
-		f.prof.defaultFraming(fs, &f)
 		cfg, err = f.configCommand(fs, fs.Args())
 	case fs.NArg() == 1:
 		cfg, err = f.config(fs, fs.Arg(0))
 	case fileCommand != nil:
-		f.prof.defaultFraming(fs, &f)
 		cfg, err = f.configCommand(fs, fileCommand)
 	default:
 		cfg, err = f.config(fs, fileTarget)

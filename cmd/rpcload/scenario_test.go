@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rpcload/rpcload/internal/testsrv"
+	"github.com/rpcload/rpcload/internal/transport"
 )
 
 // writeScenario writes a scenario file into a temporary directory.
@@ -210,5 +212,39 @@ func TestScenarioSettingNames(t *testing.T) {
 				t.Errorf("exit %d, error %v; want exit %d and an error with %q", code, err, exitUsage, want)
 			}
 		})
+	}
+}
+
+// TestChildFramingOfAFile: a scenario's transport.framing stands for the
+// child's framing like --framing, --profile lsp's default (Content-Length)
+// included: a file that says newline for an LSP child keeps newline (the
+// default used to override it).
+func TestChildFramingOfAFile(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		args []string
+		want transport.Framing
+	}{
+		{"transport:\n  framing: newline\nprofile:\n  name: lsp\n", nil, transport.Newline},
+		{"profile:\n  name: lsp\n", nil, transport.ContentLength},
+		{"profile:\n  name: lsp\n", []string{"--framing", "newline"}, transport.Newline},
+		{"transport:\n  framing: content-length\n", nil, transport.ContentLength},
+	} {
+		path := writeScenario(t, "version: 1\n"+tc.file+"load: {rate: 10, duration: 1s}\nmix:\n  - method: hover\n")
+		fs := newFlagSet("run", runHelp, io.Discard, io.Discard)
+		var f runFlags
+		f.register(fs)
+		f.prof.register(fs)
+		f.scen.register(fs)
+		if err := fs.Parse(append(append([]string{"-f", path}, tc.args...), "--", "server")); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := f.scen.load(fs, &f); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := f.configCommand(fs, fs.Args())
+		if err != nil || cfg.Target.Framing != tc.want {
+			t.Errorf("%q %q: framing %v, error %v; want %v", tc.file, tc.args, cfg.Target.Framing, err, tc.want)
+		}
 	}
 }
