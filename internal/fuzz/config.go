@@ -106,9 +106,10 @@ type Config struct {
 	// Now is the clock (time.Now when nil); tests inject one.
 	Now func() time.Time
 
-	// sent, if set, is called as each exchange gets its MaxRate token:
-	// tests time the cap with it.
-	sent func()
+	// sent, if set, is called as each exchange gets its MaxRate token,
+	// with the tokens the bucket still holds then (a whole one means the
+	// workers were slower than the cap): tests time the cap with it.
+	sent func(tokensLeft float64)
 }
 
 // Status is what the live status line shows.

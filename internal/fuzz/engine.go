@@ -387,7 +387,7 @@ func (r *run) paced(ctx context.Context) bool {
 		return false
 	}
 	if r.cfg.sent != nil {
-		r.cfg.sent()
+		r.cfg.sent(r.maxRate.Tokens())
 	}
 	return true
 }

@@ -461,13 +461,17 @@ func roundsSection(rr *stats.RoundsReport) section {
 		if x.WithinNoise {
 			noise = txt("yes")
 		}
+		median, lo, hi := fmt.Sprintf("%.3f×", x.Median), fmt.Sprintf("%.3f×", x.Min), fmt.Sprintf("%.3f×", x.Max)
+		if x.BothZero || x.Rounds == 0 {
+			median, lo, hi = stats.NoValue, stats.NoValue, stats.NoValue // zero against zero has no ratio
+		}
 		ratios.Rows = append(ratios.Rows, []cell{{Text: targetName(rr.Targets, x.Target), Class: "key"}, txt(x.Figure),
-			num(fmt.Sprintf("%.3f×", x.Median)), num(fmt.Sprintf("%.3f×", x.Min)), num(fmt.Sprintf("%.3f×", x.Max)), noise, txt(x.Verdict)})
+			num(median), num(lo), num(hi), noise, txt(x.Verdict)})
 	}
-	runs := table{Caption: "runs, in the order they ran", Head: []cell{txt("round"), txt("target"), txt("answered/s"), txt("p50"), txt("p99"), txt("error rate")}}
+	runs := table{Caption: "runs, in the order they ran", Head: []cell{txt("round"), txt("target"), txt("answered/s"), txt("p50"), txt("p95"), txt("p99"), txt("error rate")}}
 	for _, x := range rr.Runs {
 		runs.Rows = append(runs.Rows, []cell{num(strconv.Itoa(x.Round)), txt(targetName(rr.Targets, x.Target)), num(strconv.FormatFloat(x.AnsweredPS, 'f', 1, 64)),
-			num(fmtUs(x.P50us)), num(fmtUs(x.P99us)), num(fmtPercent(x.ErrorRate))})
+			num(fmtUs(x.P50us)), num(fmtUs(x.P95us)), num(fmtUs(x.P99us)), num(fmtPercent(x.ErrorRate))})
 	}
 	sec.Tables = []table{ratios, runs}
 	return sec

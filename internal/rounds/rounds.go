@@ -122,7 +122,7 @@ rounds:
 // Figures reads the figures a round compares off one run's result.
 func Figures(res *stats.Result) stats.RoundRun {
 	q := res.Requests
-	run := stats.RoundRun{Interrupted: res.Interrupted, P50us: res.Latency.Corrected.P50us, P99us: res.Latency.Corrected.P99us}
+	run := stats.RoundRun{Interrupted: res.Interrupted, P50us: res.Latency.Corrected.P50us, P95us: res.Latency.Corrected.P95us, P99us: res.Latency.Corrected.P99us}
 	if res.DurationS > 0 {
 		run.AnsweredPS = float64(q.Answered) / res.DurationS
 	}
@@ -147,6 +147,8 @@ var figures = []figure{
 		func(t, b, x string) string { return fmt.Sprintf("%s answers %s %s's rate", t, x, b) }},
 	{"p50", func(r stats.RoundRun) float64 { return float64(r.P50us) },
 		func(t, b, x string) string { return fmt.Sprintf("%s's p50 latency is %s %s's", t, x, b) }},
+	{"p95", func(r stats.RoundRun) float64 { return float64(r.P95us) },
+		func(t, b, x string) string { return fmt.Sprintf("%s's p95 latency is %s %s's", t, x, b) }},
 	{"p99", func(r stats.RoundRun) float64 { return float64(r.P99us) },
 		func(t, b, x string) string { return fmt.Sprintf("%s's p99 latency is %s %s's", t, x, b) }},
 	{"error_rate", func(r stats.RoundRun) float64 { return r.ErrorRate },
@@ -216,7 +218,7 @@ func judgeFigure(f figure, target int, complete [][]*stats.RoundRun) stats.Round
 		rr.Verdict = fmt.Sprintf("%s: no ratio of %s to %s, whose figure was zero in every complete round", figureText(f.name), t, b)
 		return rr
 	case bothZero == len(ratios):
-		rr.Median, rr.Min, rr.Max, rr.WithinNoise = 1, 1, 1, true
+		rr.Median, rr.Min, rr.Max, rr.WithinNoise, rr.BothZero = 1, 1, 1, true, true
 		rr.Verdict = fmt.Sprintf("neither %s nor %s had errors (%s)", b, t, roundsText(len(ratios)))
 		return rr
 	}

@@ -21,7 +21,7 @@ func synthetic(answeredPS float64, p50, p99 int64, failedPer1000 uint64) *stats.
 	r.Requests.Sent = 1000
 	r.Requests.Answered = uint64(answeredPS * 10)
 	r.Requests.RPCErrors = failedPer1000
-	r.Latency.Corrected.P50us, r.Latency.Corrected.P99us = p50, p99
+	r.Latency.Corrected.P50us, r.Latency.Corrected.P95us, r.Latency.Corrected.P99us = p50, (p50+p99)/2, p99
 	return r
 }
 
@@ -76,8 +76,8 @@ func TestOrderAlternates(t *testing.T) {
 	if rep.Completed != 4 || rep.Interrupted {
 		t.Errorf("completed %d, interrupted %v; want 4, false", rep.Completed, rep.Interrupted)
 	}
-	// Targets B and C, four figures each.
-	if len(rep.Ratios) != 8 || rep.Ratios[0].Target != 1 || rep.Ratios[4].Target != 2 {
+	// Targets B and C, five figures each.
+	if len(rep.Ratios) != 10 || rep.Ratios[0].Target != 1 || rep.Ratios[5].Target != 2 {
 		t.Errorf("ratios = %+v", rep.Ratios)
 	}
 }
@@ -241,9 +241,9 @@ func TestRunErrors(t *testing.T) {
 func TestFigures(t *testing.T) {
 	r := &stats.Result{DurationS: 2}
 	r.Requests = stats.Requests{Sent: 200, Answered: 190, OK: 180, RPCErrors: 5, InvalidReplies: 5, Timeouts: 6, TransportErrors: 3, Leaked: 1}
-	r.Latency.Corrected.P50us, r.Latency.Corrected.P99us = 120, 900
+	r.Latency.Corrected.P50us, r.Latency.Corrected.P95us, r.Latency.Corrected.P99us = 120, 500, 900
 	f := Figures(r)
-	if f.AnsweredPS != 95 || f.P50us != 120 || f.P99us != 900 || f.ErrorRate != 20.0/200 {
+	if f.AnsweredPS != 95 || f.P50us != 120 || f.P95us != 500 || f.P99us != 900 || f.ErrorRate != 20.0/200 {
 		t.Errorf("figures = %+v", f)
 	}
 }
@@ -262,6 +262,8 @@ func TestWrite(t *testing.T) {
 	for _, want := range []string{
 		"A  tcp://127.0.0.1:1", "B  http://127.0.0.1:2/", "3 of 3 rounds complete",
 		"1.32x", "real difference", "B answers 1.32x A's rate (median of 3 rounds, range 1.30x-1.35x): a real difference",
+		"p50    p95    p99", // every latency table has p95 (issue 15, item 13)
+		"error rate       —            —      —", // no errors on either side: no ratio, not 1.00x (issue 15, item 23)
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)

@@ -25,14 +25,14 @@ func Write(w io.Writer, rep *stats.RoundsReport) error {
 	fmt.Fprintf(ew, "%s\n\n", status)
 
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "round\ttarget\tanswered/s\tp50\tp99\terror rate\t\t")
+	fmt.Fprintln(tw, "round\ttarget\tanswered/s\tp50\tp95\tp99\terror rate\t\t")
 	for _, r := range rep.Runs {
 		note := ""
 		if r.Interrupted {
 			note = "interrupted"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%.1f\t%s\t%s\t%.2f%%\t%s\t\n", r.Round, Label(r.Target), r.AnsweredPS,
-			micros(r.P50us), micros(r.P99us), 100*r.ErrorRate, note)
+		fmt.Fprintf(tw, "%d\t%s\t%.1f\t%s\t%s\t%s\t%.2f%%\t%s\t\n", r.Round, Label(r.Target), r.AnsweredPS,
+			micros(r.P50us), micros(r.P95us), micros(r.P99us), 100*r.ErrorRate, note)
 	}
 	tw.Flush()
 
@@ -41,8 +41,8 @@ func Write(w io.Writer, rep *stats.RoundsReport) error {
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "target\tfigure\tmedian\trange\tMAD\t\t")
 		for _, rr := range rep.Ratios {
-			if rr.Rounds == 0 {
-				fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t\t\n", Label(rr.Target), figureText(rr.Figure))
+			if rr.Rounds == 0 || rr.BothZero {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\t\n", Label(rr.Target), figureText(rr.Figure), stats.NoValue, stats.NoValue, stats.NoValue)
 				continue
 			}
 			judged := "real difference"

@@ -23,6 +23,7 @@ type RoundRun struct {
 	Interrupted bool    `json:"interrupted,omitempty"`
 	AnsweredPS  float64 `json:"answered_per_s"`
 	P50us       int64   `json:"p50_us"` // corrected latency
+	P95us       int64   `json:"p95_us"`
 	P99us       int64   `json:"p99_us"`
 	ErrorRate   float64 `json:"error_rate"` // failed requests / sent, 0..1
 }
@@ -32,7 +33,7 @@ type RoundRun struct {
 // noise of the rounds themselves.
 type RoundsRatio struct {
 	Target int    `json:"target"`
-	Figure string `json:"figure"` // answered_per_s, p50, p99 or error_rate
+	Figure string `json:"figure"` // answered_per_s, p50, p95, p99 or error_rate
 	// Rounds counts the rounds that gave a ratio: complete rounds in which
 	// the first target's figure was not zero (both zero counts as 1 for
 	// the error rate).
@@ -45,5 +46,9 @@ type RoundsRatio struct {
 	// (max - min) / median of its figure.
 	BaseSpread  float64 `json:"base_spread"`
 	WithinNoise bool    `json:"within_noise"`
-	Verdict     string  `json:"verdict"`
+	// BothZero: the figure was zero for both targets in every round (no
+	// errors on either side), which is the same, though no ratio: Median,
+	// Min and Max hold 1, and reports show no ratio.
+	BothZero bool   `json:"both_zero,omitempty"`
+	Verdict  string `json:"verdict"`
 }
