@@ -262,7 +262,7 @@ func TestWrite(t *testing.T) {
 	for _, want := range []string{
 		"A  tcp://127.0.0.1:1", "B  http://127.0.0.1:2/", "3 of 3 rounds complete",
 		"1.32x", "real difference", "B answers 1.32x A's rate (median of 3 rounds, range 1.30x-1.35x): a real difference",
-		"p50    p95    p99", // every latency table has p95 (issue 15, item 13)
+		"p50    p95    p99",                      // every latency table has p95 (issue 15, item 13)
 		"error rate       —            —      —", // no errors on either side: no ratio, not 1.00x (issue 15, item 23)
 	} {
 		if !strings.Contains(out, want) {
