@@ -166,3 +166,35 @@ func TestCanaryCandidatesByProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPEventStreamReply: a reply sent as Server-Sent Events (MCP's
+// Streamable HTTP) is read from its events, not taken for a broken
+// connection (the HTTP client reports such a body as
+// transport.ErrEventStream for rpcload's jsonrpc profile, and rpcfuzz
+// called it a crash).
+func TestHTTPEventStreamReply(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		rw.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(rw, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+	}))
+	t.Cleanup(ts.Close)
+	tg, err := transport.ParseTarget(ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Target: tg, Execs: 1, OutDir: t.TempDir(), Now: fixedClock}
+	if err := cfg.fill(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := newRun(context.Background(), &cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := r.newWorker(0)
+	t.Cleanup(w.closeConn)
+	res := w.exec(context.Background(), mutate.Case{Frames: [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"method":"echo"}`)}}, false)
+	if res.o.end != endNone || res.v.rules != 0 {
+		t.Errorf("end %v (%s), rules %v: %s", res.o.end, res.o.note, res.v.rules, res.v.note)
+	}
+}

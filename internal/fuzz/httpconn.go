@@ -160,7 +160,9 @@ func (h *httpConn) post(ctx context.Context, frame []byte, timeout time.Duration
 		o.httpStatus[i] = status
 		var se *transport.StatusError
 		switch {
-		case err == nil || errors.As(err, &se):
+		case err == nil || errors.As(err, &se) || errors.Is(err, transport.ErrEventStream):
+			// (An SSE body is read whole: splitBody takes its events, as
+			// MCP's Streamable HTTP sends them.)
 			h.served++
 			o.frameReplies[i] = splitBody(body, h.d.cfg.MaxReply)
 			if status >= 500 {
