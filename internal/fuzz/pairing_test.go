@@ -560,25 +560,34 @@ func TestOutOfOrderVerdicts(t *testing.T) {
 		frames  []string
 		replies []string
 		want    check.Set // the rules of the verdict (0: clean)
+		// timedOut: the exchange ended at the timeout (a reply still
+		// missing is a hang), not with every reply the wait asked for.
+		timedOut bool
 	}{
 		// jrpc2 over TCP: one reply per message; it was a duplicate_reply.
-		{"invalid version and []", []string{`{"jsonrpc":0,"id":0}`, `[]`}, []string{errID("null", -32600), errID("0", -32700)}, check.Set(0).Add(check.WrongErrorCode)},
+		{"invalid version and []", []string{`{"jsonrpc":0,"id":0}`, `[]`}, []string{errID("null", -32600), errID("0", -32700)}, check.Set(0).Add(check.WrongErrorCode), false},
 		// An array answers the batch, not the id-null call before it.
-		{"array after an id-null call", []string{`{"jsonrpc":"2.0","id":null,"method":"t"}`, `[{"id":0},[]]`}, []string{`[` + errID("0", -32600) + `,` + errID("null", -32600) + `]`, `{"jsonrpc":"2.0","id":null,"result":1}`}, 0},
+		{"array after an id-null call", []string{`{"jsonrpc":"2.0","id":null,"method":"t"}`, `[{"id":0},[]]`}, []string{`[` + errID("0", -32600) + `,` + errID("null", -32600) + `]`, `{"jsonrpc":"2.0","id":null,"result":1}`}, 0, false},
 		// A changed id is unknown_id, not silence.
-		{"id -1 wrapped", []string{`{"jsonrpc":"2.0","id":-1,"method":"x"}`}, []string{`{"jsonrpc":"2.0","id":18446744073709551615,"result":1}`}, check.Set(0).Add(check.UnknownID)},
+		{"id -1 wrapped", []string{`{"jsonrpc":"2.0","id":-1,"method":"x"}`}, []string{`{"jsonrpc":"2.0","id":18446744073709551615,"result":1}`}, check.Set(0).Add(check.UnknownID), false},
 		// Two requests share id 11: each reply goes where it is right.
-		{"shared id", []string{`{"jsonrpc":"2.0","id":11,"method":"x","params":1}`, `{"jsonrpc":"2.0","id":11}`}, []string{errID("11", -32602), errID("11", -32600)}, 0},
+		{"shared id", []string{`{"jsonrpc":"2.0","id":11,"method":"x","params":1}`, `{"jsonrpc":"2.0","id":11}`}, []string{errID("11", -32602), errID("11", -32600)}, 0, false},
 		// 46 messages answered in full (once past the old matching bound).
-		{"46 messages", many, replies, 0},
+		{"46 messages", many, replies, 0, false},
 		// A batch of notifications needs no reply: an id-null -32700 is the
 		// parse error's, though a refusable batch could take one too.
-		{"notification batch and a parse error", []string{`[{"jsonrpc":"2.0","\ud801":0,"method":""}]`, `}`}, []string{errID("null", -32700)}, 0},
+		{"notification batch and a parse error", []string{`[{"jsonrpc":"2.0","\ud801":0,"method":""}]`, `}`}, []string{errID("null", -32700)}, 0, false},
 		// A notification refused for its repeated params (allowed), and a
 		// batch whose array has not come yet: the refusal stays the
 		// notification's, never the batch's single-object answer.
-		{"refused notification and a batch still owed", []string{`{"jsonrpc":"2.0","method":"","params":[],"params":[]}`, `[{"jsonrpc":"2.0","method":"convert","params":[0,0],"id":0}]`}, []string{errID("null", -32600)}, 0},
-		{"refused notification and a batch answered", []string{`{"jsonrpc":"2.0","method":"","params":[],"params":[]}`, `[{"jsonrpc":"2.0","method":"convert","params":[0,0],"id":0}]`}, []string{errID("null", -32600), `[{"jsonrpc":"2.0","id":0,"result":0}]`}, 0},
+		{"refused notification and a batch still owed", []string{`{"jsonrpc":"2.0","method":"","params":[],"params":[]}`, `[{"jsonrpc":"2.0","method":"convert","params":[0,0],"id":0}]`}, []string{errID("null", -32600)}, 0, false},
+		// A notification nested past the depth edge (a refusal allowed),
+		// a call with invalid UTF-8 in its method and a parse error, all
+		// three refused with -32700: the replies go to the frames that
+		// must have one before the notification that may take one.
+		{"refusals to a notification and a call", []string{`{"jsonrpc":"2.0","method":"m","params":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`,
+			"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"\xc3\"}", `}`}, []string{errID("null", -32700), errID("null", -32700)}, 0, true},
+		{"refused notification and a batch answered", []string{`{"jsonrpc":"2.0","method":"","params":[],"params":[]}`, `[{"jsonrpc":"2.0","method":"convert","params":[0,0],"id":0}]`}, []string{errID("null", -32600), `[{"jsonrpc":"2.0","id":0,"result":0}]`}, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := frames(tc.frames...)
@@ -590,6 +599,9 @@ func TestOutOfOrderVerdicts(t *testing.T) {
 				}
 				infos, _ := inspect(c, nil)
 				o := outcome{replies: reps, end: endNone}
+				if tc.timedOut {
+					o.end = endTimeout
+				}
 				v := judgeOutcome(c, infos, &o, nil)
 				if v.rules != tc.want {
 					t.Errorf("replies in order %v: rules %v (%s), want %v", perm, v.rules, v.note, tc.want)

@@ -192,13 +192,23 @@ func (b *batchMatch) byNull(rm *wire.Message, j int32) int {
 }
 
 // edgyList returns the list of requests with an edge, walking them all the
-// first time it is needed.
+// first time it is needed: those whose silence breaks a rule first, so
+// that a reply a tolerance lets two requests take goes to the one that
+// must have it ([a notification with a broken method, a call with invalid
+// UTF-8] answered with two -32700 on a stream gave the call's to the
+// notification, and called the call unanswered).
 func (b *batchMatch) edgyList() *candidates {
 	if !b.edgy {
 		b.edgy = true
+		l := &b.lists[listEdgy]
 		for i := range b.reqs {
-			if b.reqs[i].analyse() != 0 {
-				b.lists[listEdgy].add(i)
+			if b.reqs[i].analyse() != 0 && b.required(i) {
+				l.add(i)
+			}
+		}
+		for i := range b.reqs {
+			if b.reqs[i].analyse() != 0 && !b.required(i) {
+				l.add(i)
 			}
 		}
 	}
