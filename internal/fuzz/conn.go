@@ -695,6 +695,9 @@ func (s *streamConn) settleEnd(o *outcome, start time.Time) {
 	if s.child == nil || o.end == endNone || o.end == endInterrupted {
 		return
 	}
+	if o.end == endTimeout && !s.stdoutEnded() {
+		return // a live child that is silent: a hang, and no wait for it
+	}
 	// Waiting for the exit status (and the stderr of a crash) is bounded
 	// by the timeout too: a child that closed its stdout and lives on took
 	// a second at every input.
@@ -710,6 +713,26 @@ func (s *streamConn) settleEnd(o *outcome, start time.Time) {
 	o.exitCode = exitCodeOf(o.note)
 	o.stderr = s.child.StderrTail()
 }
+
+// stdoutEnded reports whether the child's stdout has ended, or ends
+// within a moment (a child that dies closes it; the timer and the end of
+// the stream can be ready together, and either may be seen first).
+func (s *streamConn) stdoutEnded() bool {
+	t := time.NewTimer(min(stdoutEndGrace, s.d.cfg.Timeout/4))
+	defer t.Stop()
+	select {
+	case <-s.done:
+		return true
+	case <-s.child.Exited():
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// stdoutEndGrace bounds how long a timed-out exchange with a child waits
+// to see its stdout end.
+const stdoutEndGrace = 50 * time.Millisecond
 
 // exitCodeOf reads the exit code from a status like "exit status 2 after
 // 3ms"; -1 for a signal.
