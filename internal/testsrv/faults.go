@@ -289,14 +289,7 @@ func (p *proc) appendFaulty(dst []byte, pt *part, f fid) []byte {
 	case fBadError:
 		return append(appendHead(dst, "2.0", pt.id), `,"error":{"code":"-32603"}}`...)
 	case fBadVersion:
-		dst = appendHead(dst, "1.0", pt.id)
-		if pt.code == 0 {
-			dst = append(dst, `,"result":`...)
-			dst = appendRaw(dst, p.value(pt))
-		} else {
-			dst = p.appendErrorMember(dst, pt)
-		}
-		return append(dst, '}')
+		return append(p.appendOutcome(appendHead(dst, "1.0", pt.id), pt), '}')
 	case fBoth:
 		dst = appendHead(dst, "2.0", pt.id)
 		if pt.code == 0 {
@@ -318,6 +311,14 @@ func appendHead(dst []byte, version string, id []byte) []byte {
 	dst = append(dst, version...)
 	dst = append(dst, `","id":`...)
 	return appendRaw(dst, id)
+}
+
+// appendOutcome writes the part's `,"result":...` or `,"error":{...}`.
+func (p *proc) appendOutcome(dst []byte, pt *part) []byte {
+	if pt.code == 0 {
+		return appendRaw(append(dst, `,"result":`...), p.value(pt))
+	}
+	return p.appendErrorMember(dst, pt)
 }
 
 // appendErrorMember writes `,"error":{...}` for an error part.

@@ -303,14 +303,7 @@ func (p *proc) assemble(dst []byte, f fid, target int) []byte {
 // appendPartNoID writes part pt as a response without an id member, the
 // way a server that echoes a notification's (absent) id answers it.
 func (p *proc) appendPartNoID(dst []byte, pt *part) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0"`...)
-	if pt.code == 0 {
-		dst = append(dst, `,"result":`...)
-		dst = appendRaw(dst, p.value(pt))
-	} else {
-		dst = p.appendErrorMember(dst, pt)
-	}
-	return append(dst, '}')
+	return append(p.appendOutcome(append(dst, `{"jsonrpc":"2.0"`...), pt), '}')
 }
 
 func (p *proc) appendPart(dst []byte, pt *part, id []byte) []byte {
