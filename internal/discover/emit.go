@@ -84,15 +84,32 @@ func (s *file) render() ([]byte, error) {
 	return spaceCalls(buf.Bytes()), nil
 }
 
+// commentBlock writes lines as YAML comments. A comment holds its text as
+// it is, so a character YAML does not allow in a file (a control
+// character from a server's description: DEL, C1 codes) is shown as '·',
+// and a line break as a space.
 func commentBlock(lines []string) string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
-		out[i] = "# " + strings.ReplaceAll(l, "\n", " ")
+		out[i] = "# " + strings.Map(yamlPrintable, l)
 		if l == "" {
 			out[i] = "#"
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// yamlPrintable maps r to itself when YAML 1.2 allows it in a comment
+// (c-printable, line breaks aside), a line break or tab to a space, and
+// anything else to '·'.
+func yamlPrintable(r rune) rune {
+	switch {
+	case r == '\n' || r == '\r' || r == '\t' || r == 0x85:
+		return ' '
+	case r >= 0x20 && r <= 0x7e, r >= 0xa0 && r <= 0xd7ff, r >= 0xe000 && r <= 0xfffd && r != 0xfeff, r >= 0x10000 && r <= 0x10ffff:
+		return r
+	}
+	return '·'
 }
 
 // spaceCalls puts a blank line before each call of the mix but the first

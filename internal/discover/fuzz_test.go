@@ -45,3 +45,25 @@ func FuzzDiscover(f *testing.F) {
 		}
 	})
 }
+
+// TestCommentBlockPrintable: a description with characters YAML does not
+// allow in a file (DEL, C1 controls, a byte-order mark, a line break)
+// still makes a scenario that parses: the comment shows them as '·' or a
+// space (FuzzDiscover found DEL in a tool description).
+func TestCommentBlockPrintable(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"a\x7fb", "# a·b"},
+		{"a\u0085b\u0090c", "# a b·c"},
+		{"x\ny\r\tz", "# x y  z"},
+		{"\ufeffé😀", "# ·é😀"},
+	} {
+		got := commentBlock([]string{tc.in})
+		if got != tc.want {
+			t.Errorf("commentBlock(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		var v any
+		if err := yaml.Unmarshal([]byte(got+"\nk: 1\n"), &v); err != nil {
+			t.Errorf("%q: not YAML: %v", got, err)
+		}
+	}
+}
