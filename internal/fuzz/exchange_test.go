@@ -74,16 +74,7 @@ func TestExchangeRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg := Config{Target: tg, Profile: profile.MCP, ProfileOptions: profile.Options{MCPEra: "modern"}, Execs: 1, OutDir: t.TempDir(), Now: fixedClock}
-			if err := cfg.fill(); err != nil {
-				t.Fatal(err)
-			}
-			r, err := newRun(context.Background(), &cfg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w := r.newWorker(0)
-			t.Cleanup(w.closeConn)
+			_, w := testWorker(t, Config{Target: tg, Profile: profile.MCP, ProfileOptions: profile.Options{MCPEra: "modern"}, Execs: 1, OutDir: t.TempDir(), Now: fixedClock})
 			in := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
 			res := w.exec(context.Background(), mutate.Case{Frames: [][]byte{[]byte(in)}}, false)
 			assertExchangeVerdict(t, &res, tc.want)
@@ -183,16 +174,7 @@ func TestHTTPEventStreamReply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Target: tg, Execs: 1, OutDir: t.TempDir(), Now: fixedClock}
-	if err := cfg.fill(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := newRun(context.Background(), &cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := r.newWorker(0)
-	t.Cleanup(w.closeConn)
+	_, w := testWorker(t, Config{Target: tg, Execs: 1, OutDir: t.TempDir(), Now: fixedClock})
 	res := w.exec(context.Background(), mutate.Case{Frames: [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"method":"echo"}`)}}, false)
 	if res.o.end != endNone || res.v.rules != 0 {
 		t.Errorf("end %v (%s), rules %v: %s", res.o.end, res.o.note, res.v.rules, res.v.note)

@@ -132,7 +132,13 @@ func (s *scriptedServer) received(i int) []string {
 // scriptedWorker is a worker of a run against tg, for exchanges one by one.
 func scriptedWorker(t *testing.T, tg transport.Target, prof profile.Name) (*run, *worker) {
 	t.Helper()
-	cfg := Config{Target: tg, Profile: prof, Execs: 1, OutDir: t.TempDir(), Timeout: 5 * time.Second, Now: fixedClock}
+	return testWorker(t, Config{Target: tg, Profile: prof, Execs: 1, OutDir: t.TempDir(), Timeout: 5 * time.Second, Now: fixedClock})
+}
+
+// testWorker is a run of cfg (filled) with one worker, its connection
+// closed when the test ends.
+func testWorker(t *testing.T, cfg Config) (*run, *worker) {
+	t.Helper()
 	if err := cfg.fill(); err != nil {
 		t.Fatal(err)
 	}
