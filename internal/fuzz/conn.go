@@ -199,18 +199,13 @@ type streamConn struct {
 	answer          []byte
 	syncMsg         []byte      // the exchange's sync request, rebuilt in place (Send copies it)
 	timer           *time.Timer // the exchange's timeout, reset for each one
-	// What the last exchange may still have coming (see outcome.staleNull).
-	missed           int // see waitFor.missing
-	owedLoose        int // see waitFor.missingNeeded
-	lastIDs, prevIDs [][]byte
-	syncReal         time.Time // when the last sync reply came, by the wall clock
+	// What the last exchanges may still have coming (see outcome.staleNull).
+	late     lateWindow
+	syncReal time.Time // when the last sync reply came, by the wall clock
 	// stalled is set by the reader when an answer to a server's request
 	// could not be written (see answerServer).
 	stalled atomic.Bool
 }
-
-// maxStaleIDs bounds the ids of an exchange remembered for the next one.
-const maxStaleIDs = 64
 
 // looseGrace is how long replies without a key an input still lacks are
 // waited for after the sync reply (on top of twice the time the sync reply
@@ -429,20 +424,23 @@ func (s *streamConn) close() {
 func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, timeout time.Duration) outcome {
 	var o outcome
 	if n := s.drainStale(); n > 0 {
-		o.late += n // replies of the last input that came after it ended
+		o.late += n // replies of earlier inputs that came after they ended
+		s.late.took(n, true)
 	}
-	// Two buffers take turns: the last input's ids go to the outcome
-	// while this input's are written to the other.
-	s.prevIDs, s.lastIDs = s.lastIDs, s.prevIDs[:0]
-	o.staleNull, o.staleIDs = s.missed, s.prevIDs
-	// The wait counts as the last input's only the replies it lacked for
-	// frames that need one: its notifications (which hardly ever get a
-	// reply) would make every later input wait out its grace.
-	wait.staleNull, wait.staleIDs, wait.maybeLate = s.owedLoose, s.prevIDs, s.missed
+	missed, owed := s.late.totals()
+	ids := s.late.open(wait.infos)
+	o.staleNull, o.staleIDs = missed, ids
+	// The wait counts as earlier inputs' only the replies they lacked
+	// for frames that need one: their notifications (which hardly ever
+	// get a reply) would make every later input wait out its grace.
+	wait.staleNull, wait.staleIDs, wait.maybeLate = owed, ids, missed
 	if len(c.Frames) == 1 && bytes.HasPrefix(wait.infos[0].id, []byte(canaryPrefix)) {
 		wait.strict = true // the canary: only its own reply ends the wait
 	}
-	s.missed, s.owedLoose, s.lastIDs = 0, 0, appendReadableIDs(s.lastIDs, wait.infos)
+	defer func() {
+		s.late.took(wait.stale, false)
+		s.late.close(wait.missing(), wait.missingNeeded())
+	}()
 	// Latency is read off the configured clock (tests make it constant, so
 	// the feedback tuples do not depend on timing); the timeout is real.
 	start := s.d.cfg.Now()
@@ -455,7 +453,13 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 		o.wire = true
 	}
 	if w == wroteRawSynced {
-		wait = waitFor{} // nothing is owed to broken framing
+		// Nothing is owed to broken framing, but each line the server
+		// reads may get a reply, and a server answering out of order may
+		// send it after the sync reply: the next input sets those aside
+		// (see waitFor.rawLines).
+		lines := lineCount(s.rawInput(c))
+		wait = waitFor{needs: lines, loose: lines, open: lines, exact: true, rawLines: true,
+			staleNull: wait.staleNull, staleIDs: wait.staleIDs, maybeLate: wait.maybeLate}
 	}
 	o.sent = len(c.Frames)
 	if werr != nil {
@@ -493,7 +497,7 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 		case m := <-s.msgs:
 			wasSync := gotSync
 			if s.take(&o, &m, seq, &gotSync, &last) {
-				if !wait.answer(&m.scan) && wasSync && !keyedScan(&m.scan) {
+				if !wait.answer(o.replies, o.scans) && wasSync && !keyedScan(&m.scan) {
 					s.d.noteLate(m.real.Sub(syncReal)) // a reply without an id after the sync reply
 				}
 			}
@@ -523,7 +527,6 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 				// are missing: a hang is silence to a readable id, and the
 				// connection, a child's above all, stays usable.)
 				// The grace is over: what is still missing is judged so.
-				s.missed, s.owedLoose = wait.missing(), wait.missingNeeded()
 				return s.finish(&o, start, last, timeout)
 			}
 			o.end = endTimeout
@@ -531,7 +534,6 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 			o.end = endInterrupted
 		}
 	}
-	s.missed, s.owedLoose = wait.missing(), wait.missingNeeded()
 	return s.finish(&o, start, last, timeout)
 }
 
@@ -548,13 +550,7 @@ const (
 // writeInput writes case c and the sync request of sequence number seq,
 // or the raw bytes of c's broken framing.
 func (s *streamConn) writeInput(c mutate.Case, seq uint64, deadline time.Time) (wroteKind, error) {
-	raw := c.Wire
-	if raw == nil && s.d.cfg.Target.Framing == transport.Newline && framesBreakLines(c.Frames) {
-		// A line break inside a frame (JSON whitespace, a comment) splits
-		// it in two on a newline-delimited stream: the framing is broken
-		// as surely as by a framing op.
-		raw = streamBytes(transport.Newline.String(), c)
-	}
+	raw := s.rawInput(c)
 	s.syncMsg = appendSync(s.syncMsg[:0], seq)
 	syncMsg := s.syncMsg
 	s.wmu.Lock()
@@ -584,6 +580,30 @@ func (s *streamConn) writeInput(c mutate.Case, seq uint64, deadline time.Time) (
 		return wroteFrames, err
 	}
 	return wroteFrames, s.st.Flush(deadline)
+}
+
+// rawInput returns the bytes of c's broken framing, or nil when c is
+// frames sent the usual way.
+func (s *streamConn) rawInput(c mutate.Case) []byte {
+	if c.Wire == nil && s.d.cfg.Target.Framing == transport.Newline && framesBreakLines(c.Frames) {
+		// A line break inside a frame (JSON whitespace, a comment) splits
+		// it in two on a newline-delimited stream: the framing is broken
+		// as surely as by a framing op.
+		return streamBytes(transport.Newline.String(), c)
+	}
+	return c.Wire
+}
+
+// lineCount is the number of lines of b holding more than white space: on
+// a newline-delimited stream, each may get one reply.
+func lineCount(b []byte) int {
+	n := 0
+	for line := range bytes.SplitSeq(b, []byte{'\n'}) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // armTimer sets the connection's timer, made once, to fire at deadline.
@@ -627,18 +647,6 @@ func (s *streamConn) finish(o *outcome, start, last time.Time, timeout time.Dura
 
 // keyedScan reports whether a reply carries a readable id.
 func keyedScan(sc *replyScan) bool { return sc.idKind == wire.IDNumber || sc.idKind == wire.IDString }
-
-// appendReadableIDs appends the readable ids of the frames infos describes
-// to dst, up to maxStaleIDs. (A batch's replies come in an array, which is
-// set aside as late by count, not by id.)
-func appendReadableIDs(dst [][]byte, infos []frameInfo) [][]byte {
-	for i := range infos {
-		if fi := &infos[i]; fi.readable && fi.id != nil && len(dst) < maxStaleIDs && (i == 0 || !bytes.Equal(fi.id, infos[i-1].id)) {
-			dst = append(dst, fi.id)
-		}
-	}
-	return dst
-}
 
 // take records one message of the exchange; it reports whether it was a
 // reply to the input.

@@ -255,9 +255,11 @@ func TestWaitFor(t *testing.T) {
 			infos, _ := inspect(c, nil)
 			w := newWaitFor(c.Frames, infos)
 			w.settle() // (exchanges settle the counts when they would wait)
+			var reps [][]byte
+			var scans []replyScan
 			for i, r := range tc.replies {
-				sc := scanReply([]byte(r))
-				w.answer(&sc)
+				reps, scans = append(reps, []byte(r)), append(scans, scanReply([]byte(r)))
+				w.answer(reps, scans)
 				if got := w.done(i + 1); got != tc.done[i] {
 					t.Errorf("after reply %d: done %v, want %v", i+1, got, tc.done[i])
 				}

@@ -69,7 +69,15 @@ func TestOutOfOrderServer(t *testing.T) {
 	for _, over := range []string{"tcp", "tcp+lsp", "ws", "stdio"} {
 		t.Run(over, func(t *testing.T) {
 			tg, child := shuffledTarget(t, over, 5*time.Millisecond)
-			cfg := Config{Target: tg, Child: child, Workers: 8, Execs: execs, Seed: 1, OutDir: t.TempDir(),
+			out := t.TempDir()
+			if d := os.Getenv("RPCFUZZ_OUT_OF_ORDER_OUT"); d != "" {
+				// (A hunt keeps its findings there to be read.)
+				var err error
+				if out, err = os.MkdirTemp(d, over+"-"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cfg := Config{Target: tg, Child: child, Workers: 8, Execs: execs, Seed: 1, OutDir: out,
 				Timeout: 2 * time.Second, MinimizeBudget: 20}
 			s, err := Run(context.Background(), cfg)
 			if err != nil {

@@ -561,6 +561,17 @@ func TestOutOfOrderVerdicts(t *testing.T) {
 		many = append(many, `}`)
 		replies = append(replies, errID("null", -32700))
 	}
+	// A thousand notifications a server may refuse (most refused), a
+	// batch of two invalid elements and a call.
+	var flood, floodReplies []string
+	for k := range 1000 {
+		flood = append(flood, `{"jsonrpc":"2.0","method":"echo","params":true}`)
+		if k < 942 {
+			floodReplies = append(floodReplies, errID("null", -32600))
+		}
+	}
+	flood = append(flood, `[[{"jsonrpc":"2.0","method":"n","params":null}],[{"jsonrpc":"2.0","method":"n","params":null}]]`, `{"jsonrpc":"2.0","id":2.0,"method":"echo","params":true}`)
+	floodReplies = append(floodReplies, `[`+errID("null", -32600)+`,`+errID("null", -32600)+`]`, errID("2.0", -32600))
 	for _, tc := range []struct {
 		name    string
 		frames  []string
@@ -569,31 +580,48 @@ func TestOutOfOrderVerdicts(t *testing.T) {
 		// timedOut: the exchange ended at the timeout (a reply still
 		// missing is a hang), not with every reply the wait asked for.
 		timedOut bool
+		// stale: replies without an id the input before still lacked
+		// (outcome.staleNull): one may come in this exchange.
+		stale int
 	}{
 		// jrpc2 over TCP: one reply per message; it was a duplicate_reply.
-		{"invalid version and []", []string{`{"jsonrpc":0,"id":0}`, `[]`}, []string{errID("null", -32600), errID("0", -32700)}, check.Set(0).Add(check.WrongErrorCode), false},
+		{"invalid version and []", []string{`{"jsonrpc":0,"id":0}`, `[]`}, []string{errID("null", -32600), errID("0", -32700)}, check.Set(0).Add(check.WrongErrorCode), false, 0},
 		// An array answers the batch, not the id-null call before it.
-		{"array after an id-null call", []string{`{"jsonrpc":"2.0","id":null,"method":"t"}`, `[{"id":0},[]]`}, []string{`[` + errID("0", -32600) + `,` + errID("null", -32600) + `]`, `{"jsonrpc":"2.0","id":null,"result":1}`}, 0, false},
+		{"array after an id-null call", []string{`{"jsonrpc":"2.0","id":null,"method":"t"}`, `[{"id":0},[]]`}, []string{`[` + errID("0", -32600) + `,` + errID("null", -32600) + `]`, `{"jsonrpc":"2.0","id":null,"result":1}`}, 0, false, 0},
 		// A changed id is unknown_id, not silence.
-		{"id -1 wrapped", []string{`{"jsonrpc":"2.0","id":-1,"method":"x"}`}, []string{`{"jsonrpc":"2.0","id":18446744073709551615,"result":1}`}, check.Set(0).Add(check.UnknownID), false},
+		{"id -1 wrapped", []string{`{"jsonrpc":"2.0","id":-1,"method":"x"}`}, []string{`{"jsonrpc":"2.0","id":18446744073709551615,"result":1}`}, check.Set(0).Add(check.UnknownID), false, 0},
 		// Two requests share id 11: each reply goes where it is right.
-		{"shared id", []string{`{"jsonrpc":"2.0","id":11,"method":"x","params":1}`, `{"jsonrpc":"2.0","id":11}`}, []string{errID("11", -32602), errID("11", -32600)}, 0, false},
+		{"shared id", []string{`{"jsonrpc":"2.0","id":11,"method":"x","params":1}`, `{"jsonrpc":"2.0","id":11}`}, []string{errID("11", -32602), errID("11", -32600)}, 0, false, 0},
 		// 46 messages answered in full (once past the old matching bound).
-		{"46 messages", many, replies, 0, false},
+		{"46 messages", many, replies, 0, false, 0},
 		// A batch of notifications needs no reply: an id-null -32700 is the
 		// parse error's, though a refusable batch could take one too.
-		{"notification batch and a parse error", []string{`[{"jsonrpc":"2.0","\ud801":0,"method":""}]`, `}`}, []string{errID("null", -32700)}, 0, false},
+		{"notification batch and a parse error", []string{`[{"jsonrpc":"2.0","\ud801":0,"method":""}]`, `}`}, []string{errID("null", -32700)}, 0, false, 0},
 		// A notification refused for its repeated params (allowed), and a
 		// batch whose array has not come yet: the refusal stays the
 		// notification's, never the batch's single-object answer.
-		{"refused notification and a batch still owed", []string{`{"jsonrpc":"2.0","method":"","params":[],"params":[]}`, `[{"jsonrpc":"2.0","method":"convert","params":[0,0],"id":0}]`}, []string{errID("null", -32600)}, 0, false},
+		{"refused notification and a batch still owed", []string{`{"jsonrpc":"2.0","method":"","params":[],"params":[]}`, `[{"jsonrpc":"2.0","method":"convert","params":[0,0],"id":0}]`}, []string{errID("null", -32600)}, 0, false, 0},
 		// A notification nested past the depth edge (a refusal allowed),
 		// a call with invalid UTF-8 in its method and a parse error, all
 		// three refused with -32700: the replies go to the frames that
 		// must have one before the notification that may take one.
 		{"refusals to a notification and a call", []string{`{"jsonrpc":"2.0","method":"m","params":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`,
-			"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"\xc3\"}", `}`}, []string{errID("null", -32700), errID("null", -32700)}, 0, true},
-		{"refused notification and a batch answered", []string{`{"jsonrpc":"2.0","method":"","params":[],"params":[]}`, `[{"jsonrpc":"2.0","method":"convert","params":[0,0],"id":0}]`}, []string{errID("null", -32600), `[{"jsonrpc":"2.0","id":0,"result":0}]`}, 0, false},
+			"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"\xc3\"}", `}`}, []string{errID("null", -32700), errID("null", -32700)}, 0, true, 0},
+		{"refused notification and a batch answered", []string{`{"jsonrpc":"2.0","method":"","params":[],"params":[]}`, `[{"jsonrpc":"2.0","method":"convert","params":[0,0],"id":0}]`}, []string{errID("null", -32600), `[{"jsonrpc":"2.0","id":0,"result":0}]`}, 0, false, 0},
+		// A batch of a notification that may be refused, a batch of an
+		// invalid element, one array, and a reply the input before may
+		// still send: the array is the invalid batch's.
+		// Notifications with invalid UTF-8 (a parse error allowed), a
+		// parse error, [], a scalar and a call, all answered: [] has its
+		// -32600, though notifications may take one.
+		{"refusable notifications, [] and a scalar", []string{"{\"jsonrpc\":\"2.\xc30\",\"method\":\"echo\",\"params\":{\"done\":true}}", "{\"jsonrpc\":\"2.\xc30\",\"method\":\"echo\",\"params\":{\"done\":true}}",
+			`{"jsonrpc":"2.0","id":30,"method":"get_time"}`, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":","requestId":[]}}`, `[]`,
+			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"rpcfuzz","requestId":1e400}}`, `7`},
+			[]string{errID("null", -32700), errID("null", -32700), errID("null", -32700), `{"jsonrpc":"2.0","id":30,"result":"15:50"}`, errID("null", -32600), errID("null", -32600)}, 0, false, 0},
+		// The array must not go unpaired for the budget the refusals
+		// used up.
+		{"a batch among a thousand refused notifications", flood, floodReplies, 0, false, 0},
+		{"refusable notification batch and an invalid batch", []string{`[{"jsonrpc":"2.0","method":"notifications/cancelled","params":[1e400]}]`, `[null]`}, []string{`[` + errID("null", -32600) + `]`}, 0, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := frames(tc.frames...)
@@ -604,7 +632,7 @@ func TestOutOfOrderVerdicts(t *testing.T) {
 					reps = append(reps, []byte(tc.replies[k]))
 				}
 				infos, _ := inspect(c, nil)
-				o := outcome{replies: reps, end: endNone}
+				o := outcome{replies: reps, end: endNone, staleNull: tc.stale}
 				if tc.timedOut {
 					o.end = endTimeout
 				}

@@ -170,15 +170,14 @@ func TestWaitForManyKeys(t *testing.T) {
 			// Answered in reverse order; a reply to no call and a repeat
 			// change nothing. The count alone is not reached before the end.
 			for _, r := range []string{res("999"), res(ids[n-1])} {
-				sc := scanReply([]byte(r))
-				w.answer(&sc)
+				w.answer([][]byte{[]byte(r)}, []replyScan{scanReply([]byte(r))})
 			}
 			for k := n - 2; k >= 0; k-- {
 				if w.done(0) {
 					t.Fatalf("done with %d calls unanswered", k+1)
 				}
-				sc := scanReply([]byte(res(ids[k])))
-				w.answer(&sc)
+				r := []byte(res(ids[k]))
+				w.answer([][]byte{r}, []replyScan{scanReply(r)})
 			}
 			if !w.done(0) {
 				t.Error("not done once every call was answered")

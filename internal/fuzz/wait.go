@@ -45,12 +45,17 @@ type waitFor struct {
 	// arrays that came
 	batches, owedBatches, arrays int
 	maybeLate                    int // replies the input before may still have had coming, any (outcome.staleNull)
-	unkeyed                      int // replies without an id so far
+	unkeyed                      int // replies without an id so far that answer no frame (see answer)
 	// exact: required and loose count only the frames that require a
 	// reply; until then they count those not asked yet too (see settle).
 	exact bool
 	memo  judgeMemo
 	pairs *pairs // the pairs covered judged, kept for the next call
+	// rawLines: the input was broken lines written as they are, each of
+	// which may get a reply (needs, loose and open count them): they are
+	// waited for a grace after the sync reply, and any still missing may
+	// come in a later exchange, where they are set aside.
+	rawLines bool
 }
 
 // settle makes the counts exact, asking the oracle which frames not asked
@@ -166,19 +171,23 @@ func (w *waitFor) owe(key string) {
 	}
 }
 
-// answer takes a reply off the awaited ones: off its key when it carries
-// an awaited one, else off the count of the others. It reports whether
-// the reply took a key.
-func (w *waitFor) answer(r *replyScan) bool {
+// answer takes a reply, the last of replies (scans are theirs), off the
+// awaited ones: off its key when it carries an awaited one, else off the
+// count of the others. It reports whether the reply took a key.
+func (w *waitFor) answer(replies [][]byte, scans []replyScan) bool {
+	r := &scans[len(scans)-1]
 	if w.take(r) {
 		return true
 	}
 	keyed := r.idKind == wire.IDNumber || r.idKind == wire.IDString
-	if !keyed {
+	// A reply without an id that answers a frame of the input is taken
+	// as its own, though an earlier input may still have one coming.
+	own := !keyed && r.kind != wire.KindBatch && (w.staleNull > 0 || w.maybeLate > 0) && w.fitsAFrame(replies, scans)
+	if !keyed && !own {
 		w.unkeyed++
 	}
 	switch {
-	case !keyed && r.kind != wire.KindBatch && w.staleNull > 0:
+	case !keyed && r.kind != wire.KindBatch && w.staleNull > 0 && !own:
 		w.staleNull--
 		w.stale++
 		return false
@@ -194,6 +203,31 @@ func (w *waitFor) answer(r *replyScan) bool {
 		}
 	}
 	w.got++
+	return false
+}
+
+// maxFitFrames bounds the frames fitsAFrame judges a reply against: past
+// it, a reply without an id is set aside as late by the count alone.
+const maxFitFrames = 64
+
+// fitsAFrame reports whether the last of replies answers a frame of the
+// input correctly: then it is not set aside as a late reply of an earlier
+// input. (An input with invalid UTF-8 in a call is answered -32700 with
+// id null; set aside, its own reply left the call waiting out the
+// timeout, a hang.)
+func (w *waitFor) fitsAFrame(replies [][]byte, scans []replyScan) bool {
+	if len(w.frames) == 0 || len(w.frames) > maxFitFrames {
+		return false
+	}
+	if w.pairs == nil {
+		w.pairs = &pairs{frames: w.frames, infos: w.infos}
+	}
+	w.pairs.replies, w.pairs.scans = replies, scans
+	for i := range w.frames {
+		if w.pairs.fits(i, len(replies)-1) {
+			return true
+		}
+	}
 	return false
 }
 
@@ -284,6 +318,9 @@ func (w *waitFor) done(replies int) bool {
 // silent would cost every such input the wait): a reply of theirs that
 // comes later is set aside in the next input (outcome.staleNull).
 func (w *waitFor) complete(replies [][]byte, scans []replyScan) bool {
+	if w.rawLines {
+		return w.done(len(replies)) // (no frames to pair the replies with)
+	}
 	if !w.exact && !w.done(len(replies)) {
 		w.settle()
 	}
@@ -314,6 +351,9 @@ func (w *waitFor) missing() int { return max(0, w.open+w.quiet-w.got) }
 // when the exchange ended: the ones that may well come late. (Frames that
 // may stay silent mostly do.)
 func (w *waitFor) missingNeeded() int {
+	if w.rawLines {
+		return w.missing()
+	}
 	if w.loose > w.got {
 		w.settle()
 	}

@@ -263,6 +263,9 @@ type batchMatch struct {
 	fates   []Fate
 	freeAt  int  // requests before it are all matched or not required (blameRequired)
 	fitOnly bool // pair correct answers only: nothing is settled (Pairing.Fitting)
+	// needed: pair replies without an id with requests whose silence
+	// breaks a rule only (see pairReplies).
+	needed bool
 }
 
 // newBatchMatch indexes sc.reqs for a reply array of replies elements
@@ -289,9 +292,6 @@ func newBatchMatch(sc *batchScratch, replies int, judges *Judges, fates []Fate) 
 		if q.edges&edgeDupID != 0 {
 			b.lists[listAnyID].add(i)
 		}
-		if q.takesArray {
-			b.lists[listBatch].add(i)
-		}
 		// Whether a batch element without an id needs a reply may take a
 		// walk to tell; it counts as needing one here, where only the
 		// order of the search depends on it. A stream's frame is asked of
@@ -299,6 +299,9 @@ func newBatchMatch(sc *batchScratch, replies int, judges *Judges, fates []Fate) 
 		required := q.needsReply() && !q.silenceTolerated(false)
 		if judges != nil {
 			required = b.required(i)
+		}
+		if q.takesArray && (required || judges == nil) {
+			b.lists[listBatch].add(i)
 		}
 		if tier := q.nullTier(required); tier >= 0 {
 			b.lists[nullList(tier, category(q))].add(i)
@@ -310,6 +313,18 @@ func newBatchMatch(sc *batchScratch, replies int, judges *Judges, fates []Fate) 
 			b.lists[listLoose].add(i)
 		}
 		x.add(category(q), q.m.ID, int32(i))
+	}
+	if judges != nil {
+		// An array goes to a frame that must have one before a frame a
+		// tolerance lets take one ([a notification a server may refuse,
+		// [null]] answered with one array gave it to the notification,
+		// and called [null] unanswered). (Only a stream's replies hold
+		// arrays to pair.)
+		for i := range b.reqs {
+			if b.reqs[i].takesArray && !b.required(i) {
+				b.lists[listBatch].add(i)
+			}
+		}
 	}
 	x.sort()
 	b.budget += repeatWork(x.repeats, b.lists[nullList(0, catInvalid):])

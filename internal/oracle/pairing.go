@@ -23,17 +23,25 @@ func (b *batchMatch) pair(reply []byte) {
 // Last, in a batch, reassign gives a required request left without a
 // reply one a tolerance took elsewhere.
 func (b *batchMatch) pairReplies() {
+	// The requests that must have a reply come first, then those a
+	// tolerance lets take one: a reply with id null that fits both went
+	// to a notification that may be refused, where moving another reply
+	// would have answered [] ([a notification with 1e400, [], an invalid
+	// request] answered with -32600 twice called [] unanswered).
+	b.needed = true
 	b.pairByID()
+	if b.requiredLeft() {
+		// (The moves for required requests must not leave the rest
+		// without a budget: this bounds the work at twice what it was.)
+		budget := b.budget
+		b.augmentAll()
+		b.budget = max(b.budget, budget)
+	}
+	b.needed = false
+	b.pairNulls()
+	b.augmentAll()
 	pend := b.sc.pend
 	var rm wire.Message
-	for j := range pend {
-		if p := &pend[j]; p.state != pendDone {
-			b.stamp++
-			if rm = p.message(); b.augment(&rm, int32(j), augmentDepth) {
-				p.state = pendDone
-			}
-		}
-	}
 	if b.fitOnly {
 		return
 	}
@@ -49,6 +57,43 @@ func (b *batchMatch) pairReplies() {
 		// frame for an answer it never got.)
 		b.reassign()
 	}
+}
+
+// augmentAll pairs each reply still pending by moving paired ones along
+// (augment): arrays first, which only batches take and which the budget
+// must not run out before (a batch among a thousand refused notifications
+// was called unanswered once their replies had used it up).
+func (b *batchMatch) augmentAll() {
+	pend := b.sc.pend
+	var rm wire.Message
+	for _, arrays := range [2]bool{true, false} {
+		for j := range pend {
+			if p := &pend[j]; p.state != pendDone && (p.state == pendArray) == arrays {
+				b.stamp++
+				if rm = p.message(); b.augment(&rm, int32(j), augmentDepth) {
+					p.state = pendDone
+				}
+			}
+		}
+	}
+}
+
+// requiredLeft reports whether a request that must have a reply has none
+// while a reply is still pending: only then can moves pair more of them.
+func (b *batchMatch) requiredLeft() bool {
+	pending := false
+	for j := range b.sc.pend {
+		pending = pending || b.sc.pend[j].state != pendDone
+	}
+	if !pending {
+		return false
+	}
+	for i := range b.reqs {
+		if !b.reqs[i].matched && b.required(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // collect scans the elements of the reply array into the pending replies,
@@ -134,7 +179,15 @@ func (b *batchMatch) pairByID() {
 			}
 		}
 	}
-	// A result with id null fits fewer requests than an error does.
+	b.pairNulls()
+}
+
+// pairNulls pairs the responses with id null, results first (a result
+// with id null fits fewer requests than an error does), by tier and
+// category (with b.needed, to requests that must have a reply only).
+func (b *batchMatch) pairNulls() {
+	pend := b.sc.pend
+	var rm wire.Message
 	for _, want := range [3]uint8{pendNullValue, pendNullError, pendBadID} {
 		for j := range pend {
 			if p := &pend[j]; p.state == want {
@@ -248,6 +301,9 @@ func (b *batchMatch) each(rm *wire.Message, visit func(i int) bool) {
 	}
 	for _, l := range lists[:n] {
 		for _, i := range l.idx {
+			if b.needed && !b.required(int(i)) {
+				continue
+			}
 			if b.budget <= 0 {
 				return
 			}
@@ -313,7 +369,7 @@ func (b *batchMatch) scan(c *candidates, rm *wire.Message, strict bool, j int32)
 			break
 		}
 		q := &b.reqs[i]
-		if q.matched {
+		if q.matched || b.needed && !b.required(int(i)) {
 			continue
 		}
 		judged++
