@@ -75,7 +75,7 @@ func TestPlantedBugs(t *testing.T) {
 				// Over a network a crash is known by the trait of the input
 				// that tripped the parser (each bug has its own, so they
 				// are distinct findings), over stdio by the panic's line.
-				trait := map[fuzztarget.Bug]string{fuzztarget.DeepNesting: "deep", fuzztarget.LoneSurrogate: "bad_text",
+				trait := map[fuzztarget.Bug]string{fuzztarget.DeepNesting: "deep", fuzztarget.LoneSurrogate: "lone_surrogate",
 					fuzztarget.DuplicateKey: "dup_key", fuzztarget.BigBatch: "big_batch", fuzztarget.HugeID: "odd_id"}[bug]
 				want := map[string]string{
 					"tcp":   "crash|" + trait + "|conn_reset",

@@ -12,7 +12,8 @@ type edge uint16
 
 const (
 	edgeDeep         edge = 1 << iota // nesting deeper than depthEdge
-	edgeBadText                       // invalid UTF-8, or a lone surrogate escape
+	edgeBadUTF8                       // invalid UTF-8
+	edgeSurrogate                     // a lone surrogate escape
 	edgeHugeNumber                    // a number beyond float64
 	edgeHugeFrame                     // a frame longer than sizeEdge
 	edgeDupKey                        // a member name repeated in some object
@@ -27,7 +28,7 @@ const (
 // edgeLimit are the traits that may hit a parser's limit. They are told
 // apart only for InputTraits: a finding whose exchange says nothing of its
 // cause (a crash, a hang) is known by them.
-const edgeLimit = edgeDeep | edgeBadText | edgeHugeNumber | edgeHugeFrame
+const edgeLimit = edgeDeep | edgeBadUTF8 | edgeSurrogate | edgeHugeNumber | edgeHugeFrame
 
 // refusable are the edges for which a whole batch may be refused with one
 // error (the last row of the tolerance table). Extra members and odd ids
@@ -43,7 +44,7 @@ func (q *request) scanEdges(params []byte) edge {
 		e |= edgeHugeFrame
 	}
 	if m.Problems.Has(wire.ProblemInvalidUTF8) {
-		e |= edgeBadText
+		e |= edgeBadUTF8
 	}
 	if m.Problems.Has(wire.ProblemDuplicateKey) {
 		e |= edgeDupKey | q.dupIDEdge()

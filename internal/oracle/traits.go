@@ -14,7 +14,7 @@ var parserTraits = [...]struct {
 	e    edge
 	name string
 }{
-	{edgeBadText, "bad_text"}, {edgeDupKey, "dup_key"}, {edgeHugeNumber, "huge_number"},
+	{edgeBadUTF8, "bad_utf8"}, {edgeSurrogate, "lone_surrogate"}, {edgeDupKey, "dup_key"}, {edgeHugeNumber, "huge_number"},
 	{edgeDeep, "deep"}, {edgeHugeFrame, "huge_frame"},
 }
 
@@ -30,8 +30,8 @@ var messageTraits = [...]struct {
 // InputTraits names what in an input frame a server may trip over beyond
 // its request class: the edges of the tolerance table (docs/oracle.md)
 // with the parser limits told apart. parser holds what a tokenizer meets
-// wherever it sits, most telling first: bad_text (invalid UTF-8, a lone
-// surrogate escape), dup_key, huge_number (beyond float64), odd_id (an id
+// wherever it sits, most telling first: bad_utf8, lone_surrogate (an
+// escape of half a surrogate pair), dup_key, huge_number (beyond float64), odd_id (an id
 // spelled as a fraction, an exponent or an integer beyond float64's exact
 // range), big_batch (more elements than a server may take whole), deep,
 // huge_frame. message holds what a JSON-RPC reader meets in the envelope:
@@ -46,10 +46,10 @@ func InputTraits(frame []byte) (parser, message string) {
 	q.init(frame, 0, len(frame))
 	e := q.analyse()
 	if q.class == ParseError && !utf8.Valid(frame) {
-		e |= edgeBadText // (the scan of text that is not JSON stops before it checks)
+		e |= edgeBadUTF8 // (the scan of text that is not JSON stops before it checks)
 	}
 	var p, m []string
-	for _, t := range parserTraits[:3] {
+	for _, t := range parserTraits[:4] {
 		if e&t.e != 0 {
 			p = append(p, t.name)
 		}
@@ -63,7 +63,7 @@ func InputTraits(frame []byte) (parser, message string) {
 			p = append(p, "big_batch")
 		}
 	}
-	for _, t := range parserTraits[3:] {
+	for _, t := range parserTraits[4:] {
 		if e&t.e != 0 {
 			p = append(p, t.name)
 		}

@@ -55,7 +55,7 @@ func walkEdges(v []byte, depth int) edge {
 			s := v[i:end]
 			esc := bytes.IndexByte(s, '\\') >= 0
 			if esc && wire.HasLoneSurrogate(s) {
-				e |= edgeBadText
+				e |= edgeSurrogate
 			}
 			if expectKey && len(isObj) > 0 {
 				names = append(names, nameSpan{int32(i), int32(end), esc})
