@@ -21,6 +21,7 @@ import (
 	"github.com/rpcload/rpcload/internal/oracle"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/wire"
 )
 
 // FindingSchema is the version tag of finding.json.
@@ -96,7 +97,8 @@ type MinimizeReport struct {
 //     alone, which names the ids' forms: a server that wraps negative ids
 //     to uint64 does so in every reply, results and errors alike;
 //   - a reply envelope the spec forbids (invalid_envelope and the other
-//     envelope rules): the input's class and the envelope's problems
+//     envelope rules, of a reply that came): the input's class and the
+//     envelope's problems
 //     (bad_id, extra_member, …): a server that echoes whatever id it got,
 //     true, [] or {}, breaks §5 one way;
 //   - a crash whose stderr names it (a panic, a fatal error, a traceback:
@@ -126,7 +128,7 @@ func dedupKey(v verdict) string {
 		return r + "|" + noteClass(v.note)
 	case strings.HasPrefix(v.shape, "["):
 		return r + "|" + inputClass(v.in, v.inClass, false) + "|batch|" + noteClass(v.note)
-	case envelopeRule(v.rule):
+	case envelopeRule(v.rule) && len(wire.TrimSpace(v.reply)) > 0:
 		return r + "|" + inputClass(v.in, v.inClass, false) + "|" + envelopeClass(v.reply)
 	}
 	return r + "|" + inputClass(v.in, v.inClass, false) + "|" + replyClass(v.reply) + "|" + noteClass(v.note)

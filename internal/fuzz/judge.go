@@ -427,11 +427,13 @@ func streamCrash(o *outcome, infos []frameInfo, got int) (bool, string, string, 
 		// else how it exited is, with the input (see dedupKey): a server
 		// that exits on every message it cannot decode prints what its
 		// decoder said, which changes with every input.
-		shape := "exit:" + exitKind(o.note)
+		shape, note := "exit:"+exitKind(o.note), "the child process exited: "+o.note
 		if line := stderrKey(o.stderr); crashLine(strings.ToLower(line)) {
 			shape = "stderr:" + line
+		} else if line != "" {
+			note += "; stderr: " + oneLine(stderrPick(o.stderr), 200)
 		}
-		return true, shape, "the child process exited: " + o.note, []byte(strings.Join(o.stderr, "\n"))
+		return true, shape, note, []byte(strings.Join(o.stderr, "\n"))
 	case endReset:
 		return true, "conn_reset", "the connection was reset: " + o.note, nil
 	case endUnreachable:
@@ -592,25 +594,11 @@ var stderrNoise = regexp.MustCompile(`(?:[A-Za-z]:)?(?:[\w.@+-]*/)+[\w.@+-]+(?::
 // stderrNumber is a number token of stderrNoise.
 var stderrNumber = regexp.MustCompile(`^[-+]?[0-9]`)
 
-// stderrKey picks the line of a crashed child's stderr that names the
-// crash: the first panic, fatal error, traceback or error line, else the
-// last line; then blanks what differs between crashes at one site (see
+// stderrKey is the line of a crashed child's stderr that names the crash
+// (stderrPick) with what differs between crashes at one site blanked (see
 // stderrNoise), so that they are one finding.
 func stderrKey(lines []string) string {
-	pick := ""
-	for _, l := range lines {
-		t := strings.TrimSpace(l)
-		if t == "" {
-			continue
-		}
-		low := strings.ToLower(t)
-		if crashLine(low) || strings.HasPrefix(low, "error:") {
-			pick = t
-			break
-		}
-		pick = t
-	}
-	pick = stderrNoise.ReplaceAllStringFunc(pick, func(n string) string {
+	pick := stderrNoise.ReplaceAllStringFunc(stderrPick(lines), func(n string) string {
 		switch {
 		case strings.HasPrefix(n, "0x"):
 			return "0xN"
@@ -626,6 +614,26 @@ func stderrKey(lines []string) string {
 	pick = strings.Join(strings.Fields(pick), " ")
 	if len(pick) > 200 {
 		pick = pick[:200]
+	}
+	return pick
+}
+
+// stderrPick returns the line of a crashed child's stderr that names the
+// crash: the first panic, fatal error, traceback or error line, else the
+// last line.
+func stderrPick(lines []string) string {
+	pick := ""
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		low := strings.ToLower(t)
+		if crashLine(low) || strings.HasPrefix(low, "error:") {
+			pick = t
+			break
+		}
+		pick = t
 	}
 	return pick
 }
