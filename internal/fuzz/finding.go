@@ -95,7 +95,9 @@ type MinimizeReport struct {
 //     -32601 does so whatever the id's type or the params' shape;
 //   - an id the reply changed (unknown_id, id_type_changed): the note
 //     alone, which names the ids' forms: a server that wraps negative ids
-//     to uint64 does so in every reply, results and errors alike;
+//     to uint64 does so in every reply, results and errors alike; a
+//     second reply (duplicate_reply): the input's class and the note,
+//     whatever the second message was;
 //   - a reply envelope the spec forbids (invalid_envelope and the other
 //     envelope rules, of a reply that came): the input's class and the
 //     envelope's problems
@@ -126,6 +128,8 @@ func dedupKey(v verdict) string {
 		return r + "|" + v.shape
 	case v.rule == check.UnknownID, v.rule == check.IDTypeChanged:
 		return r + "|" + noteClass(v.note)
+	case v.rule == check.DuplicateReply && !strings.HasPrefix(v.shape, "["):
+		return r + "|" + inputClass(v.in, v.inClass, false) + "|" + noteClass(v.note)
 	case strings.HasPrefix(v.shape, "["):
 		return r + "|" + inputClass(v.in, v.inClass, false) + "|batch|" + noteClass(v.note)
 	case envelopeRule(v.rule) && len(wire.TrimSpace(v.reply)) > 0:
@@ -151,6 +155,9 @@ func noteClass(note string) string {
 		}
 		return "N"
 	})
+	// (A batch element's id is blanked by dropping it: an element with an
+	// id and one without break the rule the same way.)
+	note = strings.ReplaceAll(strings.ReplaceAll(note, "element N (id N)", "element N"), "element N (id ?)", "element N")
 	if len(note) > 160 {
 		note = note[:160]
 	}

@@ -130,6 +130,18 @@ func TestFindingKeys(t *testing.T) {
 			answered(`{"jsonrpc":"2.0","id":""}`, `{"jsonrpc":"2.0","id":"","error":{"code":-32601,"message":"Method not found"}}`),
 			answered(`{"jsonrpc":"2.0","id":"abc","params":{}}`, `{"jsonrpc":"2.0","id":"abc","error":{"code":-32601,"message":"Method not found","data":{"x":1}}}`),
 		}},
+		{"a batch element with an id or without, answered -32700", check.WrongErrorCode, true, []exchange{
+			answered(`[{"jsonrpc":"2.0","id":1,"method":"x"},{"jsonrpc":"2.0","id":7}]`,
+				`[{"jsonrpc":"2.0","id":1,"result":0},{"jsonrpc":"2.0","id":7,"error":{"code":-32700,"message":"x"}}]`),
+			answered(`[{"jsonrpc":"2.0","id":1,"method":"x"},{"jsonrpc":"2.0"}]`,
+				`[{"jsonrpc":"2.0","id":1,"result":0},{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}]`),
+		}},
+		{"a second message in one HTTP response, whatever it is", check.DuplicateReply, true, []exchange{
+			{frames(`{"jsonrpc":"2.0","id":1}`), outcome{perFrame: true, sent: 1, httpStatus: []int{200}, frameReplies: [][][]byte{{
+				[]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"x"}}`), []byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}`)}}}},
+			{frames(`{"jsonrpc":"2.0","id":2}`), outcome{perFrame: true, sent: 1, httpStatus: []int{200}, frameReplies: [][][]byte{{
+				[]byte(`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"x"}}`), []byte(`{"jsonrpc":"2.0","id":2,"result":{}}`)}}}},
+		}},
 		{"the connection closed on a parse error, and on []", check.Crash, false, []exchange{
 			streamClosed(`{"jsonrpc":`),
 			streamClosed(`[]`),
