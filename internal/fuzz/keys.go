@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,6 +10,99 @@ import (
 	"github.com/rpcload/rpcload/internal/oracle"
 	"github.com/rpcload/rpcload/internal/wire"
 )
+
+// dedupKey is what makes two failures the same finding: its cause, as far
+// as a black box can name it. A key is the rule, then what the input was,
+// then what came back (or how the exchange ended), then the deviation the
+// oracle names, each part only where it tells causes apart:
+//
+//   - a reply that breaks a rule: the class of the frame it answers (call,
+//     invalid_request, … see inputClass; "-" for a reply that answers
+//     none), the reply's class (its kind and error code, see replyClass;
+//     "batch" for an array) and the note with ids, numbers and quoted text
+//     blanked (noteClass), which for a batch names the element that broke
+//     the rule: wrong_error_code|invalid_request|error:-32601|an invalid
+//     request answered with error -32601; want error -32600. The reply's
+//     shape is not in it: a server that answers every invalid request with
+//     -32601 does so whatever the id's type or the params' shape;
+//   - an id the reply changed (unknown_id, id_type_changed): the note
+//     alone, which names the ids' forms: a server that wraps negative ids
+//     to uint64 does so in every reply, results and errors alike; a
+//     second reply (duplicate_reply): the input's class and the note,
+//     whatever the second message was;
+//   - a reply envelope the spec forbids (invalid_envelope and the other
+//     envelope rules, of a reply that came): the input's class and the
+//     envelope's problems
+//     (bad_id, extra_member, …): a server that echoes whatever id it got,
+//     true, [] or {}, breaks §5 one way;
+//   - a crash whose stderr names it (a panic, a fatal error, a traceback:
+//     crashLine): that line, made alike (stderrKey): crash|stderr:panic: …;
+//   - any other crash (an exit with an error message or none, a reset, a
+//     closed connection, an HTTP 5xx) and a hang, where the exchange says
+//     nothing of the cause: the input's class with its id's kind and its
+//     traits (oracle.InputTraits: deep nesting, a repeated key, a huge
+//     number, …), and how it ended: crash|call/id:num/deep|conn_reset,
+//     crash|parse_error|exit:exit status 2, hang|call/id:num/odd_id+empty_method|timeout;
+//   - a canary or a slow input: the error code and the reply's shape.
+//
+// So one cause is one finding however its input was spelled (id -0, 1.5
+// or 1e3; another message in the quotes of an error), and two causes that
+// end alike (a connection closed on a parse error, and on []) are two.
+func dedupKey(v verdict) string {
+	r := v.rule.String()
+	switch {
+	case v.rule == check.CanaryFailed, v.rule == check.SlowInput:
+		return r + "|" + strconv.FormatInt(v.code, 10) + "|" + v.shape
+	case tracedRule(&v):
+		p, m := inputTraits(&v)
+		return tracedKey(&v, p, m)
+	case v.rule == check.Crash:
+		return r + "|" + v.shape
+	case v.rule == check.UnknownID, v.rule == check.IDTypeChanged:
+		return r + "|" + noteClass(v.note)
+	case v.rule == check.DuplicateReply && !strings.HasPrefix(v.shape, "["):
+		return r + "|" + inputClass(v.in, v.inClass, false) + "|" + noteClass(v.note)
+	case strings.HasPrefix(v.shape, "["):
+		return r + "|" + inputClass(v.in, v.inClass, false) + "|batch|" + noteClass(v.note)
+	case envelopeRule(v.rule) && len(wire.TrimSpace(v.reply)) > 0:
+		return r + "|" + inputClass(v.in, v.inClass, false) + "|" + envelopeClass(v.reply)
+	}
+	return r + "|" + inputClass(v.in, v.inClass, false) + "|" + replyClass(v.reply) + "|" + noteClass(v.note)
+}
+
+// noteClass is a verdict's note as a part of a dedup key: quoted text
+// (ids, method names, the input's bytes) and numbers blanked, except the
+// codes of the spec's errors (-32768..-32000), which name the deviation;
+// the count of further deviations dropped.
+func noteClass(note string) string {
+	if i := strings.Index(note, " (and "); i >= 0 && strings.HasSuffix(note, " more)") {
+		note = note[:i]
+	}
+	note = noteNoise.ReplaceAllStringFunc(note, func(n string) string {
+		switch {
+		case n[0] == '"':
+			return "?"
+		case strings.HasPrefix(n, "-32") && len(n) == 6:
+			return n
+		}
+		return "N"
+	})
+	// (A batch element's id is blanked by dropping it: an element with an
+	// id and one without break the rule the same way.)
+	note = elementID.ReplaceAllString(note, "element N")
+	if len(note) > 160 {
+		note = note[:160]
+	}
+	return note
+}
+
+// elementID is a batch element's id as a note names it, once blanked:
+// "element N (id N)", "(id ?)", "(id true)", "(id {})", "(id null)".
+var elementID = regexp.MustCompile(`element N \(id [^)]*\)`)
+
+// noteNoise matches the parts of a note that vary between inputs breaking
+// a rule the same way.
+var noteNoise = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?`)
 
 // wireClass is the request class of a verdict about bytes that broke the
 // framing on purpose (Case.Wire): no frame of them is a message.

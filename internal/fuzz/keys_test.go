@@ -135,6 +135,8 @@ func TestFindingKeys(t *testing.T) {
 				`[{"jsonrpc":"2.0","id":1,"result":0},{"jsonrpc":"2.0","id":7,"error":{"code":-32700,"message":"x"}}]`),
 			answered(`[{"jsonrpc":"2.0","id":1,"method":"x"},{"jsonrpc":"2.0"}]`,
 				`[{"jsonrpc":"2.0","id":1,"result":0},{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}]`),
+			answered(`[{"jsonrpc":"2.0","id":1,"method":"x"},{"jsonrpc":"2.0","id":{}}]`,
+				`[{"jsonrpc":"2.0","id":1,"result":0},{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}]`),
 		}},
 		{"a second message in one HTTP response, whatever it is", check.DuplicateReply, true, []exchange{
 			{frames(`{"jsonrpc":"2.0","id":1}`), outcome{perFrame: true, sent: 1, httpStatus: []int{200}, frameReplies: [][][]byte{{
