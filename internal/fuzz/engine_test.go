@@ -148,7 +148,7 @@ func TestDiesAtEveryInput(t *testing.T) {
 	if err != nil || !slices.Contains(splitLines(tail), "fatal error: this server dies at every input") {
 		t.Errorf("reply.txt should hold the stderr tail, got %q (%v)", tail, err)
 	}
-	if want := "crash|0|stderr:fatal error: this server dies at every input"; s.Findings[0].Key != want {
+	if want := "crash|stderr:fatal error: this server dies at every input"; s.Findings[0].Key != want {
 		t.Errorf("key %q, want %q", s.Findings[0].Key, want)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,52 +77,6 @@ type MinimizeReport struct {
 	Complete   bool    `json:"complete"`   // every pass ran to its end within the budget
 }
 
-// dedupKey is what makes two failures the same finding: the rule, the
-// error code and what broke it. For a reply that is the reply's shape and
-// the deviation the oracle names (its note with ids, numbers and quoted
-// text blanked, see noteClass); for a batch's reply, the deviation alone,
-// since the shape of the whole array changes with every batch around one
-// bad element; for silence ("none"), the deviation too, which says what
-// went unanswered. A crash is known by how the exchange ended (a reset, a
-// stderr line already made alike); a canary or a slow input by the reply.
-func dedupKey(v verdict) string {
-	key := v.rule.String() + "|" + strconv.FormatInt(v.code, 10) + "|"
-	switch {
-	case v.rule == check.Crash, v.rule == check.CanaryFailed, v.rule == check.SlowInput:
-		return key + v.shape
-	case strings.HasPrefix(v.shape, "["):
-		return key + "batch|" + noteClass(v.note)
-	}
-	return key + v.shape + "|" + noteClass(v.note)
-}
-
-// noteClass is a verdict's note as a part of a dedup key: quoted text
-// (ids, method names, the input's bytes) and numbers blanked, except the
-// codes of the spec's errors (-32768..-32000), which name the deviation;
-// the count of further deviations dropped.
-func noteClass(note string) string {
-	if i := strings.Index(note, " (and "); i >= 0 && strings.HasSuffix(note, " more)") {
-		note = note[:i]
-	}
-	note = noteNoise.ReplaceAllStringFunc(note, func(n string) string {
-		switch {
-		case n[0] == '"':
-			return "?"
-		case strings.HasPrefix(n, "-32") && len(n) == 6:
-			return n
-		}
-		return "N"
-	})
-	if len(note) > 160 {
-		note = note[:160]
-	}
-	return note
-}
-
-// noteNoise matches the parts of a note that vary between inputs breaking
-// a rule the same way.
-var noteNoise = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?`)
-
 // findingID names a finding: its rule and a short hash of its key.
 func findingID(rule check.Rule, key string) string {
 	h := sha256.Sum256([]byte(key))
@@ -156,6 +109,10 @@ type findingSet struct {
 	stopAfter       int
 	dropped         int
 	unconfed        int
+	// alias maps the id of a traced finding's original key to the id its
+	// minimized input got (see run.rekey): later inputs with the original
+	// key are hits of that finding, not minimized again.
+	alias map[string]string
 }
 
 // Baselined is a finding the baseline accepts: counted, not written.
@@ -167,7 +124,56 @@ type Baselined struct {
 
 // newFindingSet returns an empty set; stopAfter is --stop-after (0: none).
 func newFindingSet(stopAfter int) *findingSet {
-	return &findingSet{byID: map[string]*Finding{}, base: map[string]*Baselined{}, unconf: map[string]int{}, stopAfter: stopAfter}
+	return &findingSet{byID: map[string]*Finding{}, base: map[string]*Baselined{}, unconf: map[string]int{}, stopAfter: stopAfter,
+		alias: map[string]string{}}
+}
+
+// resolve returns the id a key's id stands for: itself, or the id of the
+// minimized input of a finding first seen with it.
+func (s *findingSet) resolve(id string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range 8 { // (an alias chain is as long as the re-minimizations of one cause)
+		a, ok := s.alias[id]
+		if !ok {
+			break
+		}
+		id = a
+	}
+	return id
+}
+
+// rekey moves the claim on old to id, the id of its minimized input's key,
+// and reports whether the caller still writes it: not when id is written,
+// claimed or baselined already (base), where the claim's hits go.
+func (s *findingSet) rekey(old, id string, base bool, rule check.Rule, failure bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.byID[old]
+	delete(s.byID, old)
+	s.alias[old] = id
+	g, known := s.byID[id]
+	if !known && !base {
+		f.ID = id
+		s.byID[id] = f
+		return true
+	}
+	s.pending--
+	if failure {
+		s.pendingFailures--
+	}
+	if known {
+		g.Hits += f.Hits
+		return false
+	}
+	b, ok := s.base[id]
+	if !ok {
+		b = &Baselined{ID: id, Rule: rule.String()}
+		s.base[id] = b
+		s.baseIDs = append(s.baseIDs, id)
+	}
+	b.Hits += f.Hits
+	return false
 }
 
 // hit counts another input for a known finding and reports whether id is
@@ -295,6 +301,10 @@ type candidate struct {
 	// evidence is the verdict of check's last success: the reply and note
 	// of the minimized input.
 	evidence *evidence
+	// coarse and traits are causeKey's: a traced finding reproduces with
+	// its coarse key and no trait the original lacks ("" coarse: the same
+	// key).
+	coarse, traits string
 }
 
 // evidence is what the last reproduction of a candidate showed.
@@ -307,7 +317,8 @@ type evidence struct {
 func (r *run) finding(w *worker, in mutate.Case, applied []int, res *result, execN uint64) {
 	v := res.v
 	cand := candidate{in: in, applied: applied, v: v, key: dedupKey(v), execN: execN}
-	cand.id = findingID(v.rule, cand.key)
+	cand.coarse, cand.traits = causeKey(&v)
+	cand.id = r.found.resolve(findingID(v.rule, cand.key))
 	if r.cfg.Baseline[cand.id] {
 		r.found.baselined(cand.id, v.rule)
 		return
@@ -364,12 +375,40 @@ func (r *run) reproducer(w *worker, cand *candidate) func(ctx context.Context, c
 	return func(ctx context.Context, c mutate.Case) bool {
 		res := w.exec(ctx, c, fresh)
 		r.checks.Add(1)
-		if res.o.end == endInterrupted || dedupKey(res.v) != key {
+		if res.o.end == endInterrupted || !cand.reproduces(&res.v, key) {
 			return false
 		}
 		ev.v, ev.set = res.v, true
 		return true
 	}
+}
+
+// reproduces reports whether v is the candidate's failure again: the same
+// key, or for a traced finding the same key but for traits the original
+// input had too.
+func (cand *candidate) reproduces(v *verdict, key string) bool {
+	if cand.coarse == "" {
+		return dedupKey(*v) == key
+	}
+	c, t := causeKey(v)
+	return c == cand.coarse && traitsWithin(t, cand.traits)
+}
+
+// rekey gives a candidate whose minimized input has another key than the
+// original (a traced finding that lost traits) that key, and reports
+// whether it is still to be written: not when that key's finding is known
+// or baselined.
+func (r *run) rekey(cand *candidate, failure bool) bool {
+	key := dedupKey(cand.v)
+	if key == cand.key {
+		return true
+	}
+	id := findingID(cand.v.rule, key)
+	if !r.found.rekey(cand.id, id, r.cfg.Baseline[id], cand.v.rule, failure) {
+		return false
+	}
+	cand.key, cand.id = key, id
+	return true
 }
 
 // report confirms, minimizes and writes a candidate, unless it is known.
@@ -401,6 +440,10 @@ func (r *run) report(w *worker, cand candidate) {
 		// minimized one): its exchange gives the reply, the note and the
 		// code, never another exchange's.
 		cand.v.reply, cand.v.note, cand.v.code, cand.v.shape = ev.v.reply, ev.v.note, ev.v.code, ev.v.shape
+		cand.v.in, cand.v.inClass = ev.v.in, ev.v.inClass
+		if !r.rekey(&cand, failure) {
+			return
+		}
 	}
 	f := Finding{
 		Schema: FindingSchema, ID: cand.id, Rule: cand.v.rule.String(), Severity: severity(cand.v.rule), Spec: check.SpecRef(cand.v.rule),

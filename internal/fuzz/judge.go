@@ -181,6 +181,11 @@ type verdict struct {
 	note   string
 	reply  []byte // the reply that broke it (or a stderr tail), for reply.txt
 	tuples []tuple
+	// in is the input frame the verdict is about (nil: none, as for a
+	// reply that answers no frame) and inClass its class: the input's part
+	// of the dedup key.
+	in      []byte
+	inClass oracle.RequestClass
 }
 
 // tuple is the feedback signal: an input that produces a tuple no input
@@ -216,6 +221,10 @@ type judgement struct {
 	pr     *profileRules
 	mask   check.Set // profile rules the input itself broke first: not the server's
 	memo   judgeMemo
+	// cur is the frame being judged and curClass its class (cur nil: no
+	// frame), which the verdict takes with its rule.
+	cur      []byte
+	curClass oracle.RequestClass
 }
 
 // judgeMemo remembers the last oracle.JudgeFuzzReply call and its answer:
@@ -292,6 +301,7 @@ func (j *judgement) add(rules check.Set, note string, reply []byte, sc *replySca
 		j.v.rule, j.v.code, j.v.note = r, code, note
 		j.v.reply = reply
 		j.v.shape = replyShape(reply)
+		j.v.in, j.v.inClass = j.cur, j.curClass
 	}
 }
 
@@ -317,6 +327,7 @@ func judgeOutcome(c mutate.Case, infos []frameInfo, o *outcome, pr *profileRules
 	case o.perFrame:
 		judgeHTTP(j, c, infos, o)
 	case o.wire:
+		j.cur, j.curClass = c.Wire, wireClass
 		judgeWire(j, o)
 	default:
 		judgeStream(j, c, infos, o)
@@ -340,7 +351,11 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 	p.staleNull, p.staleIDs = o.staleNull, o.staleIDs
 	assigned := matchReplies(p)
 	o.late += len(assigned[len(c.Frames)+1])
+	if j.v.rule == check.Crash {
+		j.v.in, j.v.inClass = crashFrame(c.Frames, infos, assigned)
+	}
 	for i, f := range c.Frames {
+		j.cur, j.curClass = f, infos[i].class
 		reps := assigned[i]
 		var rules check.Set
 		var note string
@@ -372,6 +387,7 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 			j.add(r, "a second reply to the same frame", o.replies[extra], &scans[extra], status)
 		}
 	}
+	j.cur = nil
 	for _, extra := range assigned[len(c.Frames)] {
 		rules, note := p.strayVerdict(o.replies[extra])
 		j.add(rules, note, o.replies[extra], &scans[extra], status)
@@ -379,6 +395,21 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 	if o.tooLarge > 0 {
 		j.add(check.Set(0).Add(check.FrameTooLarge), "a reply longer than the reply limit was skipped", nil, nil, status)
 	}
+}
+
+// crashFrame returns the frame a stream's crash is blamed on, and its
+// class: the first that got no reply although it is not a notification (a
+// server that serves a stream in order died on it), else the last.
+func crashFrame(frames [][]byte, infos []frameInfo, assigned [][]int) ([]byte, oracle.RequestClass) {
+	for i, f := range frames {
+		if len(assigned[i]) == 0 && infos[i].class != oracle.Notification {
+			return f, infos[i].class
+		}
+	}
+	if n := len(frames); n > 0 {
+		return frames[n-1], infos[n-1].class
+	}
+	return nil, 0
 }
 
 // streamCrash says whether the end of a stream exchange is a crash: a child
@@ -392,11 +423,17 @@ func streamCrash(o *outcome, infos []frameInfo, got int) (bool, string, string, 
 			// 1 without, as LSP 3.17 says); restarted, not blamed.
 			return false, "", "", nil
 		}
-		line := stderrKey(o.stderr)
-		if line == "" {
-			line = "exit:" + exitKind(o.note)
+		// A line that names the crash (a panic, a traceback) is its key;
+		// else how it exited is, with the input (see dedupKey): a server
+		// that exits on every message it cannot decode prints what its
+		// decoder said, which changes with every input.
+		shape, note := "exit:"+exitKind(o.note), "the child process exited: "+o.note
+		if line := stderrKey(o.stderr); crashLine(strings.ToLower(line)) {
+			shape = "stderr:" + line
+		} else if line != "" {
+			note += "; stderr: " + oneLine(stderrPick(o.stderr), 200)
 		}
-		return true, "stderr:" + line, "the child process exited: " + o.note, []byte(strings.Join(o.stderr, "\n"))
+		return true, shape, note, []byte(strings.Join(o.stderr, "\n"))
 	case endReset:
 		return true, "conn_reset", "the connection was reset: " + o.note, nil
 	case endUnreachable:
@@ -470,6 +507,9 @@ func judgeWire(j *judgement, o *outcome) {
 // judgeHTTP judges each frame's response: its status, then its body.
 func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 	for i := 0; i < o.sent; i++ {
+		if i < len(c.Frames) {
+			j.cur, j.curClass = c.Frames[i], infos[i].class
+		}
 		status := uint16(o.httpStatus[i])
 		if status == 0 {
 			status = uint16(o.end)
@@ -488,7 +528,7 @@ func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 				continue
 			case endReset:
 				if o.httpStatus[i] >= 500 {
-					j.crash("http_"+strconv.Itoa(o.httpStatus[i])+":"+replyShape(body), "HTTP status "+strconv.Itoa(o.httpStatus[i]), body, status)
+					j.crash("http_"+strconv.Itoa(o.httpStatus[i])+":"+bodyClass(body), "HTTP status "+strconv.Itoa(o.httpStatus[i]), body, status)
 					continue
 				}
 				j.crash("conn_reset", "the connection was reset: "+o.note, nil, status)
@@ -532,6 +572,7 @@ func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 		}
 	}
 	if o.tooLarge > 0 {
+		j.cur = nil
 		j.add(check.Set(0).Add(check.FrameTooLarge), "a response body longer than the reply limit", nil, nil, uint16(o.end))
 	}
 }
@@ -541,17 +582,46 @@ func looksLikeJSON(b []byte) bool {
 	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
 }
 
-// stderrNoise matches what differs between two crashes at one site:
-// file paths, quoted text (the input's bytes a message cites), addresses
-// and other numbers (indexes, lengths, goroutine ids, line numbers,
-// timestamps).
-var stderrNoise = regexp.MustCompile(`(?:[A-Za-z]:)?(?:[\w.@+-]*/)+[\w.@+-]+|"(?:[^"\\]|\\.)*"|'[^']*'|` + "`[^`]*`" + `|0x[0-9a-fA-F]+|[0-9]+`)
+// stderrNoise matches what differs between two crashes at one site: file
+// paths and positions (/x/y.go:12, main.go:123:4), quoted text (the input's
+// bytes a message cites), addresses and other numbers as whole tokens, sign,
+// fraction and exponent included (indexes, lengths, goroutine ids, line
+// numbers, timestamps, and the input's ids -0, 1.5 or 1e3 a message
+// repeats).
+var stderrNoise = regexp.MustCompile(`(?:[A-Za-z]:)?(?:[\w.@+-]*/)+[\w.@+-]+(?::[0-9]+)*|[\w.-]+\.[A-Za-z]{1,4}:[0-9]+(?::[0-9]+)?|` +
+	`"(?:[^"\\]|\\.)*"|'[^']*'|` + "`[^`]*`" + `|0x[0-9a-fA-F]+|[-+]?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?`)
 
-// stderrKey picks the line of a crashed child's stderr that names the
-// crash: the first panic, fatal error, traceback or error line, else the
-// last line; then blanks what differs between crashes at one site (see
+// stderrNumber is a number token of stderrNoise.
+var stderrNumber = regexp.MustCompile(`^[-+]?[0-9]`)
+
+// stderrKey is the line of a crashed child's stderr that names the crash
+// (stderrPick) with what differs between crashes at one site blanked (see
 // stderrNoise), so that they are one finding.
 func stderrKey(lines []string) string {
+	pick := stderrNoise.ReplaceAllStringFunc(stderrPick(lines), func(n string) string {
+		switch {
+		case strings.HasPrefix(n, "0x"):
+			return "0xN"
+		case n[0] == '"' || n[0] == '\'' || n[0] == '`':
+			return "?"
+		case stderrNumber.MatchString(n):
+			return "N"
+		case strings.ContainsRune(n, '/'):
+			return "PATH"
+		}
+		return "POS"
+	})
+	pick = strings.Join(strings.Fields(pick), " ")
+	if len(pick) > 200 {
+		pick = pick[:200]
+	}
+	return pick
+}
+
+// stderrPick returns the line of a crashed child's stderr that names the
+// crash: the first panic, fatal error, traceback or error line, else the
+// last line.
+func stderrPick(lines []string) string {
 	pick := ""
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
@@ -564,21 +634,6 @@ func stderrKey(lines []string) string {
 			break
 		}
 		pick = t
-	}
-	pick = stderrNoise.ReplaceAllStringFunc(pick, func(n string) string {
-		switch {
-		case strings.HasPrefix(n, "0x"):
-			return "0xN"
-		case n[0] == '"' || n[0] == '\'' || n[0] == '`':
-			return "?"
-		case n[0] >= '0' && n[0] <= '9':
-			return "N"
-		}
-		return "PATH"
-	})
-	pick = strings.Join(strings.Fields(pick), " ")
-	if len(pick) > 200 {
-		pick = pick[:200]
 	}
 	return pick
 }

@@ -11,7 +11,11 @@ import (
 type edge uint16
 
 const (
-	edgeLimit        edge = 1 << iota // invalid UTF-8, lone surrogate, deep nesting, huge number, huge frame
+	edgeDeep         edge = 1 << iota // nesting deeper than depthEdge
+	edgeBadUTF8                       // invalid UTF-8
+	edgeSurrogate                     // a lone surrogate escape
+	edgeHugeNumber                    // a number beyond float64
+	edgeHugeFrame                     // a frame longer than sizeEdge
 	edgeDupKey                        // a member name repeated in some object
 	edgeDupID                         // the envelope's "id" repeated
 	edgeIDShape                       // id null, fractional, exponent, or an integer beyond float64's exact range
@@ -20,6 +24,11 @@ const (
 	edgeNullParams                    // "params": null
 	edgeEmptyMethod                   // "method": "", which names no method
 )
+
+// edgeLimit are the traits that may hit a parser's limit. They are told
+// apart only for InputTraits: a finding whose exchange says nothing of its
+// cause (a crash, a hang) is known by them.
+const edgeLimit = edgeDeep | edgeBadUTF8 | edgeSurrogate | edgeHugeNumber | edgeHugeFrame
 
 // refusable are the edges for which a whole batch may be refused with one
 // error (the last row of the tolerance table). Extra members and odd ids
@@ -31,8 +40,11 @@ const refusable = edgeLimit | edgeDupKey | edgeResponseLike | edgeNullParams
 func (q *request) scanEdges(params []byte) edge {
 	m := &q.m
 	var e edge
-	if q.frameLen > sizeEdge || m.Problems.Has(wire.ProblemInvalidUTF8) {
-		e |= edgeLimit
+	if q.frameLen > sizeEdge {
+		e |= edgeHugeFrame
+	}
+	if m.Problems.Has(wire.ProblemInvalidUTF8) {
+		e |= edgeBadUTF8
 	}
 	if m.Problems.Has(wire.ProblemDuplicateKey) {
 		e |= edgeDupKey | q.dupIDEdge()

@@ -33,7 +33,7 @@ func walkEdges(v []byte, depth int) edge {
 		case c == '{' || c == '[':
 			depth++
 			if depth > depthEdge {
-				e |= edgeLimit
+				e |= edgeDeep
 			}
 			isObj = append(isObj, c == '{')
 			starts = append(starts, int32(len(names)))
@@ -55,7 +55,7 @@ func walkEdges(v []byte, depth int) edge {
 			s := v[i:end]
 			esc := bytes.IndexByte(s, '\\') >= 0
 			if esc && wire.HasLoneSurrogate(s) {
-				e |= edgeLimit
+				e |= edgeSurrogate
 			}
 			if expectKey && len(isObj) > 0 {
 				names = append(names, nameSpan{int32(i), int32(end), esc})
@@ -73,7 +73,7 @@ func walkEdges(v []byte, depth int) edge {
 				j++
 			}
 			if beyondFloat64(v[i:j]) {
-				e |= edgeLimit
+				e |= edgeHugeNumber
 			}
 			i = j - 1
 		}
