@@ -323,7 +323,7 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 	}
 	var gen uint64
 	if w.c != nil && o.end == endNone {
-		gen = w.r.sending(w, c)
+		gen = w.r.sending(w, c, infos)
 		o = w.c.exchange(ctx, c, newWaitFor(c.Frames, infos), w.r.cfg.Timeout)
 		if w.r.d.srv != nil {
 			w.r.d.srv.settle(ctx, &o, gen, w.r.cfg.Timeout)

@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -337,14 +338,16 @@ type inflightSlot struct {
 	set bool
 }
 
-// sending notes that w is about to send c and returns the generation of
-// the server process it goes to.
-func (r *run) sending(w *worker, c mutate.Case) uint64 {
+// sending notes that w is about to send c (whose frames infos describes)
+// and returns the generation of the server process it goes to. The
+// canary is not noted: it is no suspect.
+func (r *run) sending(w *worker, c mutate.Case, infos []frameInfo) uint64 {
 	var gen uint64
 	if r.d.srv != nil {
 		_, gen = r.d.srv.current()
 	}
-	if w.id < len(r.slots) {
+	canary := len(infos) == 1 && bytes.HasPrefix(infos[0].id, []byte(canaryPrefix))
+	if w.id < len(r.slots) && !canary {
 		sl := &r.slots[w.id]
 		sl.mu.Lock()
 		sl.in, sl.gen, sl.set = c, gen, true
