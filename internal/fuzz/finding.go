@@ -389,7 +389,6 @@ func (r *run) report(w *worker, cand candidate) {
 	if cand.check != nil {
 		if !cand.confirmed {
 			cand.confirmed = r.confirm(ctx, &cand) || r.confirmSuspect(ctx, &cand)
-			mini = cand.in
 			if !cand.confirmed {
 				r.found.release(cand.id, cand.key, failure)
 				return
