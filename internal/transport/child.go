@@ -40,7 +40,8 @@ type Process interface {
 	RanFor() time.Duration
 	// StderrTail returns a copy of the last lines the child wrote to
 	// stderr (a run of blank lines counts as one), preceded by the first
-	// crash line (a panic, a fatal error) that later lines pushed out.
+	// crash line (a panic, a fatal error) that later lines pushed out;
+	// once the process has exited, all it wrote.
 	StderrTail() []string
 	// RSS is the child's resident set size in bytes (Linux only; an error
 	// once the process has exited).
@@ -308,7 +309,16 @@ func (s *childStream) copyStderr(file *os.File) {
 
 func (s *childStream) PID() int                { return s.cmd.Process.Pid }
 func (s *childStream) Exited() <-chan struct{} { return s.exited }
-func (s *childStream) StderrTail() []string    { return s.tail.lines() }
+
+// StderrTail, once the process has exited, waits for the rest of its
+// output (bounded: wait sets a read deadline after the exit), so that the
+// panic of a crash is in it.
+func (s *childStream) StderrTail() []string {
+	if s.dead.Load() {
+		<-s.stderrDone
+	}
+	return s.tail.lines()
+}
 
 func (s *childStream) RanFor() time.Duration {
 	if !s.dead.Load() {
