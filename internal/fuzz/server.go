@@ -225,7 +225,7 @@ func (s *server) settle(ctx context.Context, o *outcome, gen uint64, timeout tim
 		return
 	}
 	o.end = endExited
-	o.note = "the server process exited: " + p.ExitStatus()
+	o.note = p.ExitStatus() + " (the server command's process)"
 	o.exitCode = exitCodeOf(p.ExitStatus())
 	o.stderr = p.StderrTail()
 }
