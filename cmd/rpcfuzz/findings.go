@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -63,7 +64,24 @@ func (f *findingFlags) options(fs *pflag.FlagSet) (fuzz.ReplayOptions, error) {
 		return o, err
 	}
 	o.Profile, o.Timeout, o.Child = profile.Name(f.tf.profile), f.tf.timeout, f.tf.child()
+	o.ServerCommand, o.ServerStart = f.tf.server, f.tf.serverStart
 	return o, nil
+}
+
+// serverNote says which server command a replay or a minimization starts
+// (the options', else the finding's unless another target is given), or
+// "" for none.
+func serverNote(o fuzz.ReplayOptions, dir string) string {
+	argv := o.ServerCommand
+	if argv == nil && o.Target == nil {
+		if f, _, err := fuzz.ReadFinding(dir); err == nil {
+			argv = f.Target.ServerCommand
+		}
+	}
+	if argv == nil {
+		return ""
+	}
+	return "rpcfuzz: starting the server (a fresh process for each run): " + strings.Join(argv, " ") + "\n"
 }
 
 // findingDir takes the one FINDING_DIR before any --.
@@ -94,7 +112,8 @@ func findingError(ctx context.Context, err error) (int, error) {
 const replayUsage = `usage: rpcfuzz replay FINDING_DIR [--target URL | -- COMMAND] [flags]
 
 Sends a finding's input again, each time on a fresh connection (a fresh process for a
-child), and prints REPRODUCED (n/n), FLAKY (k/n) or NOT REPRODUCED. Exit status 1 when
+child, and for a server command: the finding's, or --server-cmd's, or a command after --
+given with --target URL), and prints REPRODUCED (n/n), FLAKY (k/n) or NOT REPRODUCED. Exit status 1 when
 it failed the same way at least once, 0 when it did not.
 
 flags:
@@ -129,6 +148,7 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		return cli.ExitUsage, err
 	}
 	o.Times = *times
+	fmt.Fprint(stderr, serverNote(o, dir))
 	res, err := fuzz.Replay(ctx, dir, o)
 	if err != nil {
 		return findingError(ctx, err)
@@ -196,6 +216,7 @@ func minimizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if old, _, rerr := fuzz.ReadFinding(dir); rerr == nil {
 		before = old.MinimizedBytes
 	}
+	fmt.Fprint(stderr, serverNote(o, dir))
 	fnd, err := fuzz.MinimizeFinding(ctx, dir, o, *budget, deadline)
 	if errors.Is(err, fuzz.ErrNotReproduced) {
 		fmt.Fprintf(stdout, "%s: NOT REPRODUCED: %v\n", dir, err)

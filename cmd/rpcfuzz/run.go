@@ -32,6 +32,12 @@ type targetFlags struct {
 	tls     cli.TLSFlags
 	profile string
 	timeout time.Duration
+	// serverCmd is --server-cmd; server is the server command parsed by
+	// target (from --server-cmd, or a command after -- given with a
+	// network target), nil when there is none.
+	serverCmd   string
+	serverStart time.Duration
+	server      []string
 }
 
 func (t *targetFlags) register(fs *pflag.FlagSet, timeoutDefault time.Duration) {
@@ -39,45 +45,62 @@ func (t *targetFlags) register(fs *pflag.FlagSet, timeoutDefault time.Duration) 
 	fs.DurationVar(&t.timeout, "timeout", timeoutDefault, "how long an input waits for its replies; a request with an id left unanswered is a hang")
 	fs.StringVar(&t.framing, "framing", "newline", "child process after --: newline or content-length framing (default content-length with --profile lsp)")
 	fs.StringVar(&t.stderr, "stderr", "", "child process: append its stderr to this file (the last lines are kept in crash findings either way)")
-	fs.DurationVar(&t.grace, "grace", 2*time.Second, "child process shutdown: wait this long after closing stdin, then SIGTERM, wait again, then SIGKILL")
+	fs.DurationVar(&t.grace, "grace", 2*time.Second, "child process shutdown: wait this long after closing stdin, then SIGTERM, wait again, then SIGKILL (a server command: SIGTERM, wait, SIGKILL)")
+	fs.StringVar(&t.serverCmd, "server-cmd", "", "'COMMAND ARGS...': start the server of a network target (split into words like a shell does, not run by one), wait until its port accepts connections, start it again after each crash, and reproduce and minimize crashes against a fresh process (also: a command after -- given with a TARGET)")
+	fs.DurationVar(&t.serverStart, "server-start", fuzz.DefaultServerStart, "how long a server command may take until its port accepts a connection")
 	fs.StringArrayVarP(&t.headers, "header", "H", nil, "extra HTTP header 'Name: value' (repeatable; http(s) and ws(s) targets)")
 	t.tls.Register(fs, "summary.json says so")
 	t.secret.Register(fs, "every finding, summary and message")
 }
 
 // target parses the target: a URL (positional, or url when not empty), or
-// the command after --. A zero Target with no error means none was given.
+// the command after --. A command after -- given with a URL is the URL's
+// server (t.server), as --server-cmd is. A zero Target with no error
+// means none was given.
 func (t *targetFlags) target(fs *pflag.FlagSet, positional []string, url string) (transport.Target, error) {
 	var tg transport.Target
 	var err error
-	dash := fs.ArgsLenAtDash()
+	var command []string
+	if dash := fs.ArgsLenAtDash(); dash >= 0 {
+		if command = fs.Args()[dash:]; len(command) == 0 {
+			return tg, cli.Usagef("no command after --")
+		}
+	}
+	if url == "" && len(positional) > 0 {
+		url = positional[0]
+	}
+	t.server = nil
+	if fs.Changed("server-cmd") {
+		if command != nil {
+			return tg, cli.Usagef("give the server command as --server-cmd or after --, not both")
+		}
+		if t.server, err = cli.SplitCommand(t.serverCmd); err != nil {
+			return tg, cli.Usagef("--server-cmd: %v", err)
+		}
+	}
 	switch {
-	case dash >= 0 && url != "":
-		return tg, cli.Usagef("give the target as --target URL or as a command after --, not both")
-	case dash >= 0 && len(fs.Args()[dash:]) == 0:
-		return tg, cli.Usagef("no command after --")
-	case dash >= 0:
-		fr, err := cli.ChildFraming(t.framing, fs.Changed("framing"), profile.Name(t.profile), "--framing")
-		if err != nil {
-			return tg, cli.Usagef("%v", err)
-		}
-		if tg, err = transport.CommandTarget(fs.Args()[dash:], fr); err != nil {
-			return tg, cli.Usagef("%v", err)
-		}
 	case url != "":
 		if tg, err = transport.ParseTarget(url); err != nil {
 			return tg, cli.Usagef("%v", err)
 		}
-	case len(positional) > 0:
-		if tg, err = transport.ParseTarget(positional[0]); err != nil {
+		if command != nil {
+			t.server = command // with a network target, the command is its server
+		}
+	case command != nil:
+		fr, err := cli.ChildFraming(t.framing, fs.Changed("framing"), profile.Name(t.profile), "--framing")
+		if err != nil {
 			return tg, cli.Usagef("%v", err)
 		}
-	default:
-		return tg, nil
+		if tg, err = transport.CommandTarget(command, fr); err != nil {
+			return tg, cli.Usagef("%v", err)
+		}
 	}
-	if tg.Scheme != transport.Stdio {
+	if fs.Changed("server-start") && (t.server == nil || t.serverStart <= 0) {
+		return tg, cli.Usagef("--server-start applies to a server command (--server-cmd), and must be positive (got %s)", t.serverStart)
+	}
+	if tg.Scheme != "" && tg.Scheme != transport.Stdio {
 		for _, name := range []string{"framing", "stderr", "grace"} {
-			if fs.Changed(name) {
+			if fs.Changed(name) && (name == "framing" || t.server == nil) {
 				return tg, cli.Usagef("--%s applies to a child process given after --, not to %s", name, tg.URL)
 			}
 		}
@@ -150,10 +173,13 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 
 const runUsage = `usage: rpcfuzz run TARGET --out DIR [flags]
        rpcfuzz run --out DIR [flags] -- COMMAND [ARGS...]
+       rpcfuzz run TARGET --out DIR [flags] -- SERVER_COMMAND [ARGS...]
 
 TARGET is http://host:port/path, https://..., ws://..., wss://..., tcp://host:port (newline-delimited JSON),
 tcp+lsp://host:port (Content-Length framing), unix:///path, or unix+lsp:///path. After --, a command to
-start as a child process speaking JSON-RPC on its stdin and stdout (restarted after each crash).
+start as a child process speaking JSON-RPC on its stdin and stdout (restarted after each crash); given
+with a TARGET, the command is the TARGET's server (as --server-cmd): started, waited for until its port
+accepts connections, and started again after each crash.
 
 flags:
 %s`
@@ -179,6 +205,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return cli.ExitUsage, err
 	}
 	fmt.Fprintf(stderr, "rpcfuzz: fuzzing %s with seed %d (repeat with --seed %d); findings go to %s\n", cfg.Target.URL, cfg.Seed, cfg.Seed, cfg.OutDir)
+	if cfg.ServerCommand != nil {
+		fmt.Fprintf(stderr, "rpcfuzz: starting the server: %s (again after each crash)\n", strings.Join(cfg.ServerCommand, " "))
+	}
 	var st *statusLine
 	if !f.quiet {
 		st = newStatusLine(stderr, cfg.Duration)
@@ -218,20 +247,22 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 func (f *runFlags) config(fs *pflag.FlagSet) (fuzz.Config, error) {
 	var cfg fuzz.Config
 	dash := fs.ArgsLenAtDash()
+	positional := fs.Args()
+	if dash >= 0 {
+		positional = positional[:dash]
+	}
 	switch {
-	case dash > 0:
-		return cfg, cli.Usagef("give either a TARGET or a command after --, not both")
+	case len(positional) > 1:
+		return cfg, cli.Usagef("run takes one TARGET (got %d: %s)", len(positional), strings.Join(positional, " "))
 	case dash < 0 && fs.NArg() == 0:
 		return cfg, cli.Usagef("run needs a TARGET or a command after -- (see rpcfuzz run --help)")
-	case dash < 0 && fs.NArg() > 1:
-		return cfg, cli.Usagef("run takes one TARGET (got %d: %s)", fs.NArg(), strings.Join(fs.Args(), " "))
 	case f.out == "":
 		return cfg, cli.Usagef("--out DIR is required: findings, summary.json and latency.json go there")
 	}
 	if err := f.tf.check(); err != nil {
 		return cfg, err
 	}
-	t, err := f.tf.target(fs, fs.Args(), "")
+	t, err := f.tf.target(fs, positional, "")
 	if err != nil {
 		return cfg, err
 	}
@@ -248,6 +279,7 @@ func (f *runFlags) config(fs *pflag.FlagSet) (fuzz.Config, error) {
 		Workers: f.workers, MaxRate: f.maxRate, Execs: f.execs, Timeout: f.tf.timeout, SlowFactor: f.slowFactor, SlowFloor: f.slowFloor,
 		CanaryEvery: f.canaryEvery, MaxRestarts: f.maxRestarts, MaxFindings: f.maxFindings, StopAfter: f.stopAfter,
 		MinimizeBudget: f.minimizeBudget, MinimizeTime: f.minimizeTime, OutDir: f.out,
+		ServerCommand: f.tf.server, ServerStart: f.tf.serverStart,
 	}
 	if !fs.Changed("duration") && fs.Changed("execs") {
 		f.duration = 0 // --execs alone bounds the run

@@ -330,6 +330,9 @@ func (r *run) canaryFailed(w *worker, res *canaryResult) {
 		return
 	}
 	recent := r.recent.newestFirst()
+	if len(recent) > 0 && r.gone(w, recent[0], &res.result) {
+		return // the server died: no input is blamed for the canary
+	}
 	stdio := r.cfg.Target.Scheme == transport.Stdio
 	if !stdio && !r.serverClean(ctx, w) {
 		if len(recent) == 0 {

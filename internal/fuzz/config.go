@@ -58,7 +58,19 @@ type Config struct {
 	// and the client certificate they are shown; summary.json says when
 	// verification was off.
 	TLS   transport.TLS
-	Child transport.ChildOptions // child process: stderr file, grace, env
+	Child transport.ChildOptions // child process (or ServerCommand's process): stderr file, grace, env
+	// ServerCommand, when set, is the server of a network Target (http,
+	// ws, tcp, unix) as a command (argv, no shell) that rpcfuzz starts
+	// before the first input, waiting until Target's address accepts a
+	// connection, and starts again after it crashed (it exited, or its
+	// address stopped accepting connections). A crash is then the
+	// process's exit, with its status and output tail as a child's, and is
+	// confirmed and minimized against a fresh process while the other
+	// workers wait. The process is ended when Run returns.
+	ServerCommand []string
+	// ServerStart bounds the wait for ServerCommand's address to accept a
+	// connection (default DefaultServerStart).
+	ServerStart time.Duration
 
 	Workers  int           // connections fuzzed in parallel (default 1 for a child process, else DefaultWorkers)
 	Duration time.Duration // stop after this long (0: no time limit, Execs must be set)
@@ -148,6 +160,7 @@ func (c *Config) fill() error {
 	setDefault(&c.MaxFindings, DefaultMaxFindings)
 	setDefault(&c.MaxTuples, DefaultMaxTuples)
 	setDefault(&c.Interval, DefaultInterval)
+	setDefault(&c.ServerStart, DefaultServerStart)
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -179,6 +192,10 @@ func (c *Config) fill() error {
 		return errors.New("fuzz: corpus, findings, tuple and interval bounds must be positive")
 	case c.OutDir == "":
 		return errors.New("--out is required: findings and summary.json go there")
+	case len(c.ServerCommand) > 0 && c.Target.Scheme == transport.Stdio:
+		return errors.New("a server command needs a network target (http, ws, tcp, unix): a command alone is a child process on stdio")
+	case c.ServerStart < 0:
+		return fmt.Errorf("--server-start must not be negative (got %s)", c.ServerStart)
 	}
 	if c.MaxReply < c.MaxFrame {
 		c.MaxReply = c.MaxFrame

@@ -88,6 +88,7 @@ type dialer struct {
 	era      atomic.Uint32 // profile.Era; EraAuto until the first connection detects it
 	probe    bool          // the era is detected (MCP on a stream): every connection sends the probe
 	children atomic.Int64  // child processes started
+	srv      *server       // the server process rpcfuzz starts (Config.ServerCommand), or nil
 	// lateBy is how long after the sync reply the server was seen sending
 	// a reply without an id (0: never), measured when it came in its
 	// exchange or between exchanges: the grace for such replies is twice
@@ -126,14 +127,18 @@ func newDialer(cfg *Config) (*dialer, error) {
 		return nil, err
 	}
 	d := &dialer{cfg: cfg, prof: p}
+	if d.srv, err = newServer(cfg); err != nil {
+		return nil, err
+	}
 	d.era.Store(uint32(p.Era()))
 	_, hasProbe := p.Probe()
 	d.probe = hasProbe && p.Era() == profile.EraAuto
 	return d, nil
 }
 
-// dial opens one connection, handshake included.
-func (d *dialer) dial(ctx context.Context) (conn, error) {
+// dialTarget opens one connection to the target, handshake included
+// (dial starts the server first, when rpcfuzz starts one).
+func (d *dialer) dialTarget(ctx context.Context) (conn, error) {
 	t := d.cfg.Target
 	if !t.IsStream() {
 		c := &httpConn{d: d}

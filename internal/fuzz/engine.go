@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -69,6 +70,12 @@ type run struct {
 	mu       sync.Mutex // guards reason and warnings
 	reason   string
 	warnings []string
+
+	// slots hold each worker's last input sent, the suspects of a server's
+	// crash (server.go); serverGone is set once a network server rpcfuzz
+	// did not start is gone, after which nothing more is blamed.
+	slots      []inflightSlot
+	serverGone atomic.Bool
 }
 
 // Run fuzzes cfg.Target until cfg.Duration or cfg.Execs is reached, the
@@ -95,6 +102,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer r.d.srv.close() // the server process started last, if any: on every way out
 	if cfg.TLS.Insecure && (cfg.Target.Scheme == transport.HTTPS || cfg.Target.Scheme == transport.WSS) {
 		r.warn("TLS certificate verification was off (--insecure)")
 	}
@@ -104,6 +112,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if errors.Is(err, ErrUnreachable) {
+			return nil, err // the server command's own error says it all
 		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, cfg.Target.URL, err)
 	}
@@ -215,7 +226,7 @@ func (r *run) execCount() uint64 {
 
 func (r *run) restarts() int64 {
 	if r.cfg.Target.Scheme != transport.Stdio {
-		return 0
+		return r.d.srv.restarts()
 	}
 	return max(0, r.d.children.Load()-int64(r.cfg.Workers))
 }
@@ -230,6 +241,7 @@ type worker struct {
 	lat   oracle.SlowRule // latencies of clean exchanges by input size, for slow_input
 	since int             // inputs since the last canary
 	last  result          // the last exchange, for replay's report
+	alone bool            // the worker holds the server alone (holdServer)
 }
 
 func (r *run) newWorker(i int) *worker {
@@ -262,11 +274,13 @@ type result struct {
 	o     outcome
 	v     verdict
 	infos []frameInfo
+	gen   uint64 // the server process's generation it went to (a server command)
 }
 
 // exec sends c on the worker's connection (dialled first if it is gone or
 // fresh is set) and judges what came back.
 func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
+	defer w.r.shareServer(w)()
 	if fresh {
 		w.closeConn()
 	}
@@ -291,6 +305,10 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 		}
 		if err != nil {
 			o.end, o.note = endUnreachable, err.Error()
+			if errors.Is(err, ErrUnreachable) {
+				w.r.fatal(err.Error()) // the server command could not be started again
+				o.end = endInterrupted
+			}
 			if bound.Err() != nil {
 				o.end = endInterrupted
 			}
@@ -303,8 +321,13 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 	if w.c != nil && o.end == endNone && !w.r.paced(ctx) {
 		o.end = endInterrupted
 	}
+	var gen uint64
 	if w.c != nil && o.end == endNone {
+		gen = w.r.sending(w, c, infos)
 		o = w.c.exchange(ctx, c, newWaitFor(c.Frames, infos), w.r.cfg.Timeout)
+		if w.r.d.srv != nil {
+			w.r.d.srv.settle(ctx, &o, gen, w.r.cfg.Timeout)
+		}
 		if !w.c.usable() || lifecycle {
 			w.closeConn() // the session the input started or ended is not the next input's
 		}
@@ -312,7 +335,7 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 	o.lifecycle = lifecycle
 	v := judgeOutcome(c, infos, &o, w.r.pr)
 	w.record(&o, &v)
-	w.last = result{o: o, v: v, infos: infos}
+	w.last = result{o: o, v: v, infos: infos, gen: gen}
 	return w.last
 }
 

@@ -47,6 +47,10 @@ type Finding struct {
 	Seed           uint64   `json:"seed"`
 	Hits           uint64   `json:"hits"` // inputs of the run that broke it the same way
 	Dir            string   `json:"dir"`
+	// Suspects name the files (case.json's format) of the other inputs in
+	// flight when a network server died, one per worker: any of them, or
+	// the input itself, may have killed it (see run.gone).
+	Suspects []string `json:"suspects,omitempty"`
 	// Target is what the finding was found against; replay uses it unless
 	// told otherwise.
 	Target   TargetInfo     `json:"target"`
@@ -67,6 +71,10 @@ type TargetInfo struct {
 	// SlowOverMS is the latency above which the input counted as slow
 	// (slow_input findings).
 	SlowOverMS float64 `json:"slow_over_ms,omitempty"`
+
+	// ServerCommand is the server process rpcfuzz started for URL
+	// (Config.ServerCommand): replay and minimize start it again.
+	ServerCommand []string `json:"server_command,omitempty"`
 }
 
 // MinimizeReport says how the input was shrunk.
@@ -305,6 +313,10 @@ type candidate struct {
 	// its coarse key and no trait the original lacks ("" coarse: the same
 	// key).
 	coarse, traits string
+	// suspects are the other inputs in flight when a server died
+	// (server.go): tried when in does not reproduce, or, when nothing can
+	// be re-checked, written beside it.
+	suspects []mutate.Case
 }
 
 // evidence is what the last reproduction of a candidate showed.
@@ -323,21 +335,10 @@ func (r *run) finding(w *worker, in mutate.Case, applied []int, res *result, exe
 		r.found.baselined(cand.id, v.rule)
 		return
 	}
-	if r.found.hit(cand.id) {
+	if r.found.hit(cand.id) || r.gone(w, in, res) {
 		return
 	}
-	if v.rule == check.Crash && v.shape == "unreachable" && r.cfg.Target.Scheme != transport.Stdio {
-		// The server is gone: the input that killed it is the last one that
-		// got through, and nothing can be re-checked.
-		if last := r.recent.newestFirst(); len(last) > 0 {
-			cand.in = last[0]
-		}
-		cand.confirmed = true
-		cand.note = "the server stopped accepting connections after this input; not minimized (nothing is left to test against)"
-		r.report(w, cand)
-		r.fatal("the target stopped accepting connections: " + res.o.note)
-		return
-	}
+	r.serverSuspects(&cand, res)
 	cand.check = r.reproducer(w, &cand)
 	r.report(w, cand)
 }
@@ -417,13 +418,16 @@ func (r *run) report(w *worker, cand candidate) {
 	if !r.found.claim(cand.id, cand.key, r.cfg.MaxFindings, failure) {
 		return
 	}
+	if release := r.holdServer(w, &cand); release != nil {
+		defer release()
+	}
 	ctx := r.boundCtx()
 	found := r.cfg.Now()
 	mini := cand.in
 	var mr MinimizeReport
 	if cand.check != nil {
 		if !cand.confirmed {
-			cand.confirmed = r.confirm(ctx, &cand)
+			cand.confirmed = r.confirm(ctx, &cand) || r.confirmSuspect(ctx, &cand)
 			if !cand.confirmed {
 				r.found.release(cand.id, cand.key, failure)
 				return
@@ -458,6 +462,11 @@ func (r *run) report(w *worker, cand candidate) {
 	dir := filepath.Join(r.cfg.OutDir, cand.id)
 	f.Dir = dir
 	f.Reproduce = reproducers(r.cfg.Target, dir, mini)
+	if cand.check == nil {
+		if err := writeSuspects(dir, &f, cand.suspects); err != nil {
+			r.warn("finding %s: %v", cand.id, err)
+		}
+	}
 	if err := writeFindingDir(dir, &f, mini, cand.v.reply); err != nil {
 		r.warn("finding %s: %v", cand.id, err)
 	}
@@ -546,6 +555,7 @@ func targetInfo(cfg *Config) TargetInfo {
 		t.Command = cfg.Target.Command
 	} else {
 		t.URL = cfg.Target.URL
+		t.ServerCommand = cfg.ServerCommand
 	}
 	return t
 }

@@ -539,6 +539,13 @@ func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 			case endUnreachable:
 				j.crash("unreachable", "the server accepts no connection: "+o.note, nil, status)
 				continue
+			case endExited:
+				// The server rpcfuzz started died (server.settle): known
+				// by its output, as a child is.
+				if died, shape, note, ev := streamCrash(o, nil, 0); died {
+					j.crash(shape, note, ev, status)
+				}
+				continue
 			}
 		}
 		if o.httpStatus[i] >= 400 && !looksLikeJSON(body) {

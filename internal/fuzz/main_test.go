@@ -17,7 +17,9 @@ import (
 // fuzztarget with those planted bugs on stdin and stdout (a planted crash
 // exits with status 2 and a panic line on stderr, like a Go server), "die"
 // exits with status 3 at the first line it reads, "shuffle=DURATION" serves
-// the reference server answering in any order (testsrv.Config.Shuffle).
+// the reference server answering in any order (testsrv.Config.Shuffle),
+// "http=ADDR/LIST" serves fuzztarget with those bugs over HTTP on ADDR,
+// a process that a planted crash ends (fuzztarget's ExitOnCrash).
 const childEnv = "RPCFUZZ_TEST_CHILD"
 
 func TestMain(m *testing.M) {
@@ -37,6 +39,9 @@ func child(mode string) int {
 	}
 	if d, ok := strings.CutPrefix(mode, "shuffle="); ok {
 		return shuffledChild(d)
+	}
+	if spec, ok := strings.CutPrefix(mode, "http="); ok {
+		return httpServer(spec)
 	}
 	list, ok := strings.CutPrefix(mode, "bugs=")
 	if !ok {
@@ -72,5 +77,24 @@ func shuffledChild(d string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	return 0
+}
+
+// httpServer serves fuzztarget over HTTP on ADDR of "ADDR/BUGS" until a
+// planted crash ends the process (status 2, the panic on stderr).
+func httpServer(spec string) int {
+	addr, list, _ := strings.Cut(spec, "/")
+	bugs, err := fuzztarget.ParseBugs(list)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	l, err := fuzztarget.New(bugs).ExitOnCrash().Listen(context.Background(), fuzztarget.Addrs{HTTP: addr}, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println("listening on", l.HTTP)
+	l.Wait()
 	return 0
 }

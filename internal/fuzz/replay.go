@@ -28,6 +28,11 @@ type ReplayOptions struct {
 	Header  http.Header
 	TLS     transport.TLS // https, wss: verification and client certificate
 	Child   transport.ChildOptions
+	// ServerCommand starts the server of a network target (see
+	// Config.ServerCommand); nil: the finding's own, unless Target is
+	// given. ServerStart bounds its start.
+	ServerCommand []string
+	ServerStart   time.Duration
 	// SlowFactor and SlowFloor judge slow_input as a run does.
 	SlowFactor float64
 	SlowFloor  time.Duration
@@ -93,6 +98,10 @@ func replayConfig(f *Finding, dir string, o ReplayOptions) (Config, error) {
 	default:
 		return cfg, ErrNoTarget
 	}
+	cfg.ServerCommand, cfg.ServerStart = o.ServerCommand, o.ServerStart
+	if cfg.ServerCommand == nil && o.Target == nil {
+		cfg.ServerCommand = f.Target.ServerCommand
+	}
 	cfg.Profile = o.Profile
 	if cfg.Profile == "" {
 		cfg.Profile = profile.Name(f.Target.Profile)
@@ -122,7 +131,7 @@ func newRun(ctx context.Context, cfg *Config, seeds []mutate.Case) (*run, error)
 		return nil, err
 	}
 	d.base = ctx
-	return &run{pr: newProfileRules(d), maxRate: ratecap.New(cfg.MaxRate),
+	r := &run{pr: newProfileRules(d), maxRate: ratecap.New(cfg.MaxRate),
 		cfg: cfg, d: d, mut: mutate.New(mutationEnv(cfg, seeds)), ops: mutate.Ops(),
 		corpus: newWorkCorpus(seeds, cfg.MaxCorpus, cfg.MaxCorpusBytes),
 		tuples: newTupleSet(cfg.MaxTuples),
@@ -131,7 +140,12 @@ func newRun(ctx context.Context, cfg *Config, seeds []mutate.Case) (*run, error)
 		found:  newFindingSet(cfg.StopAfter),
 		parent: ctx,
 		stop:   func() {},
-	}, nil
+		slots:  make([]inflightSlot, cfg.Workers),
+	}
+	if d.srv != nil {
+		d.srv.inflight = r.inflight
+	}
+	return r, nil
 }
 
 // replaySession is a finding loaded with a connection to its target and the
@@ -142,6 +156,7 @@ type replaySession struct {
 	r     *run
 	w     *worker
 	check func(context.Context, mutate.Case) bool
+	used  bool // a check ran: the next one wants a fresh process
 }
 
 func openReplay(ctx context.Context, dir string, o ReplayOptions) (*replaySession, error) {
@@ -161,15 +176,40 @@ func openReplay(ctx context.Context, dir string, o ReplayOptions) (*replaySessio
 	w := r.newWorker(0)
 	c, err := r.d.dial(ctx)
 	if err != nil {
+		r.d.srv.close()
+		if errors.Is(err, ErrUnreachable) {
+			return nil, err // the server command's own error
+		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, cfg.Target.URL, err)
 	}
 	w.c = c
 	s := &replaySession{f: f, in: in, r: r, w: w}
 	if err := s.prepare(ctx, seeds); err != nil {
-		w.closeConn()
+		s.close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// close ends the session's connection and the server process it started.
+func (s *replaySession) close() {
+	s.w.closeConn()
+	_ = s.r.d.srv.close()
+}
+
+// fresh makes the next check start on a fresh connection, and against a
+// fresh process when there is one (a child, a server command's).
+func (s *replaySession) fresh(ctx context.Context) error {
+	if s.r.cfg.Target.Scheme == transport.Stdio {
+		s.w.closeConn()
+	}
+	if srv := s.r.d.srv; srv != nil && s.used {
+		s.w.closeConn()
+		_, gen := srv.current()
+		return srv.restart(ctx, gen)
+	}
+	s.used = true
+	return nil
 }
 
 // prepare builds the check for the finding's rule: the same dedup key (any
@@ -228,15 +268,15 @@ func Replay(ctx context.Context, dir string, o ReplayOptions) (*ReplayResult, er
 	if err != nil {
 		return nil, err
 	}
-	defer s.w.closeConn()
+	defer s.close()
 	times := o.Times
 	if times <= 0 {
 		times = 3
 	}
 	res := &ReplayResult{Finding: s.f, Runs: times}
 	for range times {
-		if s.r.cfg.Target.Scheme == transport.Stdio {
-			s.w.closeConn()
+		if err := s.fresh(ctx); err != nil {
+			return res, err
 		}
 		ok := s.check(ctx, s.in)
 		if ctx.Err() != nil {
@@ -280,7 +320,7 @@ func MinimizeFinding(ctx context.Context, dir string, o ReplayOptions, budget in
 	if err != nil {
 		return nil, err
 	}
-	defer s.w.closeConn()
+	defer s.close()
 	reproduced := false
 	for range confirmTries {
 		if reproduced = s.check(ctx, s.in); reproduced || ctx.Err() != nil {

@@ -174,6 +174,9 @@ func WriteText(w io.Writer, s *Summary) error {
 			if f.Note != "" {
 				fmt.Fprintf(ew, "           %s\n", oneLine(f.Note, 160))
 			}
+			if len(f.Suspects) > 0 {
+				fmt.Fprintf(ew, "           suspects (inputs in flight when the server died): input.bin, %s\n", strings.Join(f.Suspects, ", "))
+			}
 			if len(f.Reproduce) > 0 {
 				fmt.Fprintf(ew, "           %s\n", f.Reproduce[0])
 			}

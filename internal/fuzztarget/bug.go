@@ -18,13 +18,14 @@ const (
 	LoneSurrogate
 	BigBatch
 	Hang
+	NullBatch
 )
 
 // AllBugs plants every bug.
-const AllBugs = DeepNesting | HugeID | DuplicateKey | LoneSurrogate | BigBatch | Hang
+const AllBugs = DeepNesting | HugeID | DuplicateKey | LoneSurrogate | BigBatch | Hang | NullBatch
 
 // bugNames are the flag names, in bit order.
-var bugNames = [...]string{"deep_nesting", "huge_id", "duplicate_key", "lone_surrogate", "big_batch", "hang"}
+var bugNames = [...]string{"deep_nesting", "huge_id", "duplicate_key", "lone_surrogate", "big_batch", "hang", "null_batch"}
 
 // Bugs returns every single bug, in a fixed order (the order of String).
 func Bugs() []Bug {
@@ -106,6 +107,8 @@ func TriggerFrame(b Bug) []byte {
 		return []byte("[" + strings.Repeat(req+",", crashBatch) + req + "]")
 	case Hang:
 		return []byte(`{"jsonrpc":"2.0","id":-0,"method":"","params":[1]}`)
+	case NullBatch:
+		return []byte(`[null]`)
 	}
 	return nil
 }

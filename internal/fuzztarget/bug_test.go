@@ -40,8 +40,8 @@ func TestBugStringRoundTrip(t *testing.T) {
 		}
 		seen[b.String()] = true
 	}
-	if len(seen) != 6 {
-		t.Errorf("Bugs() has %d names, want 6", len(seen))
+	if len(seen) != 7 {
+		t.Errorf("Bugs() has %d names, want 7", len(seen))
 	}
 	for b := Bug(0); b <= AllBugs; b++ {
 		got, err := ParseBugs(b.String())

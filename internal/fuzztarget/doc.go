@@ -47,6 +47,8 @@
 //	hang            a request whose id is written -0 and whose method is the
 //	                empty string: no answer (two edits of any seed request,
 //	                from the id and method edge sets; no dictionary needed)
+//	null_batch      a batch (a top-level array) with an element that is
+//	                null, as in the six bytes [null]: crash
 //
 // The first four fire while the frame is being tokenized; huge_id and hang
 // fire on a syntactically valid frame, envelope by envelope. A crash is a
@@ -57,4 +59,10 @@
 // aborts the connection (the client sees EOF or a reset). A hang blocks
 // Handle until its context ends, makes ServeStream stop answering until the
 // connection ends, and holds an HTTP request until the client gives up.
+//
+// A server made with ExitOnCrash is a process of its own that a crash
+// ends, as an unrecovered panic ends a Go server: over HTTP and TCP the
+// crash is re-panicked on a goroutine of its own, so the process exits with
+// status 2 and the panic on stderr. Tests re-execute their binary as such a
+// server to fuzz a network server that dies and must be restarted.
 package fuzztarget

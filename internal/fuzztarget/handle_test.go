@@ -202,6 +202,9 @@ func TestTriggers(t *testing.T) {
 		{"TriggerFrame hang", string(TriggerFrame(Hang)), Hang, noMethod("-0", `""`)},
 		{"hang in a batch", "[" + echo1 + "," + req("-0", `""`, "") + "]", Hang, "[" + ok("1", "null") + "," + noMethod("-0", `""`) + "]"},
 		{"hang on an invalid request", `{"id":-0,"method":""}`, Hang, invalid("-0", `jsonrpc must be \"2.0\"`)},
+
+		{"TriggerFrame null_batch", string(TriggerFrame(NullBatch)), NullBatch, "[" + invalid("null", "a request must be an object") + "]"},
+		{"null after a call", "[" + echo1 + ", null ]", NullBatch, "[" + ok("1", "null") + "," + invalid("null", "a request must be an object") + "]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := outcome{crash: tc.bug}
@@ -234,6 +237,8 @@ func TestNearMisses(t *testing.T) {
 		{"huge number in params", req("1", `"echo"`, "[18446744073709551616]"), ok("1", "[18446744073709551616]")},
 		{"exponent digits do not count", req("1e0000000000000000000000", `"echo"`, ""), ok("1e0000000000000000000000", "null")},
 		{"huge string id", req(`"18446744073709551616"`, `"echo"`, ""), ok(`"18446744073709551616"`, "null")},
+		{"null inside a batch element", "[" + req("1", `"echo"`, "[null]") + "]", "[" + ok("1", "[null]") + "]"},
+		{"null alone", "null", invalid("null", "a request must be an object")},
 		{"escaped backslash before u", req("1", `"echo"`, `["\\ud800"]`), ok("1", `["\\ud800"]`)},
 	} {
 		if got := run(t, AllBugs, tc.in); got != (outcome{reply: tc.want}) {

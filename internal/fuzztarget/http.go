@@ -39,6 +39,17 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "fuzztarget: reading the body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	if s.exit {
+		defer func() {
+			v := recover()
+			if c, ok := v.(Crash); ok {
+				die(c)
+			}
+			if v != nil {
+				panic(v) // a hang's abort
+			}
+		}()
+	}
 	reply, hang := s.answer(body)
 	switch {
 	case hang:
@@ -148,6 +159,8 @@ func (s *Server) serveConn(ctx context.Context, c net.Conn, logw io.Writer) {
 	err := s.ServeStream(ctx, c, c)
 	var crash Crash
 	switch {
+	case errors.As(err, &crash) && s.exit:
+		die(crash)
 	case errors.As(err, &crash):
 		fmt.Fprintf(logw, "%v (TCP connection from %s reset)\n", crash, c.RemoteAddr())
 		if tc, ok := c.(*net.TCPConn); ok {

@@ -23,10 +23,27 @@ type Server struct {
 	bugs     Bug
 	maxFrame int // MaxFrame; tests lower it to stay fast
 	frames   atomic.Uint64
+	exit     bool // ExitOnCrash
 }
 
 // New returns a server with bugs planted (0 for a correct server).
 func New(bugs Bug) *Server { return &Server{bugs: bugs, maxFrame: MaxFrame} }
+
+// ExitOnCrash makes a planted crash over HTTP or TCP end the process (see
+// the package documentation) and returns s. Only a server that is a
+// process of its own may use it: the crash takes down everything in it.
+func (s *Server) ExitOnCrash() *Server {
+	s.exit = true
+	return s
+}
+
+// die ends the process with c as an unrecovered panic on a goroutine of
+// its own: net/http recovers the handler's panics, so the handler's own
+// would not do.
+func die(c Crash) {
+	go func() { panic(c) }()
+	select {}
+}
 
 // Bugs returns the planted bugs.
 func (s *Server) Bugs() Bug { return s.bugs }
@@ -62,6 +79,13 @@ func (s *Server) answer(frame []byte) (reply []byte, hang bool) {
 	elems := items(raw)
 	if len(elems) == 0 {
 		return errorReply(nil, wire.CodeInvalidRequest, msgInvalidRequest, "empty batch"), false
+	}
+	if s.bugs&NullBatch != 0 {
+		for _, e := range elems {
+			if string(e.val) == "null" {
+				panic(Crash{NullBatch})
+			}
+		}
 	}
 	out := []byte{'['}
 	for _, e := range elems {

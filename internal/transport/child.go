@@ -25,10 +25,9 @@ type ChildOptions struct {
 	Dir        string        // working directory ("" = the parent's)
 }
 
-// ChildStream is a Stream over the stdin and stdout of a child process.
-// DialStream returns one for a Stdio target.
-type ChildStream interface {
-	Stream
+// Process is a child process: a stdio child (ChildStream), or a server
+// reached over the network (StartProcess).
+type Process interface {
 	// PID is the child's process id.
 	PID() int
 	// Exited is closed when the process has exited (and was reaped).
@@ -41,11 +40,22 @@ type ChildStream interface {
 	RanFor() time.Duration
 	// StderrTail returns a copy of the last lines the child wrote to
 	// stderr (a run of blank lines counts as one), preceded by the first
-	// crash line (a panic, a fatal error) that later lines pushed out.
+	// crash line (a panic, a fatal error) that later lines pushed out;
+	// once the process has exited, all it wrote.
 	StderrTail() []string
 	// RSS is the child's resident set size in bytes (Linux only; an error
 	// once the process has exited).
 	RSS() (int64, error)
+	// Close ends the process (see childStream.Close and StartProcess) and
+	// reaps it; it is idempotent.
+	Close() error
+}
+
+// ChildStream is a Stream over the stdin and stdout of a child process.
+// DialStream returns one for a Stdio target.
+type ChildStream interface {
+	Stream
+	Process
 }
 
 const (
@@ -74,7 +84,8 @@ func init() {
 
 var _ ChildStream = (*childStream)(nil)
 
-// childStream frames messages over a child's stdin and stdout. Send and
+// childStream frames messages over a child's stdin and stdout (one of
+// StartProcess has neither, and no Stream: it is only a Process). Send and
 // Flush belong to one goroutine, Recv to another, Close to any.
 type childStream struct {
 	Stream        // a byteStream over childPipes
@@ -110,14 +121,39 @@ func (p childPipes) SetWriteDeadline(t time.Time) error { return p.in.SetWriteDe
 
 // startChild starts argv without a shell and frames messages over its stdio.
 func startChild(ctx context.Context, argv []string, f Framing, maxFrame int, o ChildOptions) (*childStream, error) {
-	if len(argv) == 0 || argv[0] == "" {
-		return nil, errors.New("transport: no command to run")
-	}
 	if f == Messages {
 		return nil, errors.New("transport: a child process needs newline or content-length framing")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	s, err := startProcess(argv, o, true)
+	if err != nil {
+		return nil, err
+	}
+	s.Stream = NewByteStream(childPipes{in: s.stdin, out: s.stdout}, f, maxFrame)
+	return s, nil
+}
+
+// StartProcess starts argv without a shell, in a process group of its
+// own, as a server that is reached over the network: its stdin is empty
+// (/dev/null), and what it writes to stdout and stderr alike goes to the
+// tail (StderrTail, o.StderrTail lines) and to o.StderrPath. Close sends
+// SIGTERM to its group, waits o.Grace, then sends SIGKILL: a server does
+// not end when its stdin does.
+func StartProcess(argv []string, o ChildOptions) (Process, error) {
+	s, err := startProcess(argv, o, false)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// startProcess starts argv; stdio gives it pipes for stdin and stdout (a
+// stdio child), else stdout goes where stderr goes.
+func startProcess(argv []string, o ChildOptions, stdio bool) (*childStream, error) {
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, errors.New("transport: no command to run")
 	}
 	path, err := lookChild(argv[0], o.Dir)
 	if err != nil {
@@ -147,20 +183,28 @@ func startChild(ctx context.Context, argv []string, f Framing, maxFrame int, o C
 	}
 	var p [6]*os.File // stdin r/w, stdout r/w, stderr r/w
 	for i := 0; i < len(p); i += 2 {
+		if !stdio && i < 4 {
+			continue
+		}
 		if p[i], p[i+1], err = os.Pipe(); err != nil {
 			return fail(fmt.Errorf("transport: pipes for %q: %w", argv[0], err))
 		}
 		files = append(files, p[i], p[i+1])
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p[0], p[3], p[5]
+	if !stdio {
+		cmd.Stdin, cmd.Stdout = nil, p[5] // nil: /dev/null
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return fail(fmt.Errorf("transport: cannot start %q: %w", argv[0], err))
 	}
 	// The child has its ends now; holding them would hide its exit.
-	p[0].Close()
-	p[3].Close()
-	p[5].Close()
+	for _, f := range []*os.File{p[0], p[3], p[5]} {
+		if f != nil {
+			f.Close()
+		}
+	}
 
 	tailN := o.StderrTail
 	if tailN <= 0 {
@@ -175,7 +219,6 @@ func startChild(ctx context.Context, argv []string, f Framing, maxFrame int, o C
 		start: start, grace: grace, tail: newTailRing(tailN),
 		exited: make(chan struct{}), waitDone: make(chan struct{}), stderrDone: make(chan struct{}),
 	}
-	s.Stream = NewByteStream(childPipes{in: p[1], out: p[2]}, f, maxFrame)
 	go s.copyStderr(errFile)
 	go s.wait()
 	return s, nil
@@ -220,7 +263,9 @@ func (s *childStream) wait() {
 	// Read what the child left in the pipes, but not forever: its own
 	// children may keep them open.
 	limit := time.Now().Add(afterExit)
-	s.stdout.SetReadDeadline(limit)
+	if s.stdout != nil {
+		s.stdout.SetReadDeadline(limit)
+	}
 	s.stderr.SetReadDeadline(limit)
 }
 
@@ -264,7 +309,16 @@ func (s *childStream) copyStderr(file *os.File) {
 
 func (s *childStream) PID() int                { return s.cmd.Process.Pid }
 func (s *childStream) Exited() <-chan struct{} { return s.exited }
-func (s *childStream) StderrTail() []string    { return s.tail.lines() }
+
+// StderrTail, once the process has exited, waits for the rest of its
+// output (bounded: wait sets a read deadline after the exit), so that the
+// panic of a crash is in it.
+func (s *childStream) StderrTail() []string {
+	if s.dead.Load() {
+		<-s.stderrDone
+	}
+	return s.tail.lines()
+}
 
 func (s *childStream) RanFor() time.Duration {
 	if !s.dead.Load() {
@@ -390,7 +444,7 @@ func (s *childStream) exitErr(err error) error {
 
 // Close shuts the child down as MCP asks: close its stdin, wait up to Grace
 // for it to exit, SIGTERM its process group, wait up to Grace again, then
-// SIGKILL. It reaps the child and stops the helper goroutines. Close is
+// SIGKILL (a process of StartProcess, without a stdin, starts at SIGTERM). It reaps the child and stops the helper goroutines. Close is
 // idempotent; it returns an error only if the child outlived SIGKILL or its
 // stderr could not be written to StderrPath.
 func (s *childStream) Close() error {
@@ -400,9 +454,13 @@ func (s *childStream) Close() error {
 
 func (s *childStream) shutdown() error {
 	s.closing.Store(true)
-	s.stdin.Close()
+	exited := false
+	if s.stdin != nil {
+		s.stdin.Close()
+		exited = s.waitExit(s.grace)
+	}
 	var err error
-	if !s.waitExit(s.grace) {
+	if !exited {
 		signalChild(s.cmd.Process, syscall.SIGTERM)
 		if !s.waitExit(s.grace) {
 			signalChild(s.cmd.Process, syscall.SIGKILL)
@@ -411,7 +469,9 @@ func (s *childStream) shutdown() error {
 			}
 		}
 	}
-	s.stdout.Close() // unblocks Recv
+	if s.stdout != nil {
+		s.stdout.Close() // unblocks Recv
+	}
 	if err != nil {
 		return err
 	}

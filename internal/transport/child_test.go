@@ -65,6 +65,15 @@ func childMain(mode string) int {
 		blockForever()
 	case "sleep":
 		blockForever()
+	case "log-exit":
+		os.Stdout.WriteString("to stdout\n")
+		os.Stderr.WriteString("to stderr\n")
+		return 4
+	case "stdin-eof":
+		if _, err := io.ReadAll(os.Stdin); err != nil {
+			return 1
+		}
+		return 5
 	case "flood":
 		block := bytes.Repeat([]byte(strings.Repeat("x", 99)+"\n"), 10000) // 1 MB
 		for range 100 {
@@ -574,5 +583,58 @@ func TestTailRing(t *testing.T) {
 				t.Errorf("lines = %q; want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestStartProcess: a server process has an empty stdin, its stdout and
+// stderr in the tail, its exit status, and Close ends it with SIGTERM at
+// once (no stdin to close and wait on).
+func TestStartProcess(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		mode, status string
+		tail         []string
+	}{
+		{"log-exit", "exit status 4 after ", []string{"to stdout", "to stderr"}},
+		{"stdin-eof", "exit status 5 after ", nil},
+		{"sleep", "killed by signal SIGTERM after ", nil},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			o := ChildOptions{Grace: 10 * time.Second, Env: []string{childModeEnv + "=" + tc.mode, "GORACE=" + os.Getenv("GORACE") + " atexit_sleep_ms=0"}}
+			p, err := StartProcess([]string{self, "server-" + tc.mode}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			if p.PID() <= 0 {
+				t.Errorf("PID %d", p.PID())
+			}
+			if tc.mode != "sleep" {
+				within(t, 10*time.Second, "exit", func() bool { <-p.Exited(); return true })
+			}
+			start := time.Now()
+			err = within(t, 5*time.Second, "Close", p.Close)
+			if d := time.Since(start); d >= o.Grace || err != nil {
+				t.Errorf("Close took %v (%v); want SIGTERM at once", d, err)
+			}
+			if !strings.HasPrefix(p.ExitStatus(), tc.status) {
+				t.Errorf("ExitStatus %q, want %q...", p.ExitStatus(), tc.status)
+			}
+			tail := p.StderrTail()
+			for _, want := range tc.tail {
+				if !slices.Contains(tail, want) {
+					t.Errorf("tail %q lacks %q", tail, want)
+				}
+			}
+		})
+	}
+	if _, err := StartProcess(nil, ChildOptions{}); err == nil {
+		t.Error("StartProcess of no command: no error")
+	}
+	if _, err := StartProcess([]string{"/nonexistent/server"}, ChildOptions{}); err == nil || !strings.Contains(err.Error(), "/nonexistent/server") {
+		t.Errorf("StartProcess of a missing program: %v", err)
 	}
 }
