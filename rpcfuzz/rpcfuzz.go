@@ -158,6 +158,10 @@ func Fuzz(f F, target Target, opts Options) {
 		f.Fatal("rpcfuzz: " + err.Error())
 		return
 	}
+	if input, outcome, ok := native.DrivenFiles(); ok {
+		h.drive(f, input, outcome)
+		return
+	}
 	if !fuzzing() {
 		for _, s := range h.exp.Seeds() {
 			f.Add(fuzzcase.Encode(s.Case))
@@ -268,7 +272,12 @@ func (h *harness) run(data []byte) *result {
 // test runs one input and reports it to t.
 func (h *harness) test(t T, data []byte) {
 	t.Helper()
-	res := h.run(data)
+	h.report(t, data, h.run(data))
+}
+
+// report reports the result of one input to t.
+func (h *harness) report(t T, data []byte, res *result) {
+	t.Helper()
 	switch {
 	case res == nil:
 	case res.failed:
