@@ -102,10 +102,12 @@ func TestReplay(t *testing.T) {
 		{"correct server", "FuzzExample", [][]byte{[]byte(call1)}, ""},
 		{"planted crash", "FuzzPlantedHugeID", [][]byte{fuzztarget.TriggerFrame(fuzztarget.HugeID)}, "rpcfuzz: crash"},
 		{"no such fuzz test", "FuzzNothing", [][]byte{[]byte(call1)}, "no outcome"},
+		{"the process dies", "FuzzDies", [][]byte{[]byte(call1)}, "crash: the test process died"},
 	}
 	// The planted-bug fuzz tests run only with it set; the test process
 	// Replay starts inherits it.
 	t.Setenv(plantedEnv, "own")
+	t.Setenv(diesEnv, "1")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			data, err := native.NewCaseFile(tt.fuzzTest, "crash", "", mutate.Case{Frames: tt.msgs}).Marshal()
@@ -126,4 +128,20 @@ func TestReplay(t *testing.T) {
 			}
 		})
 	}
+}
+
+// diesEnv lets FuzzDies run: it kills its test process.
+const diesEnv = "RPCFUZZ_TEST_DIES"
+
+// FuzzDies has a target that panics on a goroutine of its own, which
+// the harness cannot recover: the test process dies. It is skipped unless
+// diesEnv is set (TestReplay sets it for the process Replay starts).
+func FuzzDies(f *testing.F) {
+	if os.Getenv(diesEnv) == "" {
+		f.Skip("set " + diesEnv + ": its target kills the test process")
+	}
+	Fuzz(f, Func(func([]byte) []byte {
+		go panic("rpcfuzz test: a panic on the server's own goroutine")
+		select {} // until the panic ends the process
+	}), Options{})
 }

@@ -43,8 +43,8 @@ func minimizeNative(ctx context.Context, fs *pflag.FlagSet, file string, budget 
 	if !m.Complete {
 		stopped = "; stopped by the budget: run it on the failure again to shrink further"
 	}
-	fmt.Fprintf(stdout, "%s: %s, %d messages in %d bytes -> %d in %d bytes, in %d checks (%.1fs)%s\n",
-		file, m.Rule, len(m.Input.Frames), caseBytes(m.Input), len(m.Case.Frames), caseBytes(m.Case), m.Checks, time.Since(start).Seconds(), stopped)
+	fmt.Fprintf(stdout, "%s: %s, %s in %d bytes -> %s in %d bytes, in %d checks (%.1fs)%s\n",
+		file, m.Rule, messages(len(m.Input.Frames)), caseBytes(m.Input), messages(len(m.Case.Frames)), caseBytes(m.Case), m.Checks, time.Since(start).Seconds(), stopped)
 	fmt.Fprintf(stdout, "  literal case:    %s\n  regression test: %s (%s)\n", m.CaseFile, m.TestFile, m.TestName)
 	return cli.ExitOK, nil
 }
@@ -62,4 +62,11 @@ func caseBytes(c mutate.Case) int {
 		n += len(f)
 	}
 	return n
+}
+
+func messages(n int) string {
+	if n == 1 {
+		return "1 message"
+	}
+	return fmt.Sprintf("%d messages", n)
 }
