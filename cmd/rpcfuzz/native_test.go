@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/fuzzcase"
 	"github.com/rpcload/rpcload/internal/native"
 	"github.com/rpcload/rpcload/rpcfuzz"
@@ -182,4 +183,36 @@ func goTest(dir, name string) (string, error) {
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// TestMinimizeNativeUsage: a file is a native failure, which runs
+// against its own fuzz test and nothing else.
+func TestMinimizeNativeUsage(t *testing.T) {
+	dir := t.TempDir()
+	loose := filepath.Join(dir, "input")
+	failure := filepath.Join(dir, "testdata", "fuzz", "FuzzRPC", "5d1e")
+	if err := os.MkdirAll(filepath.Dir(failure), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{loose, failure} {
+		if err := os.WriteFile(f, []byte("not a corpus file\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		args []string
+		want string // in stderr
+	}{
+		{[]string{"minimize", loose}, "a native failure is PKG/testdata/fuzz/FuzzXxx/FILE"},
+		{[]string{"minimize", failure}, "go corpus file"},
+		{[]string{"minimize", failure, "--target", "http://127.0.0.1:1/"}, "--target does not apply to a native failure"},
+		{[]string{"minimize", failure, "--", "srv"}, "no -- COMMAND"},
+		{[]string{"minimize", failure, "--time", "-1s"}, "--time must not be negative"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := run(tt.args...)
+		if code != cli.ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("rpcfuzz %q: exit %d, stderr %q; want exit 2 and %q", tt.args, code, stderr, tt.want)
+		}
+	}
 }
