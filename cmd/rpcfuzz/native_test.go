@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,7 +21,7 @@ import (
 // JSON-RPC for what the test sends, and, when bug is set, a crash on a
 // string id over 100 bytes (a fixed-size buffer indexed by the id's
 // length).
-const buggyServer = `package buggy
+const buggyServer = `package myserver
 
 import (
 	"bytes"
@@ -48,7 +51,7 @@ func Handle(req []byte) []byte {
 }
 `
 
-const buggyFuzzTest = `package buggy
+const buggyFuzzTest = `package myserver
 
 import (
 	"testing"
@@ -61,77 +64,206 @@ func FuzzRPC(f *testing.F) {
 }
 `
 
-// nativeModule writes a Go module, outside this one, whose package
-// fuzzes a server with rpcfuzz, built against this checkout (a replace
-// directive) from the module cache alone (GOFLAGS=-mod=mod, GOPROXY=off),
-// as docs/fuzzing-native.md shows.
+// nativeModule lays out what docs/fuzzing-native.md assumes: a module
+// (example.com/myserver, the working directory from now on) whose package
+// myserver fuzzes a server with rpcfuzz, and this checkout beside it as
+// ../rpcload. The environment has no network: GOPROXY=off, and
+// GOFLAGS=-mod=mod for the commands the docs show without it.
 func nativeModule(t *testing.T) string {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	goMod := "module example.com/buggy\n\ngo 1.26\n\nrequire github.com/rpcload/rpcload v0.0.0\n\nreplace github.com/rpcload/rpcload => " + root + "\n"
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
+	docs := filepath.Join(root, "docs", "fuzzing-native.md")
+	top := t.TempDir()
+	if err := os.Symlink(root, filepath.Join(top, "rpcload")); err != nil {
+		t.Fatal(err)
+	}
+	mod := filepath.Join(top, "server")
+	if err := os.MkdirAll(filepath.Join(mod, "myserver"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	files := map[string]string{
-		"go.mod":         goMod,
-		"go.sum":         string(sum),
-		"server.go":      strings.Replace(buggyServer, "%v", "true", 1),
-		"server_test.go": buggyFuzzTest,
+		"go.mod":                  "module example.com/myserver\n\ngo 1.26\n",
+		"myserver/server.go":      strings.Replace(buggyServer, "%v", "true", 1),
+		"myserver/server_test.go": buggyFuzzTest,
 	}
 	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(mod, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	t.Setenv("GOFLAGS", "-mod=mod")
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOWORK", "off")
-	return dir
+	t.Chdir(mod)
+	return docs
 }
 
-// TestMinimizeNative minimizes a native failure end to end: a package
-// whose server crashes on a string id over 100 bytes, and a failure
-// holding that id in a 4 KiB message after another. The literal case must
-// come out as one message with the id and little else, and the regression
-// test written beside it must fail on the buggy server and pass on the
-// fixed one.
+// nativeDocBlock returns the commands of the sh block of the docs that
+// holds a command starting with first, each split into words.
+func nativeDocBlock(t *testing.T, docs, first string) [][]string {
+	t.Helper()
+	data, err := os.ReadFile(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, block := range strings.Split(string(data), "```sh\n")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		var cmds [][]string
+		found := false
+		for _, line := range strings.Split(block, "\n") {
+			argv := shellSplit(t, line)
+			if len(argv) == 0 {
+				continue
+			}
+			found = found || strings.HasPrefix(strings.Join(argv, " "), first)
+			cmds = append(cmds, argv)
+		}
+		if found {
+			return cmds
+		}
+	}
+	t.Fatalf("%s: no sh block with a command %q", docs, first)
+	return nil
+}
+
+// shellSplit splits a simple command line of the docs: words separated by
+// blanks, single quotes literal, a # at the start of a word a comment.
+func shellSplit(t *testing.T, line string) []string {
+	var argv []string
+	var word strings.Builder
+	in, quoted := false, false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			word.WriteByte(c)
+		case c == '\'':
+			quoted, in = true, true
+		case c == ' ' || c == '\t':
+			if in {
+				argv = append(argv, word.String())
+			}
+			word.Reset()
+			in = false
+		case c == '#' && !in:
+			return argv
+		case c == '"' || c == '\\' || c == '$' || c == '|' || c == '>' || c == '<' || c == ';' || c == '&':
+			t.Fatalf("docs command %q: %q is more shell than this test reads", line, c)
+		default:
+			word.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		argv = append(argv, word.String())
+	}
+	return argv
+}
+
+// runDoc runs one command of the docs: rpcfuzz is this command, in
+// process; anything else a program on PATH. A go test -fuzz fuzzes for a
+// second, not as long as the docs say.
+func runDoc(t *testing.T, argv []string) (int, string) {
+	t.Helper()
+	if argv[0] == "rpcfuzz" {
+		code, out, errOut := run(argv[1:]...)
+		return code, out + errOut
+	}
+	argv = slices.Clone(argv)
+	if i := slices.Index(argv, "-fuzztime"); i >= 0 && i+1 < len(argv) {
+		argv[i+1] = "1s"
+	}
+	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), string(out)
+	}
+	if err != nil {
+		t.Fatalf("%q: %v", argv, err)
+	}
+	return 0, string(out)
+}
+
+// testsRan matches go test's line for the package when its tests ran
+// (passing or failing), not when it failed to build.
+var testsRan = regexp.MustCompile(`(?m)^(ok|FAIL)\s+example\.com/myserver/myserver\s+[0-9.]+s`)
+
+// TestMinimizeNative runs the commands of docs/fuzzing-native.md against
+// a module of its own, end to end: fuzzing against this checkout offline
+// (a replace directive, the module cache alone), then minimizing a native
+// failure: a server that crashes on a string id over 100 bytes, and a
+// failure holding that id in a 4 KiB message after another. The literal
+// case must come out as one message with the id and little else, and the
+// regression test written beside it must fail on the buggy server and
+// pass on the fixed one.
 func TestMinimizeNative(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds a module's test binary")
+		t.Skip("builds and fuzzes a module's tests")
 	}
-	dir := nativeModule(t)
+	docs := nativeModule(t)
+	for _, argv := range nativeDocBlock(t, docs, "go mod edit") {
+		code, out := runDoc(t, argv)
+		if code != 0 && !(argv[0] == "env" && code == 1 && testsRan.MatchString(out)) {
+			t.Fatalf("%q: exit %d\n%s", argv, code, out)
+		}
+	}
+
 	id := strings.Repeat("x", 101)
 	first := `{"jsonrpc":"2.0","id":1,"method":"echo","params":["hello"]}`
 	buggy := `{"jsonrpc":"2.0","id":"` + id + `","method":"echo","params":{"pad":"` + strings.Repeat("p", 4000) + `","more":[1,2,3]}}`
-	failure := filepath.Join(dir, "testdata", "fuzz", "FuzzRPC", "5d1e0a12b3c4d5e6")
+	failure := filepath.Join("myserver", "testdata", "fuzz", "FuzzRPC", "5d1e0a12b3c4d5e6")
 	if err := os.MkdirAll(filepath.Dir(failure), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(failure, fuzzcase.MarshalGoCorpus(rpcfuzz.Literal([]byte(first), []byte(buggy))), 0o644); err != nil {
 		t.Fatal(err)
 	}
-
-	code, out, errOut := run("minimize", failure, "--budget", "400")
+	cmds := nativeDocBlock(t, docs, "rpcfuzz minimize")
+	if len(cmds) != 2 || cmds[1][0] != "go" {
+		t.Fatalf("the minimize block of the docs: %q; want rpcfuzz minimize, then go test", cmds)
+	}
+	code, out := runDoc(t, cmds[0])
 	if code != 0 {
-		t.Fatalf("minimize: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+		t.Fatalf("%q: exit %d\n%s", cmds[0], code, out)
 	}
 	t.Log(out)
-	cases, _ := filepath.Glob(filepath.Join(dir, "testdata", "rpcfuzz", "FuzzRPC-*.json"))
-	tests, _ := filepath.Glob(filepath.Join(dir, "rpcfuzz_fuzzrpc_*_test.go"))
+	checkMinimized(t, out, id, len(first)+len(buggy))
+
+	// The regression test fails on the buggy server, and passes once it
+	// is fixed.
+	code, got := runDoc(t, cmds[1])
+	if code != 1 || !strings.Contains(got, "rpcfuzz: crash") || !strings.Contains(got, "index out of range") {
+		t.Fatalf("%q on the buggy server: exit %d\n%s", cmds[1], code, got)
+	}
+	fixed := strings.Replace(buggyServer, "%v", "false", 1)
+	if err := os.WriteFile(filepath.Join("myserver", "server.go"), []byte(fixed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, got := runDoc(t, cmds[1]); code != 0 || !strings.Contains(got, "ok") {
+		t.Fatalf("%q on the fixed server: exit %d\n%s", cmds[1], code, got)
+	}
+}
+
+// checkMinimized checks what rpcfuzz minimize said and wrote: one literal
+// case, one regression test, and the case one message with the id.
+func checkMinimized(t *testing.T, out, id string, before int) {
+	t.Helper()
+	cases, _ := filepath.Glob(filepath.Join("myserver", "testdata", "rpcfuzz", "FuzzRPC-*.json"))
+	tests, _ := filepath.Glob(filepath.Join("myserver", "rpcfuzz_fuzzrpc_*_test.go"))
 	if len(cases) != 1 || len(tests) != 1 {
 		t.Fatalf("wrote cases %q and tests %q; want one of each", cases, tests)
 	}
 	for _, p := range []string{cases[0], tests[0]} {
-		if !strings.Contains(out, p) {
-			t.Errorf("the output does not name %s", p)
+		if abs, _ := filepath.Abs(p); !strings.Contains(out, abs) {
+			t.Errorf("the output does not name %s", abs)
 		}
 	}
-	if !strings.Contains(out, "crash, 2 messages in "+strconv.Itoa(len(first)+len(buggy))+" bytes -> 1 message in ") {
+	if !strings.Contains(out, "crash, 2 messages in "+strconv.Itoa(before)+" bytes -> 1 message in ") {
 		t.Errorf("the output does not give the rule and the sizes before and after")
 	}
 	cf, err := native.ReadCaseFile(cases[0])
@@ -141,48 +273,9 @@ func TestMinimizeNative(t *testing.T) {
 	if cf.FuzzTest != "FuzzRPC" || cf.Rule != "crash" || len(cf.Messages) != 1 || cf.Wire != nil {
 		t.Fatalf("case file: %+v; want one message of FuzzRPC failing with crash", cf)
 	}
-	msg := string(cf.Messages[0])
-	if !strings.Contains(msg, `"`+id+`"`) || len(msg) > len(id)+16 {
+	if msg := string(cf.Messages[0]); !strings.Contains(msg, `"`+id+`"`) || len(msg) > len(id)+16 {
 		t.Fatalf("minimized message (%d bytes) %s; want the 101-byte id and little else", len(msg), msg)
 	}
-
-	// The regression test fails on the buggy server, and passes once it
-	// is fixed.
-	name := regressionName(t, tests[0])
-	got, err := goTest(dir, name)
-	if err == nil || !strings.Contains(got, "rpcfuzz: crash") || !strings.Contains(got, "index out of range") {
-		t.Fatalf("the regression test on the buggy server: %v\n%s", err, got)
-	}
-	fixed := strings.Replace(buggyServer, "%v", "false", 1)
-	if err := os.WriteFile(filepath.Join(dir, "server.go"), []byte(fixed), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := goTest(dir, name); err != nil {
-		t.Fatalf("the regression test on the fixed server: %v\n%s", err, got)
-	}
-}
-
-// regressionName reads the test function's name from the file minimize
-// wrote.
-func regressionName(t *testing.T, file string) string {
-	t.Helper()
-	src, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(src), "\nfunc ")
-	name, _, _ := strings.Cut(rest, "(")
-	if !ok || !strings.HasPrefix(name, "TestFuzzRPC_") {
-		t.Fatalf("no TestFuzzRPC_ function in %s:\n%s", file, src)
-	}
-	return name
-}
-
-func goTest(dir, name string) (string, error) {
-	cmd := exec.Command("go", "test", "-count=1", "-run", "^"+name+"$", ".")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	return string(out), err
 }
 
 // TestMinimizeNativeUsage: a file is a native failure, which runs
