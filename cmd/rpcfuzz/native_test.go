@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,8 +15,8 @@ import (
 
 	"github.com/rpcload/rpcload/cmd/internal/cli"
 	"github.com/rpcload/rpcload/internal/fuzzcase"
+	"github.com/rpcload/rpcload/internal/mutate"
 	"github.com/rpcload/rpcload/internal/native"
-	"github.com/rpcload/rpcload/rpcfuzz"
 )
 
 // buggyServer is the server of the module nativeModule writes: correct
@@ -197,8 +199,9 @@ var testsRan = regexp.MustCompile(`(?m)^(ok|FAIL)\s+example\.com/myserver/myserv
 // a module of its own, end to end: fuzzing against this checkout offline
 // (a replace directive, the module cache alone), then minimizing a native
 // failure: a server that crashes on a string id over 100 bytes, and a
-// failure holding that id in a 4 KiB message after another. The literal
-// case must come out as one message with the id and little else, and the
+// choice stream that makes such an id in a message of over 1000 bytes. The
+// literal case must come out as one message with a 101-byte id and little
+// else, and the
 // regression test written beside it must fail on the buggy server and
 // pass on the fixed one.
 func TestMinimizeNative(t *testing.T) {
@@ -213,14 +216,12 @@ func TestMinimizeNative(t *testing.T) {
 		}
 	}
 
-	id := strings.Repeat("x", 101)
-	first := `{"jsonrpc":"2.0","id":1,"method":"echo","params":["hello"]}`
-	buggy := `{"jsonrpc":"2.0","id":"` + id + `","method":"echo","params":{"pad":"` + strings.Repeat("p", 4000) + `","more":[1,2,3]}}`
+	data, before := longIDStream(t)
 	failure := filepath.Join("myserver", "testdata", "fuzz", "FuzzRPC", "5d1e0a12b3c4d5e6")
 	if err := os.MkdirAll(filepath.Dir(failure), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(failure, fuzzcase.MarshalGoCorpus(rpcfuzz.Literal([]byte(first), []byte(buggy))), 0o644); err != nil {
+	if err := os.WriteFile(failure, fuzzcase.MarshalGoCorpus(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmds := nativeDocBlock(t, docs, "rpcfuzz minimize")
@@ -232,7 +233,7 @@ func TestMinimizeNative(t *testing.T) {
 		t.Fatalf("%q: exit %d\n%s", cmds[0], code, out)
 	}
 	t.Log(out)
-	checkMinimized(t, out, id, len(first)+len(buggy))
+	checkMinimized(t, out, before)
 
 	// The regression test fails on the buggy server, and passes once it
 	// is fixed.
@@ -249,9 +250,40 @@ func TestMinimizeNative(t *testing.T) {
 	}
 }
 
+// longIDStream finds a choice stream that the module's FuzzRPC (Methods
+// echo, a Func target) expands to one message of over 1000 bytes that
+// crashes the buggy server: a JSON object whose id is a string over 100
+// bytes, as go test -fuzz finds and saves them. It returns the stream and
+// the size of its message.
+func longIDStream(t *testing.T) ([]byte, int) {
+	t.Helper()
+	exp, err := native.New(native.Options{Methods: []string{"echo"}, Framing: mutate.FramingNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(16, 6))
+	for range 100000 {
+		data := make([]byte, 1+r.IntN(48))
+		for i := range data {
+			data[i] = byte(r.Uint32())
+		}
+		in := exp.Expand(data)
+		if in.Literal || len(in.Case.Frames) != 1 || in.Case.Wire != nil || len(in.Case.Frames[0]) < 1000 {
+			continue
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(in.Case.Frames[0], &m) == nil && len(m["id"]) > 102 && m["id"][0] == '"' {
+			return data, len(in.Case.Frames[0])
+		}
+	}
+	t.Fatal("no choice stream of 100000 makes a message with a long string id")
+	return nil, 0
+}
+
 // checkMinimized checks what rpcfuzz minimize said and wrote: one literal
-// case, one regression test, and the case one message with the id.
-func checkMinimized(t *testing.T, out, id string, before int) {
+// case, one regression test, and the case one message: an id of just over
+// 100 bytes, and little else.
+func checkMinimized(t *testing.T, out string, before int) {
 	t.Helper()
 	cases, _ := filepath.Glob(filepath.Join("myserver", "testdata", "rpcfuzz", "FuzzRPC-*.json"))
 	tests, _ := filepath.Glob(filepath.Join("myserver", "rpcfuzz_fuzzrpc_*_test.go"))
@@ -263,7 +295,7 @@ func checkMinimized(t *testing.T, out, id string, before int) {
 			t.Errorf("the output does not name %s", abs)
 		}
 	}
-	if !strings.Contains(out, "crash, 2 messages in "+strconv.Itoa(before)+" bytes -> 1 message in ") {
+	if !strings.Contains(out, "crash, 1 message in "+strconv.Itoa(before)+" bytes -> 1 message in ") {
 		t.Errorf("the output does not give the rule and the sizes before and after")
 	}
 	cf, err := native.ReadCaseFile(cases[0])
@@ -273,8 +305,12 @@ func checkMinimized(t *testing.T, out, id string, before int) {
 	if cf.FuzzTest != "FuzzRPC" || cf.Rule != "crash" || len(cf.Messages) != 1 || cf.Wire != nil {
 		t.Fatalf("case file: %+v; want one message of FuzzRPC failing with crash", cf)
 	}
-	if msg := string(cf.Messages[0]); !strings.Contains(msg, `"`+id+`"`) || len(msg) > len(id)+16 {
-		t.Fatalf("minimized message (%d bytes) %s; want the 101-byte id and little else", len(msg), msg)
+	var m map[string]json.RawMessage
+	msg := cf.Messages[0]
+	// 101 bytes between the id's quotes, the fewest that crash, or 102
+	// when the id is made of two-byte escapes; and no other member.
+	if err := json.Unmarshal(msg, &m); err != nil || len(m) != 1 || len(m["id"]) < 103 || len(m["id"]) > 104 || len(msg) != len(`{"id":}`)+len(m["id"]) {
+		t.Fatalf("minimized message (%d bytes, from %d) %s; want an id of 101 bytes and nothing else", len(msg), before, msg)
 	}
 }
 
