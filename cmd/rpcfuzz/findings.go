@@ -159,6 +159,7 @@ rpcfuzz.Fuzz, it builds the package's test binary, has the fuzz test expand the 
 into its messages, shrinks them the same way (each check one run of the test binary),
 and writes the smallest literal case that still fails with the same rule into
 PKG/testdata/rpcfuzz/ and a regression test replaying it (rpcfuzz.Replay) into PKG.
+Given such a literal case (PKG/testdata/rpcfuzz/FILE.json), it shrinks it further.
 
 flags:
 %s`

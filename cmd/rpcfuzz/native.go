@@ -41,11 +41,14 @@ func minimizeNative(ctx context.Context, fs *pflag.FlagSet, file string, budget 
 	}
 	stopped := ""
 	if !m.Complete {
-		stopped = "; stopped by the budget: run it on the failure again to shrink further"
+		stopped = "; stopped by the budget or the time: run rpcfuzz minimize on the literal case to shrink it further"
 	}
 	fmt.Fprintf(stdout, "%s: %s, %s in %d bytes -> %s in %d bytes, in %d checks (%.1fs)%s\n",
 		file, m.Rule, messages(len(m.Input.Frames)), caseBytes(m.Input), messages(len(m.Case.Frames)), caseBytes(m.Case), m.Checks, time.Since(start).Seconds(), stopped)
 	fmt.Fprintf(stdout, "  literal case:    %s\n  regression test: %s (%s)\n", m.CaseFile, m.TestFile, m.TestName)
+	if ctx.Err() != nil {
+		return cli.ExitInterrupted, nil // the smallest case so far is written
+	}
 	return cli.ExitOK, nil
 }
 

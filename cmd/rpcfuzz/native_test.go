@@ -233,7 +233,15 @@ func TestMinimizeNative(t *testing.T) {
 		t.Fatalf("%q: exit %d\n%s", cmds[0], code, out)
 	}
 	t.Log(out)
-	checkMinimized(t, out, before)
+	caseFile := checkMinimized(t, out, before)
+
+	// The literal case shrinks further where a budget stopped it; here
+	// nothing is left to take, and it stays as it is.
+	code, out = runDoc(t, []string{"rpcfuzz", "minimize", caseFile, "--budget", "3"})
+	if code != 0 || !strings.Contains(out, "stopped by the budget or the time: run rpcfuzz minimize on the literal case") {
+		t.Fatalf("minimize %s --budget 3: exit %d\n%s", caseFile, code, out)
+	}
+	checkMinimized(t, out, 0)
 
 	// The regression test fails on the buggy server, and passes once it
 	// is fixed.
@@ -282,8 +290,8 @@ func longIDStream(t *testing.T) ([]byte, int) {
 
 // checkMinimized checks what rpcfuzz minimize said and wrote: one literal
 // case, one regression test, and the case one message: an id of just over
-// 100 bytes, and little else.
-func checkMinimized(t *testing.T, out string, before int) {
+// 100 bytes, and nothing else. It returns the case file.
+func checkMinimized(t *testing.T, out string, before int) string {
 	t.Helper()
 	cases, _ := filepath.Glob(filepath.Join("myserver", "testdata", "rpcfuzz", "FuzzRPC-*.json"))
 	tests, _ := filepath.Glob(filepath.Join("myserver", "rpcfuzz_fuzzrpc_*_test.go"))
@@ -295,7 +303,7 @@ func checkMinimized(t *testing.T, out string, before int) {
 			t.Errorf("the output does not name %s", abs)
 		}
 	}
-	if !strings.Contains(out, "crash, 1 message in "+strconv.Itoa(before)+" bytes -> 1 message in ") {
+	if before > 0 && !strings.Contains(out, "crash, 1 message in "+strconv.Itoa(before)+" bytes -> 1 message in ") {
 		t.Errorf("the output does not give the rule and the sizes before and after")
 	}
 	cf, err := native.ReadCaseFile(cases[0])
@@ -312,6 +320,7 @@ func checkMinimized(t *testing.T, out string, before int) {
 	if err := json.Unmarshal(msg, &m); err != nil || len(m) != 1 || len(m["id"]) < 103 || len(m["id"]) > 104 || len(msg) != len(`{"id":}`)+len(m["id"]) {
 		t.Fatalf("minimized message (%d bytes, from %d) %s; want an id of 101 bytes and nothing else", len(msg), before, msg)
 	}
+	return cases[0]
 }
 
 // TestMinimizeNativeUsage: a file is a native failure, which runs

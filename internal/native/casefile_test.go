@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rpcload/rpcload/internal/fuzzcase"
 	"github.com/rpcload/rpcload/internal/mutate"
 )
 
@@ -75,24 +76,50 @@ func TestReadCaseFileRejects(t *testing.T) {
 }
 
 // TestLocate reads the package and the fuzz test from a native failure's
-// path, and refuses any other path.
+// path (or a literal case's file), and refuses any other path.
 func TestLocate(t *testing.T) {
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "pkg")
+	failure := filepath.Join(pkg, "testdata", "fuzz", "FuzzRPC", "5d1e")
+	lit := filepath.Join(pkg, "testdata", "rpcfuzz", "FuzzRPC-3f2a.json")
+	c := mutate.Case{Frames: [][]byte{[]byte(`{"id":1}`)}}
+	caseText, err := NewCaseFile("FuzzRPC", "crash", "testdata/fuzz/FuzzRPC/5d1e", c).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{
+		failure: fuzzcase.MarshalGoCorpus([]byte("\x01\x02")),
+		lit:     caseText,
+		filepath.Join(pkg, "testdata", "FuzzRPC", "5d1e"):         fuzzcase.MarshalGoCorpus([]byte("\x01")),
+		filepath.Join(pkg, "fuzz", "FuzzRPC", "5d1e"):             fuzzcase.MarshalGoCorpus([]byte("\x01")),
+		filepath.Join(pkg, "testdata", "fuzz", "TestRPC", "5d1e"): fuzzcase.MarshalGoCorpus([]byte("\x01")),
+	}
+	for f, data := range files {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
-		path, dir, test string // dir "" : refused
+		path, test string // test "": refused
+		input      []byte
+		from       string
 	}{
-		{"/src/pkg/testdata/fuzz/FuzzRPC/5d1e", "/src/pkg", "FuzzRPC"},
-		{"/src/pkg/testdata/fuzz/FuzzRPC/rpcfuzz-3f2a", "/src/pkg", "FuzzRPC"},
-		{"/src/pkg/testdata/FuzzRPC/5d1e", "", ""},
-		{"/src/pkg/fuzz/FuzzRPC/5d1e", "", ""},
-		{"/src/pkg/testdata/fuzz/TestRPC/5d1e", "", ""},
+		{failure, "FuzzRPC", []byte("\x01\x02"), failure},
+		{lit, "FuzzRPC", fuzzcase.Encode(c), "testdata/fuzz/FuzzRPC/5d1e"},
+		{filepath.Join(pkg, "testdata", "FuzzRPC", "5d1e"), "", nil, ""},
+		{filepath.Join(pkg, "fuzz", "FuzzRPC", "5d1e"), "", nil, ""},
+		{filepath.Join(pkg, "testdata", "fuzz", "TestRPC", "5d1e"), "", nil, ""},
 	}
 	for _, tt := range tests {
-		m, err := locate(tt.path)
+		m, input, from, err := locate(tt.path)
 		switch {
-		case tt.dir == "" && err == nil:
+		case tt.test == "" && err == nil:
 			t.Errorf("locate(%s) = %+v; want an error", tt.path, m)
-		case tt.dir != "" && (err != nil || m.Dir != tt.dir || m.FuzzTest != tt.test):
-			t.Errorf("locate(%s) = %+v, %v; want %s in %s", tt.path, m, err, tt.test, tt.dir)
+		case tt.test != "" && (err != nil || m.Dir != pkg || m.FuzzTest != tt.test || !bytes.Equal(input, tt.input) || from != tt.from):
+			t.Errorf("locate(%s) = %+v, %q, %s, %v; want %s in %s, %q from %s", tt.path, m, input, from, err, tt.test, pkg, tt.input, tt.from)
 		}
 	}
 }

@@ -67,6 +67,9 @@ type Minimized struct {
 	// CaseFile is the literal case written (under Dir/testdata/rpcfuzz);
 	// TestFile and TestName the regression test that replays it.
 	CaseFile, TestFile, TestName string
+	// replaces is the literal case shrunk further, which the new one
+	// replaces with its regression test.
+	replaces string
 }
 
 // Minimize shrinks a native failure to the smallest literal case that
@@ -74,15 +77,13 @@ type Minimized struct {
 // a regression test replaying it (rpcfuzz.Replay) into the package. It
 // builds the package's test binary once, has it expand the failure (a
 // choice stream is expanded by the fuzz test's own Options), then runs it
-// once per check, each a driven run of one literal case.
+// once per check, each a driven run of one literal case. When ctx ends
+// or the deadline passes during the shrinking, it writes the smallest
+// case found so far.
 func Minimize(ctx context.Context, o MinimizeOptions) (*Minimized, error) {
-	m, err := locate(o.File)
+	m, input, from, err := locate(o.File)
 	if err != nil {
 		return nil, err
-	}
-	input, err := ReadInput(o.File)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.File, err)
 	}
 	if o.RunLimit <= 0 {
 		o.RunLimit = time.Minute
@@ -132,28 +133,52 @@ func Minimize(ctx context.Context, o MinimizeOptions) (*Minimized, error) {
 		}
 		return nil, fmt.Errorf("%s: %w: its literal form does not fail %s with %s", o.File, ErrNotReproduced, m.FuzzTest, m.Rule)
 	}
-	m.Case, m.Checks, m.Complete = o.Shrink(ctx, m.Input, check, o.Budget, o.Deadline)
+	// The deadline cuts the run of the test binary in progress too, so
+	// that --time holds to within a process start.
+	sctx, cancel := ctx, context.CancelFunc(func() {})
+	if !o.Deadline.IsZero() {
+		sctx, cancel = context.WithDeadline(ctx, o.Deadline)
+	}
+	m.Case, m.Checks, m.Complete = o.Shrink(sctx, m.Input, check, o.Budget, o.Deadline)
+	cancel()
 	m.Checks++ // the literal form's own check
 	m.Message = best.Message
-	if err := m.write(o.File); err != nil {
+	if err := m.write(from); err != nil {
 		return nil, err
 	}
 	return m, nil
 }
 
-// locate reads the package directory and the fuzz test from the path of
-// a native failure, PKG/testdata/fuzz/FuzzXxx/NAME.
-func locate(file string) (*Minimized, error) {
+// locate reads the package directory, the fuzz test and the input from
+// the path of a native failure, PKG/testdata/fuzz/FuzzXxx/NAME, or of a
+// literal case Minimize wrote, PKG/testdata/rpcfuzz/NAME.json (which is
+// then shrunk further, and replaced). from is where the input came from.
+func locate(file string) (m *Minimized, input []byte, from string, err error) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
-	testDir := filepath.Dir(abs)
-	fuzzDir := filepath.Dir(testDir)
-	if filepath.Base(fuzzDir) != "fuzz" || filepath.Base(filepath.Dir(fuzzDir)) != "testdata" || !strings.HasPrefix(filepath.Base(testDir), "Fuzz") {
-		return nil, fmt.Errorf("%s: a native failure is PKG/testdata/fuzz/FuzzXxx/FILE, the file go test -fuzz wrote", file)
+	parent := filepath.Dir(abs)
+	up := filepath.Dir(parent)
+	if filepath.Base(parent) == "rpcfuzz" && filepath.Base(up) == "testdata" && filepath.Ext(abs) == ".json" {
+		cf, err := ReadCaseFile(file)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		m = &Minimized{FuzzTest: cf.FuzzTest, Dir: filepath.Dir(up), replaces: abs}
+		from = cf.From
+		if from == "" {
+			from = abs
+		}
+		return m, fuzzcase.Encode(cf.Case()), from, nil
 	}
-	return &Minimized{FuzzTest: filepath.Base(testDir), Dir: filepath.Dir(filepath.Dir(fuzzDir))}, nil
+	if filepath.Base(up) != "fuzz" || filepath.Base(filepath.Dir(up)) != "testdata" || !strings.HasPrefix(filepath.Base(parent), "Fuzz") {
+		return nil, nil, "", fmt.Errorf("%s: a native failure is PKG/testdata/fuzz/FuzzXxx/FILE, the file go test -fuzz wrote (or a literal case PKG/testdata/rpcfuzz/FILE.json that rpcfuzz minimize wrote)", file)
+	}
+	if input, err = ReadInput(file); err != nil {
+		return nil, nil, "", fmt.Errorf("%s: %w", file, err)
+	}
+	return &Minimized{FuzzTest: filepath.Base(parent), Dir: filepath.Dir(filepath.Dir(up))}, input, abs, nil
 }
 
 // buildTest builds the test binary of the package in dir into tmp.
@@ -200,8 +225,27 @@ func (m *Minimized) write(from string) error {
 	if err != nil {
 		return fmt.Errorf("regression test: %w", err)
 	}
-	m.TestFile = filepath.Join(m.Dir, "rpcfuzz_"+strings.ToLower(m.FuzzTest)+"_"+hash[:8]+"_test.go")
-	return os.WriteFile(m.TestFile, code, 0o644)
+	m.TestFile = m.testFile(hash)
+	if err := os.WriteFile(m.TestFile, code, 0o644); err != nil {
+		return err
+	}
+	if m.replaces == "" || m.replaces == m.CaseFile {
+		return nil
+	}
+	// The case shrunk further goes, with its regression test, named by
+	// the hash of its literal form, which is Input's.
+	old := sha256.Sum256(fuzzcase.Encode(m.Input))
+	for _, f := range []string{m.replaces, m.testFile(hex.EncodeToString(old[:]))} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// testFile is the path of the regression test of the case with hash.
+func (m *Minimized) testFile(hash string) string {
+	return filepath.Join(m.Dir, "rpcfuzz_"+strings.ToLower(m.FuzzTest)+"_"+hash[:8]+"_test.go")
 }
 
 // regressionTest is the regression test file: package, test name, the
