@@ -50,7 +50,7 @@
 //
 //	The input Go saves is a choice stream, which replays this input only with this version of rpcfuzz's corpus and mutator.
 //	rpcfuzz minimize testdata/fuzz/FuzzRPC/FILE, on the file Go saves, shrinks its messages to the smallest literal case that fails and writes a regression test for it;
-//	or, to keep it as it is as a regression test for good, save its literal form as testdata/fuzz/FuzzRPC/rpcfuzz-3f2a9c0d1e7b5a44:
+//	or, to keep this input unshrunk as a regression test for good, save its literal form as testdata/fuzz/FuzzRPC/rpcfuzz-3f2a9c0d1e7b5a44:
 //	go test fuzz v1
 //	[]byte("\xff\x016{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"add\",\"params\":[1,2]}")
 //

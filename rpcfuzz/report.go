@@ -105,7 +105,7 @@ func (res *result) literalAdvice(b *strings.Builder, testName string) {
 		fmt.Fprintf(b, "its literal form, to save as %s, is %d bytes: too long to show here; build it with rpcfuzz.Literal from the messages.\n", path, len(file))
 		return
 	}
-	fmt.Fprintf(b, "or, to keep it as it is as a regression test for good, save its literal form as %s:\n", path)
+	fmt.Fprintf(b, "or, to keep this input unshrunk as a regression test for good, save its literal form as %s:\n", path)
 	b.Write(file)
 }
 

@@ -150,7 +150,11 @@ const DefaultTimeout = time.Second
 // the input (literal form, or a choice stream over the seeds and the
 // mutator), sends it to target and judges every reply; a broken rule fails
 // the input through t.Fatal with the message and advice documented in the
-// package comment. Bad Options fail through f.Fatal.
+// package comment. Bad Options fail through f.Fatal. In a driven run
+// (the environment variables RPCFUZZ_NATIVE_INPUT and
+// RPCFUZZ_NATIVE_OUTCOME set, by rpcfuzz minimize and Replay) it adds only
+// the input the first names, and writes its messages and verdict to the
+// file the second names.
 func Fuzz(f F, target Target, opts Options) {
 	f.Helper()
 	h, err := newHarness(target, opts)
