@@ -48,8 +48,9 @@
 //	goroutine 21 [running]:
 //	...
 //
-//	The input Go saves is a choice stream, which replays this input only with this version of rpcfuzz's corpus and mutator;
-//	to keep it as a regression test for good, save its literal form as testdata/fuzz/FuzzRPC/rpcfuzz-3f2a9c0d1e7b5a44:
+//	The input Go saves is a choice stream, which replays this input only with this version of rpcfuzz's corpus and mutator.
+//	rpcfuzz minimize testdata/fuzz/FuzzRPC/FILE, on the file Go saves, shrinks its messages to the smallest literal case that fails and writes a regression test for it;
+//	or, to keep this input unshrunk as a regression test for good, save its literal form as testdata/fuzz/FuzzRPC/rpcfuzz-3f2a9c0d1e7b5a44:
 //	go test fuzz v1
 //	[]byte("\xff\x016{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"add\",\"params\":[1,2]}")
 //
@@ -57,6 +58,18 @@
 // findings of a rule whose note, message or reply match a pattern
 // (IgnoreMatching); warnings (slow_input) are logged unless
 // Options.FailOnWarnings.
+//
+// # Minimized regression tests
+//
+// rpcfuzz minimize, given the file Go saved for a failure
+// (testdata/fuzz/FuzzRPC/FILE), shrinks its messages to the smallest
+// literal case that still fails with the same rule, writes it into
+// testdata/rpcfuzz/ and writes a regression test that calls Replay on it.
+// Both run the fuzz test as a driven run: its test binary, started with
+// the environment variables RPCFUZZ_NATIVE_INPUT (a corpus file) and
+// RPCFUZZ_NATIVE_OUTCOME (a file to write), runs that one input as the
+// fuzz test's only seed and writes its messages and verdict; Fuzz does
+// that whenever both are set (docs/fuzzing-native.md).
 //
 // # OSS-Fuzz
 //

@@ -43,3 +43,20 @@ func ExampleIgnoreMatching() {
 	// invalid_envelope "\"id\":(true|false)[,}]"
 	// slow_input
 }
+
+// TestExampleRegression is a regression test as rpcfuzz minimize writes
+// one beside a fuzz test: it replays the literal case in testdata/rpcfuzz
+// through FuzzExample, which sends it to its own target with its own
+// Options.
+func TestExampleRegression(t *testing.T) {
+	rpcfuzz.Replay(t, "FuzzExample", "testdata/rpcfuzz/FuzzExample-example.json")
+}
+
+// rpcfuzz minimize writes the smallest literal case of a native failure
+// into testdata/rpcfuzz and a test replaying it through the fuzz test.
+func ExampleReplay() {
+	regression := func(t *testing.T) {
+		rpcfuzz.Replay(t, "FuzzRPC", "testdata/rpcfuzz/FuzzRPC-3f2a9c0d1e7b5a44.json")
+	}
+	_ = regression
+}

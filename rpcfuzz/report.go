@@ -97,13 +97,15 @@ func (res *result) literalAdvice(b *strings.Builder, testName string) {
 	file := fuzzcase.MarshalGoCorpus(lit)
 	sum := sha256.Sum256(lit)
 	name := "rpcfuzz-" + hex.EncodeToString(sum[:8])
-	b.WriteString("\nThe input Go saves is a choice stream, which replays this input only with this version of rpcfuzz's corpus and mutator;\n")
-	path := "testdata/fuzz/" + fuzzTestName(testName) + "/" + name
+	dir := "testdata/fuzz/" + fuzzTestName(testName) + "/"
+	b.WriteString("\nThe input Go saves is a choice stream, which replays this input only with this version of rpcfuzz's corpus and mutator.\n")
+	fmt.Fprintf(b, "rpcfuzz minimize %sFILE, on the file Go saves, shrinks its messages to the smallest literal case that fails and writes a regression test for it;\n", dir)
+	path := dir + name
 	if len(file) > shownLiteral {
 		fmt.Fprintf(b, "its literal form, to save as %s, is %d bytes: too long to show here; build it with rpcfuzz.Literal from the messages.\n", path, len(file))
 		return
 	}
-	fmt.Fprintf(b, "to keep it as a regression test for good, save its literal form as %s:\n", path)
+	fmt.Fprintf(b, "or, to keep this input unshrunk as a regression test for good, save its literal form as %s:\n", path)
 	b.Write(file)
 }
 

@@ -150,12 +150,20 @@ const DefaultTimeout = time.Second
 // the input (literal form, or a choice stream over the seeds and the
 // mutator), sends it to target and judges every reply; a broken rule fails
 // the input through t.Fatal with the message and advice documented in the
-// package comment. Bad Options fail through f.Fatal.
+// package comment. Bad Options fail through f.Fatal. In a driven run
+// (the environment variables RPCFUZZ_NATIVE_INPUT and
+// RPCFUZZ_NATIVE_OUTCOME set, by rpcfuzz minimize and Replay) it adds only
+// the input the first names, and writes its messages and verdict to the
+// file the second names.
 func Fuzz(f F, target Target, opts Options) {
 	f.Helper()
 	h, err := newHarness(target, opts)
 	if err != nil {
 		f.Fatal("rpcfuzz: " + err.Error())
+		return
+	}
+	if input, outcome, ok := native.DrivenFiles(); ok {
+		h.drive(f, input, outcome)
 		return
 	}
 	if !fuzzing() {
@@ -268,7 +276,12 @@ func (h *harness) run(data []byte) *result {
 // test runs one input and reports it to t.
 func (h *harness) test(t T, data []byte) {
 	t.Helper()
-	res := h.run(data)
+	h.report(t, data, h.run(data))
+}
+
+// report reports the result of one input to t.
+func (h *harness) report(t T, data []byte, res *result) {
+	t.Helper()
 	switch {
 	case res == nil:
 	case res.failed:

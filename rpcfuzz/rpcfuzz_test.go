@@ -246,6 +246,7 @@ func TestReportLiteralRoundTrip(t *testing.T) {
 		"\ntarget stack:\ngoroutine ",
 		"rpcfuzz.TestReportLiteralRoundTrip.func1", // the panicking function, on the stack
 		"save its literal form as testdata/fuzz/FuzzRPC/rpcfuzz-",
+		"\nrpcfuzz minimize testdata/fuzz/FuzzRPC/FILE, on the file Go saves, shrinks its messages",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message lacks %q:\n%s", want, msg)

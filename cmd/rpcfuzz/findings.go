@@ -168,10 +168,18 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 }
 
 const minimizeUsage = `usage: rpcfuzz minimize FINDING_DIR [--budget N] [--target URL | -- COMMAND] [flags]
+       rpcfuzz minimize PKG/testdata/fuzz/FuzzXxx/FILE [--budget N] [--time D]
 
 Shrinks a finding's input further against its target (tree-aware passes, then byte
 passes, each step re-checking that it still fails the same way) and rewrites the
 finding's files. Exit status 1 when the input no longer fails: nothing to shrink.
+
+Given a file, a native failure that go test -fuzz saved for a fuzz test calling
+rpcfuzz.Fuzz, it builds the package's test binary, has the fuzz test expand the input
+into its messages, shrinks them the same way (each check one run of the test binary),
+and writes the smallest literal case that still fails with the same rule into
+PKG/testdata/rpcfuzz/ and a regression test replaying it (rpcfuzz.Replay) into PKG.
+Given such a literal case (PKG/testdata/rpcfuzz/FILE.json), it shrinks it further.
 
 flags:
 %s`
@@ -204,13 +212,16 @@ func minimizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	case *limit < 0:
 		return cli.ExitUsage, cli.Usagef("--time must not be negative (got %s)", *limit)
 	}
-	o, err := f.options(fs)
-	if err != nil {
-		return cli.ExitUsage, err
-	}
 	var deadline time.Time
 	if *limit > 0 {
 		deadline = time.Now().Add(*limit)
+	}
+	if st, serr := os.Stat(dir); serr == nil && st.Mode().IsRegular() {
+		return minimizeNative(ctx, fs, dir, *budget, deadline, stdout)
+	}
+	o, err := f.options(fs)
+	if err != nil {
+		return cli.ExitUsage, err
 	}
 	before := 0
 	if old, _, rerr := fuzz.ReadFinding(dir); rerr == nil {

@@ -6,6 +6,7 @@
 //	rpcfuzz run --out DIR [flags] -- COMMAND ...  fuzz a child process (stdio)
 //	rpcfuzz replay FINDING_DIR                    send a finding again (3 times)
 //	rpcfuzz minimize FINDING_DIR [--budget N]     shrink a finding's input further
+//	rpcfuzz minimize PKG/testdata/fuzz/FuzzXxx/F  a native failure -> its smallest literal case and a regression test
 //	rpcfuzz export-go OUT_DIR --findings DIR      findings -> Go fuzz corpus files
 //	rpcfuzz import-go GO_CORPUS_DIR --out DIR     Go fuzz corpus files -> findings
 //
@@ -80,6 +81,7 @@ usage:
   rpcfuzz run --out DIR [flags] -- COMMAND [ARGS] fuzz a child process speaking JSON-RPC on its stdin and stdout
   rpcfuzz replay FINDING_DIR [--target T | -- COMMAND]   send a finding's input again: REPRODUCED, FLAKY or NOT REPRODUCED
   rpcfuzz minimize FINDING_DIR [--budget N]       shrink a finding's input further against its target
+  rpcfuzz minimize PKG/testdata/fuzz/FuzzXxx/FILE shrink a go test -fuzz failure to a literal case and a regression test
   rpcfuzz export-go OUT_DIR --findings DIR        write findings as Go fuzz corpus files (OUT_DIR = PKG/testdata/fuzz/FuzzXxx)
   rpcfuzz import-go GO_CORPUS_DIR --out DIR       turn Go fuzz corpus files into findings to replay black-box
   rpcfuzz version

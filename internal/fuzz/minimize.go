@@ -79,6 +79,22 @@ func minimize(ctx context.Context, in mutate.Case, check func(context.Context, m
 	return s.best, minimizeResult{checks: s.checks, complete: !s.cut}
 }
 
+// ShrinkStats says what a Shrink spent: checks made, and whether every
+// pass ran to its end (false when the budget, the deadline or ctx cut one
+// short).
+type ShrinkStats struct {
+	Checks   int
+	Complete bool
+}
+
+// Shrink is the minimizer of findings for inputs judged elsewhere:
+// rpcfuzz minimize on a native failure, whose check runs the package's
+// test binary. It shrinks in as minimize does while check keeps failing.
+func Shrink(ctx context.Context, in mutate.Case, check func(context.Context, mutate.Case) bool, budget int, deadline time.Time) (mutate.Case, ShrinkStats) {
+	out, res := minimize(ctx, in, check, budget, deadline)
+	return out, ShrinkStats{Checks: res.checks, Complete: res.complete}
+}
+
 func withFrame(c mutate.Case, i int, f []byte) mutate.Case {
 	frames := slices.Clone(c.Frames)
 	frames[i] = f
