@@ -485,7 +485,7 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 			// requires one and gets none breaks a rule; one that may
 			// stay silent may.
 			graced = true
-			if grace := s.d.grace(syncAt.Sub(start)); grace < time.Until(deadline) {
+			if grace := s.d.grace(syncAt.Sub(start)); grace < time.Until(deadline) && !wait.patient {
 				timer.Reset(grace)
 			}
 		}

@@ -230,6 +230,10 @@ type worker struct {
 	lat   oracle.SlowRule // latencies of clean exchanges by input size, for slow_input
 	since int             // inputs since the last canary
 	last  result          // the last exchange, for replay's report
+	// patient: the exchanges wait for replies to id null until the
+	// timeout (awaitNullIDs): set while a null_id_unanswered finding is
+	// checked.
+	patient bool
 }
 
 func (r *run) newWorker(i int) *worker {
@@ -304,7 +308,10 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 		o.end = endInterrupted
 	}
 	if w.c != nil && o.end == endNone {
-		o = w.c.exchange(ctx, c, newWaitFor(c.Frames, infos), w.r.cfg.Timeout)
+		patient := w.patient && awaitNullIDs(c.Frames, infos)
+		wait := newWaitFor(c.Frames, infos)
+		wait.patient = patient
+		o = w.c.exchange(ctx, c, wait, w.r.cfg.Timeout)
 		if !w.c.usable() || lifecycle {
 			w.closeConn() // the session the input started or ended is not the next input's
 		}

@@ -219,7 +219,13 @@ var judgeTests = []judgeTestCase{
 	{"id empty string", `{"jsonrpc":"2.0","id":"","method":"x"}`, result(`""`), 0},
 	{"id negative", `{"jsonrpc":"2.0","id":-3,"method":"x"}`, result(`-3`), 0},
 	{"id null: result null", `{"jsonrpc":"2.0","id":null,"method":"x"}`, result("null"), 0},
-	{"id null: silence", `{"jsonrpc":"2.0","id":null,"method":"x"}`, noReply, 0},
+	// Silence to id null is tolerated as a failure, and reported as the
+	// warning null_id_unanswered (JSON-RPC 1.0's notification).
+	{"id null: silence", `{"jsonrpc":"2.0","id":null,"method":"x"}`, noReply, set(check.NullIDUnanswered)},
+	{"id null, invalid request: silence", `{"id":null,"method":"x"}`, noReply, set(check.NullIDUnanswered)},
+	{"id null, scalar params: silence", `{"jsonrpc":"2.0","id":null,"method":"x","params":1}`, noReply, set(check.NullIDUnanswered)},
+	{"id null, response-like: silence", `{"jsonrpc":"2.0","id":null,"result":1}`, noReply, 0},
+	{"id null, repeated method: silence", `{"jsonrpc":"2.0","id":null,"method":"x","method":"y"}`, noReply, 0},
 	{"id null: answered 0", `{"jsonrpc":"2.0","id":null,"method":"x"}`, result("0"), set(check.UnknownID)},
 
 	// Ids with text a decoder replaces: the echo of what it read passes.
@@ -554,7 +560,7 @@ func TestJudgeCoversRules(t *testing.T) {
 	}
 	judgeRules := envelopeRules.Add(check.UnknownID).Add(check.DuplicateReply).Add(check.IDTypeChanged).Add(check.UnexpectedNullID).
 		Add(check.ReplyToNotification).Add(check.BatchMissingReply).Add(check.BatchExtraReply).Add(check.BatchNotArray).
-		Add(check.EmptyBatchReplyWrong).Add(check.Hang).Add(check.WrongErrorCode)
+		Add(check.EmptyBatchReplyWrong).Add(check.Hang).Add(check.WrongErrorCode).Add(check.NullIDUnanswered)
 	if seen != judgeRules {
 		t.Errorf("rows cover %s; JudgeFuzzReply can return %s", names(seen), names(judgeRules))
 	}

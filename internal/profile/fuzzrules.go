@@ -84,6 +84,13 @@ func methodIn(set map[string]bool, method []byte) bool {
 	return ok && set[string(name)]
 }
 
+// HTTPRefusals reports whether the profile's HTTP transport lets a server
+// refuse a message with an HTTP error status whose body is no JSON-RPC
+// response: MCP's Streamable HTTP does ("MUST return an HTTP error status
+// code ... The HTTP response body MAY comprise a JSON-RPC error
+// response"), so there a plain 4xx is no deviation (plain_http_error).
+func (r *FuzzRules) HTTPRefusals() bool { return r != nil && r.p.Name() == MCP }
+
 // Checks reports whether the profile has rules of its own on a reply
 // (Check).
 func (r *FuzzRules) Checks() bool { return r != nil && r.checks }

@@ -49,7 +49,7 @@ func TestFuzzRulesPerProfile(t *testing.T) {
 		}
 	}
 	var none *FuzzRules // plain JSON-RPC
-	if none.NoBatches() || none.Checks() || none.Ends() || none.Lifecycle([]byte(`"initialize"`)) || none.Cancels([][]byte{[]byte(cancelOf(`1`))}) != nil {
+	if none.NoBatches() || none.Checks() || none.Ends() || none.Lifecycle([]byte(`"initialize"`)) || none.HTTPRefusals() || none.Cancels([][]byte{[]byte(cancelOf(`1`))}) != nil {
 		t.Error("a nil *FuzzRules is not plain JSON-RPC")
 	}
 	if s, note := none.Exchange([][]byte{[]byte(`{}`)}, nil, 0, nil); s != 0 || note != "" {
