@@ -133,7 +133,12 @@ func newDialer(cfg *Config) (*dialer, error) {
 }
 
 // dial opens one connection, handshake included.
-func (d *dialer) dial(ctx context.Context) (conn, error) {
+func (d *dialer) dial(ctx context.Context) (conn, error) { return d.dialWith(ctx, true) }
+
+// dialWith opens one connection; a stream's runs the profile's handshake
+// only with handshake set (an input that carries its own handshake is
+// sent on a connection without one: ownHandshake).
+func (d *dialer) dialWith(ctx context.Context, handshake bool) (conn, error) {
 	t := d.cfg.Target
 	if !t.IsStream() {
 		c := &httpConn{d: d}
@@ -152,6 +157,9 @@ func (d *dialer) dial(ctx context.Context) (conn, error) {
 		d.children.Add(1)
 	}
 	go s.read()
+	if !handshake {
+		return s, nil
+	}
 	if err := s.handshake(ctx); err != nil {
 		s.close()
 		return nil, err
