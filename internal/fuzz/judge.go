@@ -388,8 +388,11 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 				// exchange that ended sooner ended by a crash (judged above).
 				rules &^= check.Set(0).Add(check.Hang)
 			}
-			if o.end != endNone && o.end != endTimeout {
-				// Nor is an id null left unanswered by a server that died.
+			if o.end != endNone {
+				// Nor is an id null unanswered a notification's reading
+				// unless the server answered the sync request: one that
+				// died, or answered nothing within the timeout, showed
+				// no reading of it.
 				rules &^= check.Set(0).Add(check.NullIDUnanswered)
 			}
 		}

@@ -126,6 +126,7 @@ func TestJudgeOutcome(t *testing.T) {
 		{"http 400 JSON to a parse error", frames(`{"jsonrpc":`), outcome{perFrame: true, sent: 1, httpStatus: []int{400}, frameReplies: [][][]byte{{[]byte(parse)}}}, "", ""},
 		{"silence to id null", frames(nullIDCall), outcome{}, "null_id_unanswered", "none"},
 		{"silence to id null before a crash", frames(nullIDCall), outcome{end: endClosed, note: "eof"}, "crash", "conn_closed"},
+		{"silence to id null and to the sync request", frames(nullIDCall), outcome{end: endTimeout}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			infos, _ := inspect(tc.c, nil)
