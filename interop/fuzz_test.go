@@ -31,9 +31,10 @@ package interop
 //
 // A written finding that no #accept line and no entry of
 // fuzzOracleFalsePositives covers fails the test, with its input and reply.
-// Warnings do not (rpcfuzz's only warning, slow_input, is turned off here:
-// it is a timing heuristic with no spec behind it, and two loaded cores are
-// not a place to judge one).
+// Warnings do not: they are logged (null_id_unanswered, jrpc2's and
+// gopls's reading of id null as a notification; plain_http_error), and
+// slow_input is turned off here: it is a timing heuristic with no spec
+// behind it, and two loaded cores are not a place to judge one.
 //
 // Knobs for exploring (none is needed to run the tests):
 // RPCLOAD_INTEROP_FUZZ_SEED=N|random (instead of each run's fixed seed),

@@ -32,8 +32,8 @@ type outcome struct {
 	replies [][]byte
 	// extra are further replies to a message (a stream's).
 	extra []extraReply
-	// refused[i]: message i was refused at the HTTP level, so there is
-	// nothing to judge (nil when none was).
+	// refused[i]: message i was refused at the HTTP level, so only
+	// oracle.JudgeRefusal judges it (nil when none was).
 	refused []bool
 	// answered is how many messages the target took: after a crash or a
 	// hang at endFrame, the messages after it were never sent or read.

@@ -90,6 +90,11 @@ func (h *harness) judge(in native.Input, infos []frameInfo, o *outcome) *result 
 	} else {
 		for i := 0; i < o.answered; i++ {
 			if o.refused != nil && o.refused[i] {
+				if !h.rules.HTTPRefusals() {
+					if rules, note := oracle.JudgeRefusal(infos[i].class); rules != 0 {
+						j.add(rules, note, i, nil)
+					}
+				}
 				continue
 			}
 			rep := o.replies[i]

@@ -735,3 +735,39 @@ func TestCorrectServer(t *testing.T) {
 		})
 	}
 }
+
+// TestKnownDeviations: the warnings of the known deviations, judged by the
+// oracle's one definition as in the black-box fuzzer: a handler that
+// refuses unparseable input with a plain-text 400 (plain_http_error, not
+// with the mcp profile, whose Streamable HTTP allows it), and a function
+// that reads id null as a notification (null_id_unanswered). Logged, not
+// failed.
+func TestKnownDeviations(t *testing.T) {
+	plain := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "bad request", http.StatusBadRequest)
+	}))
+	silent := Func(func([]byte) []byte { return nil })
+	for _, tc := range []struct {
+		name   string
+		target Target
+		input  string
+		opts   Options
+		rule   check.Rule // NumRules: nothing
+	}{
+		{"plain 400 to a parse error", plain, `{"jsonrpc":`, Options{}, check.PlainHTTPError},
+		{"plain 400 to a parse error, mcp", plain, `{"jsonrpc":`, Options{Profile: "mcp"}, check.NumRules},
+		{"plain 400 to a call", plain, call1, Options{}, check.NumRules},
+		{"id null unanswered", silent, `{"jsonrpc":"2.0","id":null,"method":"echo"}`, Options{}, check.NullIDUnanswered},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := mustHarness(t, tc.target, tc.opts).run(Literal([]byte(tc.input)))
+			switch {
+			case tc.rule == check.NumRules && res != nil:
+				t.Fatalf("a finding: %s %+v", res.rule, res.verdicts)
+			case tc.rule == check.NumRules:
+			case res == nil || res.rule != tc.rule || res.failed:
+				t.Fatalf("got %+v; want the warning %s, not failed", res, tc.rule)
+			}
+		})
+	}
+}

@@ -49,7 +49,9 @@ func (f funcTarget) RoundTrip(_ context.Context, frame []byte) ([]byte, error) {
 // body is read as Server-Sent Events, whose first JSON-RPC response is the
 // reply (requests and notifications the server sends on it are skipped).
 // A 5xx status is an error (a crash); a 4xx status whose body is not JSON
-// is a refusal at the HTTP level, an error the harness does not judge.
+// is a refusal at the HTTP level, an error the harness does not judge,
+// except for unparseable input (the warning plain_http_error, see
+// oracle.JudgeRefusal).
 func Handler(h http.Handler) Target { return handlerTarget{h} }
 
 type handlerTarget struct{ h http.Handler }

@@ -43,6 +43,8 @@ const (
 	CanaryFailed                     // rpcfuzz: a known-good request sent after the inputs no longer gets its correct answer
 	WrongErrorCode                   // rpcfuzz: an input the spec assigns an error code (-32700, -32600, -32602) got another answer; see oracle.JudgeFuzzReply
 	SlowInput                        // rpcfuzz: a reply took more than --slow-factor times the median; a warning (see Rule.Warning)
+	NullIDUnanswered                 // rpcfuzz: a request with "id":null got no reply within the timeout, as if it were a notification; a warning (see Rule.Warning)
+	PlainHTTPError                   // rpcfuzz: unparseable input answered with an HTTP 4xx whose body is no JSON-RPC response; a warning (see Rule.Warning)
 	NumRules                         // the number of rules, not a rule
 )
 
@@ -54,6 +56,7 @@ var ruleNames = [NumRules]string{
 	"mcp_reserved_code", "mcp_legacy_code", "mcp_removed_code", "mcp_bad_result_type", "mcp_bad_id",
 	"expectation_failed", "result_mismatch",
 	"crash", "hang", "canary_failed", "wrong_error_code", "slow_input",
+	"null_id_unanswered", "plain_http_error",
 }
 
 // String returns the rule id used in reports.
@@ -66,12 +69,20 @@ func (r Rule) String() string {
 
 // Warning reports whether breaking r is a warning rather than a violation:
 // something a report shows and counts, but that a CI threshold on violations
-// should not fail on. Two rules are warnings: mcp_legacy_code, because the
+// should not fail on. Four rules are warnings: mcp_legacy_code, because the
 // 2026-07-28 revision of MCP gives the legacy block -32019..-32000 no
-// meaning but does not forbid it; and slow_input, because no spec bounds how
+// meaning but does not forbid it; slow_input, because no spec bounds how
 // long a server may take (a reply that does come is correct), so a slow
-// input is a lead to follow, not a broken requirement.
-func (r Rule) Warning() bool { return r == MCPLegacyCode || r == SlowInput }
+// input is a lead to follow, not a broken requirement; null_id_unanswered,
+// because JSON-RPC 2.0 makes a request with id null a request (§4: only a
+// missing id makes a notification) but also discourages that id, and
+// JSON-RPC 1.0 made it a notification, which servers such as jrpc2 and
+// gopls still follow; and plain_http_error, because JSON-RPC 2.0 says
+// nothing about HTTP, and a server refusing unparseable input at the HTTP
+// level still refuses it, only in a form a JSON-RPC client cannot read.
+func (r Rule) Warning() bool {
+	return r == MCPLegacyCode || r == SlowInput || r == NullIDUnanswered || r == PlainHTTPError
+}
 
 // specRefs holds SpecRef's answers. JSON-RPC sections are those of the 2.0
 // specification (4 request, 4.1 notification, 5 response, 5.1 error
@@ -106,6 +117,8 @@ var specRefs = [NumRules]string{
 	CanaryFailed:         "JSON-RPC 2.0 §5 (a valid call gets its response)",
 	WrongErrorCode:       "JSON-RPC 2.0 §5.1 (pre-defined error codes) and §5 (id null)",
 	SlowInput:            "rpcfuzz --slow-factor (a latency heuristic, no spec rule)",
+	NullIDUnanswered:     "JSON-RPC 2.0 §4 (id null is a request; only a missing id makes a notification) and §5",
+	PlainHTTPError:       "JSON-RPC 2.0 §5 and §5.1 (a parse error is answered with a Response object, error -32700)",
 }
 
 // SpecRef returns a short reference to the text r enforces, for findings and
@@ -135,6 +148,21 @@ func (s Set) Add(r Rule) Set { return s | 1<<r }
 
 // Has reports whether r is in s.
 func (s Set) Has(r Rule) bool { return s&(1<<r) != 0 }
+
+// warnings is the set of the rules that are warnings (Rule.Warning).
+var warnings = func() Set {
+	var s Set
+	for r := Rule(0); r < NumRules; r++ {
+		if r.Warning() {
+			s = s.Add(r)
+		}
+	}
+	return s
+}()
+
+// Failures returns s without its warnings: the rules whose breach fails a
+// run.
+func (s Set) Failures() Set { return s &^ warnings }
 
 // Envelope judges the shape of one scanned reply. It does not look at the id's
 // value (matching ids is the pending table's job), only at the envelope. A

@@ -236,7 +236,8 @@ func TestSpecRef(t *testing.T) {
 		t.Error("SpecRef(NumRules) is not empty")
 	}
 	for name, want := range map[string]bool{"slow_input": true, "mcp_legacy_code": true, "crash": false, "hang": false,
-		"canary_failed": false, "wrong_error_code": false, "unknown_id": false} {
+		"canary_failed": false, "wrong_error_code": false, "unknown_id": false,
+		"null_id_unanswered": true, "plain_http_error": true} {
 		r, ok := ParseRule(name)
 		if !ok {
 			t.Fatalf("no rule %s", name)

@@ -136,9 +136,11 @@ func newDialer(cfg *Config) (*dialer, error) {
 	return d, nil
 }
 
-// dialTarget opens one connection to the target, handshake included
-// (dial starts the server first, when rpcfuzz starts one).
-func (d *dialer) dialTarget(ctx context.Context) (conn, error) {
+// dialTarget opens one connection to the target (dialWith starts the
+// server first, when rpcfuzz starts one); a stream's runs the profile's
+// handshake only with handshake set (an input that carries its own
+// handshake is sent on a connection without one: ownHandshake).
+func (d *dialer) dialTarget(ctx context.Context, handshake bool) (conn, error) {
 	t := d.cfg.Target
 	if !t.IsStream() {
 		c := &httpConn{d: d}
@@ -157,6 +159,9 @@ func (d *dialer) dialTarget(ctx context.Context) (conn, error) {
 		d.children.Add(1)
 	}
 	go s.read()
+	if !handshake {
+		return s, nil
+	}
 	if err := s.handshake(ctx); err != nil {
 		s.close()
 		return nil, err
@@ -494,7 +499,7 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 			// requires one and gets none breaks a rule; one that may
 			// stay silent may.
 			graced = true
-			if grace := s.d.grace(syncAt.Sub(start)); grace < time.Until(deadline) {
+			if grace := s.d.grace(syncAt.Sub(start)); grace < time.Until(deadline) && !wait.patient {
 				timer.Reset(grace)
 			}
 		}

@@ -242,6 +242,10 @@ type worker struct {
 	since int             // inputs since the last canary
 	last  result          // the last exchange, for replay's report
 	alone bool            // the worker holds the server alone (holdServer)
+	// patient: the exchanges wait for replies to id null until the
+	// timeout (awaitNullIDs): set while a null_id_unanswered finding is
+	// checked.
+	patient bool
 }
 
 func (r *run) newWorker(i int) *worker {
@@ -285,13 +289,21 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 		w.closeConn()
 	}
 	infos, lifecycle := inspect(c, w.r.pr)
+	// An input with a handshake message of its own goes to a connection
+	// without the profile's handshake: what the server sees before, after
+	// and instead of initialize is the input's (the lifecycle is fuzzed).
+	// Every other input goes to a connection the handshake opened.
+	bare := lifecycle && w.r.cfg.Target.IsStream() && ownHandshake(c, w.r.pr)
+	if bare {
+		w.closeConn()
+	}
 	var o outcome
 	if w.c == nil || !w.c.usable() {
 		w.closeConn()
 		// Dial under the run's hard end only: the main loop's deadline
 		// must not cut a dial short and pass for a dead server.
 		bound := w.r.boundCtx()
-		nc, err := w.r.d.dial(bound)
+		nc, err := w.r.d.dialWith(bound, !bare)
 		for wait := redialWait; err != nil && wait <= 4*redialWait && bound.Err() == nil; wait *= 2 {
 			// A refused connection may be a full accept queue, not a dead
 			// server: try again a little later before calling it one.
@@ -301,7 +313,7 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 			case <-bound.Done():
 			}
 			t.Stop()
-			nc, err = w.r.d.dial(bound)
+			nc, err = w.r.d.dialWith(bound, !bare)
 		}
 		if err != nil {
 			o.end, o.note = endUnreachable, err.Error()
@@ -324,7 +336,9 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 	var gen uint64
 	if w.c != nil && o.end == endNone {
 		gen = w.r.sending(w, c, infos)
-		o = w.c.exchange(ctx, c, newWaitFor(c.Frames, infos), w.r.cfg.Timeout)
+		wait := newWaitFor(c.Frames, infos)
+		wait.patient = w.patient && awaitNullIDs(c.Frames, infos)
+		o = w.c.exchange(ctx, c, wait, w.r.cfg.Timeout)
 		if w.r.d.srv != nil {
 			w.r.d.srv.settle(ctx, &o, gen, w.r.cfg.Timeout)
 		}
@@ -337,6 +351,21 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 	w.record(&o, &v)
 	w.last = result{o: o, v: v, infos: infos, gen: gen}
 	return w.last
+}
+
+// ownHandshake reports whether a frame of c is a message of the profile's
+// handshake (profile.FuzzRules.Handshake). It reads only the frames'
+// methods, so that the input alone decides, in the run, in its checks and
+// in a replay of its finding.
+func ownHandshake(c mutate.Case, pr *profileRules) bool {
+	var m wire.Message
+	for _, f := range c.Frames {
+		wire.Scan(f, &m)
+		if pr.Handshake(m.Method) {
+			return true
+		}
+	}
+	return false
 }
 
 // record feeds the latency histograms and counters of latency.json.

@@ -373,8 +373,13 @@ func (r *run) reproducer(w *worker, cand *candidate) func(ctx context.Context, c
 			return true
 		}
 	}
+	// An id null is waited for until the timeout: a server that answers
+	// late is not silent.
+	patient := cand.v.rule == check.NullIDUnanswered
 	return func(ctx context.Context, c mutate.Case) bool {
+		w.patient = patient
 		res := w.exec(ctx, c, fresh)
+		w.patient = false
 		r.checks.Add(1)
 		if res.o.end == endInterrupted || !cand.reproduces(&res.v, key) {
 			return false

@@ -104,13 +104,39 @@ func inspect(c mutate.Case, pr *profileRules) (infos []frameInfo, lifecycle bool
 
 // requiredAt reports whether frame i requires a reply, asking the oracle
 // (through memo) the first time and keeping the answer in infos[i].
+// Silence that is only a warning (null_id_unanswered) does not make a
+// frame required: the wait would cost every such input its grace against
+// a server that reads id null as a notification, and the pairing would
+// give it replies a required frame needs.
 func requiredAt(frames [][]byte, infos []frameInfo, i int, memo *judgeMemo) bool {
 	fi := &infos[i]
 	if !fi.reqDone {
 		rules, _ := memo.judge(frames[i], fi.class, nil, false)
-		fi.required, fi.reqDone = rules != 0, true
+		fi.required, fi.reqDone = rules.Failures() != 0, true
 	}
 	return fi.required
+}
+
+// awaitNullIDs marks the frames whose silence is null_id_unanswered as
+// required, so that the exchange waits for their replies until the
+// timeout rather than a grace after the sync reply, and reports whether
+// there were any. Only the checks of such a finding (its confirmation,
+// minimization and replay) wait so: a server that reads id null as a
+// notification would make every such input of the run wait out the
+// timeout, and one that answers late must not be called silent.
+func awaitNullIDs(frames [][]byte, infos []frameInfo) bool {
+	var memo judgeMemo
+	found := false
+	for i := range infos {
+		fi := &infos[i]
+		if !fi.needs || fi.reqDone && fi.required {
+			continue
+		}
+		if rules, _ := memo.judge(frames[i], fi.class, nil, false); rules.Has(check.NullIDUnanswered) {
+			fi.required, fi.reqDone, found = true, true, true
+		}
+	}
+	return found
 }
 
 // classify is oracle.ClassifyRequest of a frame already scanned into m: the
@@ -377,6 +403,13 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 				// exchange that ended sooner ended by a crash (judged above).
 				rules &^= check.Set(0).Add(check.Hang)
 			}
+			if o.end != endNone {
+				// Nor is an id null unanswered a notification's reading
+				// unless the server answered the sync request: one that
+				// died, or answered nothing within the timeout, showed
+				// no reading of it.
+				rules &^= check.Set(0).Add(check.NullIDUnanswered)
+			}
 		}
 		j.add(rules, note, rep, sc, status)
 		for _, extra := range reps[min(1, len(reps)):] {
@@ -549,9 +582,12 @@ func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 			}
 		}
 		if o.httpStatus[i] >= 400 && !looksLikeJSON(body) {
-			// Refused at the HTTP level: nothing for the JSON-RPC oracles;
-			// the profile's may want a given status.
+			// Refused at the HTTP level: the profile's rules may want a
+			// given status; else a parse error so refused is a warning.
 			rules, note := j.pr.Exchange(c.Frames, o.header, o.httpStatus[i], nil)
+			if rules == 0 && !j.pr.HTTPRefusals() {
+				rules, note = oracle.JudgeRefusal(infos[i].class)
+			}
 			j.add(rules, note, nil, nil, status)
 			continue
 		}

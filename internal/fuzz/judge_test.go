@@ -119,6 +119,14 @@ func TestJudgeOutcome(t *testing.T) {
 		{"http timeout", one, outcome{perFrame: true, sent: 1, end: endTimeout, httpStatus: []int{0}, frameReplies: make([][][]byte, 1)}, "hang", "none"},
 		{"http empty body to a call", one, outcome{perFrame: true, sent: 1, httpStatus: []int{200}, frameReplies: make([][][]byte, 1)}, "no_result_or_error", "none"},
 		{"http 204 to a notification", frames(notif), outcome{perFrame: true, sent: 1, httpStatus: []int{204}, frameReplies: make([][][]byte, 1)}, "", ""},
+		// The known deviations, warnings: id null read as a notification,
+		// a parse error refused in plain HTTP.
+		{"http 204 to id null", frames(nullIDCall), outcome{perFrame: true, sent: 1, httpStatus: []int{204}, frameReplies: make([][][]byte, 1)}, "null_id_unanswered", "none"},
+		{"http 400 text to a parse error", frames(`{"jsonrpc":`), outcome{perFrame: true, sent: 1, httpStatus: []int{400}, frameReplies: [][][]byte{{[]byte("bad request")}}}, "plain_http_error", "none"},
+		{"http 400 JSON to a parse error", frames(`{"jsonrpc":`), outcome{perFrame: true, sent: 1, httpStatus: []int{400}, frameReplies: [][][]byte{{[]byte(parse)}}}, "", ""},
+		{"silence to id null", frames(nullIDCall), outcome{}, "null_id_unanswered", "none"},
+		{"silence to id null before a crash", frames(nullIDCall), outcome{end: endClosed, note: "eof"}, "crash", "conn_closed"},
+		{"silence to id null and to the sync request", frames(nullIDCall), outcome{end: endTimeout}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			infos, _ := inspect(tc.c, nil)

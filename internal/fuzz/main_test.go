@@ -5,12 +5,15 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rpcload/rpcload/internal/fuzztarget"
 	"github.com/rpcload/rpcload/internal/testsrv"
+	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/wire"
 )
 
 // childEnv makes the test binary a child-process target: "bugs=LIST" serves
@@ -19,7 +22,9 @@ import (
 // exits with status 3 at the first line it reads, "shuffle=DURATION" serves
 // the reference server answering in any order (testsrv.Config.Shuffle),
 // "http=ADDR/LIST" serves fuzztarget with those bugs over HTTP on ADDR,
-// a process that a planted crash ends (fuzztarget's ExitOnCrash).
+// a process that a planted crash ends (fuzztarget's ExitOnCrash),
+// "lifecycle=mcp" and "lifecycle=lsp" serve the planted lifecycle bug
+// (lifecycleChild).
 const childEnv = "RPCFUZZ_TEST_CHILD"
 
 func TestMain(m *testing.M) {
@@ -42,6 +47,9 @@ func child(mode string) int {
 	}
 	if spec, ok := strings.CutPrefix(mode, "http="); ok {
 		return httpServer(spec)
+	}
+	if p, ok := strings.CutPrefix(mode, "lifecycle="); ok {
+		return lifecycleChild(p)
 	}
 	list, ok := strings.CutPrefix(mode, "bugs=")
 	if !ok {
@@ -97,4 +105,61 @@ func httpServer(spec string) int {
 	fmt.Println("listening on", l.HTTP)
 	l.Wait()
 	return 0
+}
+
+// lifecycleChild is a server with a planted lifecycle bug, for profile
+// "mcp" (newline framing) or "lsp" (Content-Length framing) on stdin and
+// stdout: initialize gets a result the profile's handshake accepts, and
+// every other message fuzztarget's correct answer (an array is one invalid
+// request: neither protocol has batches); but a tools/call (mcp)
+// or a textDocument/ request (lsp) before any initialize crashes it (a
+// panic line, exit status 2). A connection that did the profile's
+// handshake never meets the bug.
+func lifecycleChild(prof string) int {
+	next := transport.NewRequestLineReader(os.Stdin, 1<<20).Next
+	frame := func(b []byte) []byte { return append(b, '\n') }
+	result := `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"planted","version":"0"}}`
+	planted := func(method string) bool { return method == "tools/call" }
+	if prof == "lsp" {
+		next = transport.NewRequestCLReader(os.Stdin, 1<<20).Next
+		frame = func(b []byte) []byte { return append([]byte("Content-Length: "+strconv.Itoa(len(b))+"\r\n\r\n"), b...) }
+		result = `{"capabilities":{}}`
+		planted = func(method string) bool { return strings.HasPrefix(method, "textDocument/") }
+	}
+	srv := fuzztarget.New(0)
+	out := bufio.NewWriter(os.Stdout)
+	initialized := false
+	var m wire.Message
+	for {
+		f, err := next()
+		if err != nil {
+			return 0 // the end of input, or framing it cannot read: an orderly exit
+		}
+		wire.Scan(f, &m)
+		var method string
+		if name, ok := wire.Unquote(nil, m.Method); ok {
+			method = string(name)
+		}
+		var reply []byte
+		switch {
+		case m.Kind == wire.KindRequest && m.Problems == 0 && method == "initialize":
+			initialized = true
+			reply = []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + result + `}`)
+		case m.Kind == wire.KindBatch && !m.Problems.Has(wire.ProblemInvalidJSON):
+			// Neither protocol has batches: an array is one invalid request.
+			reply = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`)
+		case m.Kind == wire.KindRequest && m.Problems == 0 && !initialized && planted(method):
+			fmt.Fprintf(os.Stderr, "panic: planted lifecycle bug: %s before initialize\n\ngoroutine 1 [running]:\nmain.serve()\n", method)
+			return 2
+		default:
+			reply = srv.Handle(context.Background(), f)
+		}
+		if reply == nil {
+			continue
+		}
+		out.Write(frame(reply))
+		if out.Flush() != nil {
+			return 0
+		}
+	}
 }

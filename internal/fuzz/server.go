@@ -308,23 +308,26 @@ func refused(err error) bool {
 	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)
 }
 
-// dial opens one connection, handshake included; with a server command,
-// it (re)starts the server first when its process is gone or refuses
-// connections.
-func (d *dialer) dial(ctx context.Context) (conn, error) {
+// dial opens one connection, handshake included.
+func (d *dialer) dial(ctx context.Context) (conn, error) { return d.dialWith(ctx, true) }
+
+// dialWith opens one connection (with the profile's handshake when
+// handshake is set); with a server command, it (re)starts the server
+// first when its process is gone or refuses connections.
+func (d *dialer) dialWith(ctx context.Context, handshake bool) (conn, error) {
 	if d.srv == nil {
-		return d.dialTarget(ctx)
+		return d.dialTarget(ctx, handshake)
 	}
 	gen, err := d.srv.ensure(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c, err := d.dialTarget(ctx)
+	c, err := d.dialTarget(ctx, handshake)
 	if err != nil && refused(err) {
 		if err := d.srv.restart(ctx, gen); err != nil {
 			return nil, err
 		}
-		c, err = d.dialTarget(ctx)
+		c, err = d.dialTarget(ctx, handshake)
 	}
 	return c, err
 }

@@ -41,6 +41,9 @@ type waitFor struct {
 	staleIDs  [][]byte
 	stale     int  // replies that may be the input before's
 	strict    bool // only the awaited keys end the wait (the canary's)
+	// patient: replies without a key are waited for until the timeout,
+	// not a grace after the sync reply (awaitNullIDs).
+	patient bool
 	// batches that need a reply, those holding calls (owing "["), and the
 	// arrays that came
 	batches, owedBatches, arrays int

@@ -76,7 +76,7 @@
 //   - batch_size: a batch of 9 to 100,000 elements around common limits (10, 100, 1000, 1024, 10000): copies with ids 1..N, or 1, {} or null.
 //
 // Sequence (whole messages):
-//   - seq_skip_handshake: requests before the handshake completes: no handshake, no initialized notification, or a request first (mcp, lsp).
+//   - seq_skip_handshake: the handshake out of order: the requests before it, no initialized notification, a request first, initialize twice, or its messages reversed (mcp, lsp); the input keeps a handshake message, so it is sent on a connection without the fuzzer's own handshake.
 //   - seq_after_shutdown: a request after the shutdown request (lsp; exit is not sent).
 //   - seq_cancel_unknown: $/cancelRequest or notifications/cancelled for an id never sent.
 //   - seq_same_id_twice: a second request under the id of one still in flight.

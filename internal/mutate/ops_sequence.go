@@ -2,6 +2,8 @@ package mutate
 
 import (
 	"bytes"
+	"slices"
+
 	"github.com/rpcload/rpcload/internal/jsontree"
 )
 
@@ -73,9 +75,16 @@ func insertFrames(frames [][]byte, at int, add ...[]byte) [][]byte {
 	return append(out, frames[at:]...)
 }
 
-// seqSkipHandshake sends requests before the handshake is complete: without
-// any handshake, without the final initialized notification, or with a
-// request moved ahead of initialize.
+// seqSkipHandshake sends requests out of the handshake's order: before
+// it (the requests first, the handshake after them), without its final
+// initialized notification, with one request moved ahead of initialize,
+// with initialize twice, or with the handshake's messages reversed. The
+// output keeps a handshake message, so the fuzzer sends it on a
+// connection without a handshake of its own (internal/fuzz's
+// ownHandshake) and the server meets exactly this order: a server that
+// crashes on tools/call before initialize is found. A handshake left out
+// entirely is the requests-first variant: the input alone must tell the
+// fuzzer, in a replay too, that it brings its own lifecycle.
 func seqSkipHandshake(c Chooser, in Case, env *Env) (Case, bool) {
 	infos := inspect(in.Frames, env.Profile)
 	var hs, calls []int
@@ -90,23 +99,37 @@ func seqSkipHandshake(c Chooser, in Case, env *Env) (Case, bool) {
 		return Case{}, false
 	}
 	var out [][]byte
-	switch c.Intn(3) {
-	case 0: // no handshake at all
+	v := c.Intn(5)
+	if len(hs) == 1 && (v == 1 || v == 4) {
+		v = 3 // one handshake message cannot be cut short or reversed: sent twice
+	}
+	switch v {
+	case 0: // the requests first, the handshake after them
 		for i, f := range in.Frames {
 			if !infos[i].handshake {
 				out = append(out, f)
 			}
 		}
+		for _, i := range hs {
+			out = append(out, in.Frames[i])
+		}
 	case 1: // the last handshake message (the initialized notification) left out
 		last := hs[len(hs)-1]
 		out = append(append(out, in.Frames[:last]...), in.Frames[last+1:]...)
-	default: // a request first
+	case 2: // a request first
 		k := calls[c.Intn(len(calls))]
 		out = append(out, in.Frames[k])
 		for i, f := range in.Frames {
 			if i != k {
 				out = append(out, f)
 			}
+		}
+	case 3: // initialize twice: again right after the first
+		out = insertFrames(in.Frames, hs[0]+1, in.Frames[hs[0]])
+	default: // the handshake's messages in reverse order, in their places
+		out = slices.Clone(in.Frames)
+		for x, i := range hs {
+			out[i] = in.Frames[hs[len(hs)-1-x]]
 		}
 	}
 	return Case{Frames: out}, true

@@ -37,7 +37,9 @@ type Judges struct {
 	// of each reply only, within a budget linear in the number of
 	// requests and replies.
 	Fits func(i, k int) bool
-	// Required reports whether silence about request i breaks a rule.
+	// Required reports whether silence about request i breaks a rule that
+	// fails a run (a warning's silence, null_id_unanswered, does not make
+	// a request required).
 	// It is asked once per request at most.
 	Required func(i int) bool
 	// Late, when set, reports whether reply k, which no request takes as

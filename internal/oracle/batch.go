@@ -39,8 +39,18 @@ func judgeBatch(input, reply []byte, r *wire.Message) (check.Set, string) {
 	b.pair(reply)
 	b.missingIDs()
 	for i := range reqs {
-		if q := &reqs[i]; !q.matched && q.required() && b.found(check.Set(0).Add(check.BatchMissingReply)) {
-			b.note = "no response for element " + strconv.Itoa(i) + idSuffix(q)
+		q := &reqs[i]
+		switch {
+		case q.matched:
+		case q.required():
+			if b.found(check.Set(0).Add(check.BatchMissingReply)) {
+				b.note = "no response for element " + strconv.Itoa(i) + idSuffix(q)
+			}
+		case q.nullIDSilence():
+			// Left out as a notification would be: the warning.
+			if b.found(check.Set(0).Add(check.NullIDUnanswered)) {
+				b.note = "no response for element " + strconv.Itoa(i) + ", a request with id null; JSON-RPC 2.0 makes it a request, not a notification (JSON-RPC 1.0 did)"
+			}
 		}
 	}
 	return b.rules | env, b.noteText(env, r)
@@ -85,6 +95,11 @@ func judgeBatchSilence(reqs []request, r *wire.Message) (check.Set, string) {
 	}
 	switch {
 	case required == 0:
+		for i := range reqs {
+			if reqs[i].nullIDSilence() {
+				return check.Set(0).Add(check.NullIDUnanswered), "no reply to a batch whose requests with id null need one; JSON-RPC 2.0 makes them requests, not notifications (JSON-RPC 1.0 did)"
+			}
+		}
 		return 0, ""
 	case readable:
 		return check.Set(0).Add(check.Hang), "no reply to a batch of " + strconv.Itoa(len(reqs)) + " with " + strconv.Itoa(required) + " requests needing one"

@@ -48,6 +48,22 @@ func JudgeFuzzReply(input []byte, class RequestClass, reply []byte, gotReply boo
 	return rules, note
 }
 
+// JudgeRefusal judges an HTTP response with a 4xx status and a body that
+// is no JSON-RPC response (plain text, HTML, nothing) to an input frame of
+// the given class: the message was refused at the HTTP level. Unparseable
+// input so refused breaks plain_http_error, a warning: §5 and §5.1 want
+// error -32700 with id null, but JSON-RPC 2.0 says nothing about HTTP, and
+// the refusal is one all the same. Other inputs so refused are not judged
+// here (a profile's transport rules may want a status, see
+// profile.FuzzRules.Exchange). A caller whose profile allows such
+// refusals (profile.FuzzRules.HTTPRefusals) does not ask.
+func JudgeRefusal(class RequestClass) (check.Set, string) {
+	if class != ParseError {
+		return 0, ""
+	}
+	return check.Set(0).Add(check.PlainHTTPError), "unparseable input refused with an HTTP error status and a body that is no JSON-RPC response; want error -32700 with id null"
+}
+
 // judgeEmptyBatch holds the reply to [] against §6: one error object with
 // code -32600 and id null.
 func judgeEmptyBatch(r *wire.Message) (check.Set, string) {
@@ -175,10 +191,15 @@ func (q *request) verdict(r *wire.Message, notes bool) (check.Set, string) {
 	// The note waits for the verdict to stand: a tolerated reply costs no
 	// allocation.
 	s, _ := q.strict(r, false)
-	if s == 0 {
+	if s == 0 && !(r == nil && q.nullIDSilence()) {
 		return 0, ""
 	}
 	if q.class != ParseError {
+		if r == nil && q.nullIDSilence() {
+			// Tolerated as a failure, reported as a warning (see
+			// nullIDSilence).
+			return check.Set(0).Add(check.NullIDUnanswered), nullIDNote
+		}
 		if q.tolerates(r) {
 			return 0, ""
 		}
@@ -196,6 +217,9 @@ func (q *request) verdict(r *wire.Message, notes bool) (check.Set, string) {
 	}
 	return q.strict(r, true)
 }
+
+// nullIDNote is the note of rule null_id_unanswered.
+const nullIDNote = "no reply within the timeout to a request with id null; JSON-RPC 2.0 makes it a request, not a notification (JSON-RPC 1.0 did)"
 
 // likelyReading returns q as the server evidently read it when the strict
 // verdict blames the error code but another reading the spec allows would

@@ -219,7 +219,13 @@ var judgeTests = []judgeTestCase{
 	{"id empty string", `{"jsonrpc":"2.0","id":"","method":"x"}`, result(`""`), 0},
 	{"id negative", `{"jsonrpc":"2.0","id":-3,"method":"x"}`, result(`-3`), 0},
 	{"id null: result null", `{"jsonrpc":"2.0","id":null,"method":"x"}`, result("null"), 0},
-	{"id null: silence", `{"jsonrpc":"2.0","id":null,"method":"x"}`, noReply, 0},
+	// Silence to id null is tolerated as a failure, and reported as the
+	// warning null_id_unanswered (JSON-RPC 1.0's notification).
+	{"id null: silence", `{"jsonrpc":"2.0","id":null,"method":"x"}`, noReply, set(check.NullIDUnanswered)},
+	{"id null, invalid request: silence", `{"id":null,"method":"x"}`, noReply, set(check.NullIDUnanswered)},
+	{"id null, scalar params: silence", `{"jsonrpc":"2.0","id":null,"method":"x","params":1}`, noReply, set(check.NullIDUnanswered)},
+	{"id null, response-like: silence", `{"jsonrpc":"2.0","id":null,"result":1}`, noReply, 0},
+	{"id null, repeated method: silence", `{"jsonrpc":"2.0","id":null,"method":"x","method":"y"}`, noReply, 0},
 	{"id null: answered 0", `{"jsonrpc":"2.0","id":null,"method":"x"}`, result("0"), set(check.UnknownID)},
 
 	// Ids with text a decoder replaces: the echo of what it read passes.
@@ -366,6 +372,10 @@ const specBatch = `[
 
 func arr(elems ...string) string { return "[" + strings.Join(elems, ",") + "]" }
 
+// nullIDReq is a request with id null, which a server reading JSON-RPC
+// 1.0 takes for a notification.
+const nullIDReq = `{"jsonrpc":"2.0","id":null,"method":"x"}`
+
 var batchTests = []judgeTestCase{
 	{"spec example", specBatch, arr(result(`"1"`), result(`"2"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"9"`)), 0},
 	{"spec example shuffled", specBatch, arr(result(`"9"`), errReply("null", -32600), errReply(`"5"`, -32601), result(`"2"`), result(`"1"`)), 0},
@@ -387,6 +397,12 @@ var batchTests = []judgeTestCase{
 	{"request inside the reply", arr(call1), arr(res1, `{"jsonrpc":"2.0","id":9,"method":"m"}`), set(check.BatchExtraReply)},
 	{"reply not JSON", arr(call1), `[` + res1, set(check.InvalidJSON)},
 
+	// An element with id null left out, as a notification would be: the
+	// warning null_id_unanswered; answered, nothing.
+	{"id null element left out", arr(call1, nullIDReq), arr(res1), set(check.NullIDUnanswered)},
+	{"id null element answered", arr(call1, nullIDReq), arr(result("null"), res1), 0},
+	{"id null element alone: silence", arr(nullIDReq), noReply, set(check.NullIDUnanswered)},
+	{"id null element left out, another missing", arr(call1, nullIDReq, `{"jsonrpc":"2.0","id":2,"method":"x"}`), arr(res1), set(check.BatchMissingReply, check.NullIDUnanswered)},
 	{"all invalid: correct", `[1,2]`, arr(errReply("null", -32600), errReply("null", -32600)), 0},
 	{"all invalid: one", `[1,2]`, arr(errReply("null", -32600)), set(check.BatchMissingReply)},
 	{"all invalid: silence", `[1,2]`, noReply, set(check.WrongErrorCode)},
@@ -554,7 +570,7 @@ func TestJudgeCoversRules(t *testing.T) {
 	}
 	judgeRules := envelopeRules.Add(check.UnknownID).Add(check.DuplicateReply).Add(check.IDTypeChanged).Add(check.UnexpectedNullID).
 		Add(check.ReplyToNotification).Add(check.BatchMissingReply).Add(check.BatchExtraReply).Add(check.BatchNotArray).
-		Add(check.EmptyBatchReplyWrong).Add(check.Hang).Add(check.WrongErrorCode)
+		Add(check.EmptyBatchReplyWrong).Add(check.Hang).Add(check.WrongErrorCode).Add(check.NullIDUnanswered)
 	if seen != judgeRules {
 		t.Errorf("rows cover %s; JudgeFuzzReply can return %s", names(seen), names(judgeRules))
 	}
@@ -702,7 +718,7 @@ func TestJudgeHugeBatch(t *testing.T) {
 	}{
 		{"one id", call1, res1, 0, set(check.BatchMissingReply)},
 		{"distinct ids, reversed", "", "", 0, set(check.BatchMissingReply)},
-		{"id null", `{"jsonrpc":"2.0","id":null,"method":"x"}`, result("null"), 0, 0},
+		{"id null", `{"jsonrpc":"2.0","id":null,"method":"x"}`, result("null"), 0, set(check.NullIDUnanswered)},
 		{"invalid", `7`, errReply("null", -32600), 0, set(check.BatchMissingReply)},
 		{"invalid, wrong code", `7`, errReply("null", -32700), set(check.WrongErrorCode), set(check.WrongErrorCode, check.BatchMissingReply)},
 		{"one id, wrong code", call1, errReply("1", -32700), set(check.WrongErrorCode), set(check.WrongErrorCode, check.BatchMissingReply)},

@@ -96,8 +96,22 @@ func (q *request) echoes(r *wire.Message) bool {
 // anywhere allows silence, and only with walk (without, such a request
 // counts as one that needs a reply).
 func (q *request) silenceTolerated(walk bool) bool {
+	return q.m.IDKind == wire.IDNull || q.otherSilence(walk)
+}
+
+// nullIDSilence reports whether silence is tolerated only because q's id
+// is null: a server that reads id null as JSON-RPC 1.0 did, as a
+// notification, and so never answers. That is rule null_id_unanswered, a
+// warning: JSON-RPC 2.0 makes the message a request, but discourages the
+// id.
+func (q *request) nullIDSilence() bool {
+	return q.m.IDKind == wire.IDNull && q.class != ParseError && q.needsReply() && !q.otherSilence(true)
+}
+
+// otherSilence is silenceTolerated for a reason other than an id null.
+func (q *request) otherSilence(walk bool) bool {
 	switch {
-	case q.edges&edgeResponseLike != 0 || q.m.IDKind == wire.IDNull:
+	case q.edges&edgeResponseLike != 0:
 		return true
 	case q.m.Problems.Has(wire.ProblemDuplicateKey) && q.readingAccepts(nil):
 		return true
@@ -155,7 +169,9 @@ func (q *request) readingAccepts(r *wire.Message) bool {
 		if !q.reading(first, &alt) {
 			return false
 		}
-		if s, _ := alt.verdict(r, false); s == 0 {
+		// (Silence that reading only warns about, an id null left
+		// unanswered, is accepted: which id the server read is a guess.)
+		if s, _ := alt.verdict(r, false); s.Failures() == 0 {
 			return true
 		}
 	}

@@ -22,6 +22,7 @@ type FuzzRules struct {
 	cancelOmits bool            // MCP: a request cancelled later in the input may go unanswered
 	checks      bool            // the profile has rules of its own on a reply (Check)
 	lifecycle   map[string]bool // methods that start or end a session (initialize, shutdown, exit)
+	handshake   map[string]bool // the methods of the handshake (initialize, initialized)
 	ends        map[string]bool // methods that end a session (shutdown, exit)
 }
 
@@ -41,6 +42,12 @@ func NewFuzzRules(p Profile, era func() Era) *FuzzRules {
 	var steps []Step
 	for _, e := range []Era{EraLegacy, EraModern} {
 		steps = append(steps, p.Handshake(e)...)
+	}
+	for _, st := range steps {
+		if r.handshake == nil {
+			r.handshake = map[string]bool{}
+		}
+		r.handshake[st.Method] = true
 	}
 	for _, st := range p.Shutdown() {
 		if r.ends == nil {
@@ -67,6 +74,13 @@ func (r *FuzzRules) NoBatches() bool { return r != nil && r.noBatches }
 // after it.
 func (r *FuzzRules) Lifecycle(method []byte) bool { return r != nil && methodIn(r.lifecycle, method) }
 
+// Handshake reports whether method (a raw JSON string) names a message of
+// the profile's handshake (initialize, and MCP's notifications/initialized
+// or LSP's initialized): an input that holds one carries its own
+// handshake, and a fuzzer sends it on a connection that had none, so that
+// the input decides what the server sees before and after it.
+func (r *FuzzRules) Handshake(method []byte) bool { return r != nil && methodIn(r.handshake, method) }
+
 // Ends reports whether the protocol has methods that end a session.
 func (r *FuzzRules) Ends() bool { return r != nil && len(r.ends) > 0 }
 
@@ -83,6 +97,13 @@ func methodIn(set map[string]bool, method []byte) bool {
 	name, ok := wire.Unquote(buf[:0], method)
 	return ok && set[string(name)]
 }
+
+// HTTPRefusals reports whether the profile's HTTP transport lets a server
+// refuse a message with an HTTP error status whose body is no JSON-RPC
+// response: MCP's Streamable HTTP does ("MUST return an HTTP error status
+// code ... The HTTP response body MAY comprise a JSON-RPC error
+// response"), so there a plain 4xx is no deviation (plain_http_error).
+func (r *FuzzRules) HTTPRefusals() bool { return r != nil && r.p.Name() == MCP }
 
 // Checks reports whether the profile has rules of its own on a reply
 // (Check).

@@ -37,10 +37,14 @@ func TestFuzzRulesPerProfile(t *testing.T) {
 				if !r.Lifecycle([]byte(raw)) || r.EndsSession([]byte(raw)) != ends[m] {
 					t.Errorf("%s: Lifecycle(%s) %v, EndsSession %v", tc.name, raw, r.Lifecycle([]byte(raw)), r.EndsSession([]byte(raw)))
 				}
+				// The methods that start a session are the handshake's.
+				if r.Handshake([]byte(raw)) == ends[m] {
+					t.Errorf("%s: Handshake(%s) %v", tc.name, raw, r.Handshake([]byte(raw)))
+				}
 			}
 		}
 		for _, m := range tc.ordinary {
-			if raw := []byte(`"` + m + `"`); r.Lifecycle(raw) || r.EndsSession(raw) {
+			if raw := []byte(`"` + m + `"`); r.Lifecycle(raw) || r.EndsSession(raw) || r.Handshake(raw) {
 				t.Errorf("%s: %s is a lifecycle method", tc.name, m)
 			}
 		}
@@ -49,7 +53,7 @@ func TestFuzzRulesPerProfile(t *testing.T) {
 		}
 	}
 	var none *FuzzRules // plain JSON-RPC
-	if none.NoBatches() || none.Checks() || none.Ends() || none.Lifecycle([]byte(`"initialize"`)) || none.Cancels([][]byte{[]byte(cancelOf(`1`))}) != nil {
+	if none.NoBatches() || none.Checks() || none.Ends() || none.Lifecycle([]byte(`"initialize"`)) || none.Handshake([]byte(`"initialize"`)) || none.HTTPRefusals() || none.Cancels([][]byte{[]byte(cancelOf(`1`))}) != nil {
 		t.Error("a nil *FuzzRules is not plain JSON-RPC")
 	}
 	if s, note := none.Exchange([][]byte{[]byte(`{}`)}, nil, 0, nil); s != 0 || note != "" {

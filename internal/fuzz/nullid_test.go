@@ -1,0 +1,130 @@
+package fuzz
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/check"
+	"github.com/rpcload/rpcload/internal/profile"
+	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+// nullIDCall is a request with id null: JSON-RPC 2.0 makes it a request,
+// JSON-RPC 1.0 made it a notification.
+const nullIDCall = `{"jsonrpc":"2.0","id":null,"method":"x"}`
+
+// startNullIDServer serves newline-delimited JSON-RPC on 127.0.0.1: the
+// fuzzer's own requests get a result at once, a request with id null gets
+// a result with id null after delay (never when delay is negative), and
+// every other message an error -32600 with id null at once. The delayed
+// replies are written by goroutines of their own, as a server serving
+// messages concurrently does.
+func startNullIDServer(t *testing.T, delay time.Duration) transport.Target {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() { serveNullID(c, delay) })
+		}
+	})
+	tg, err := transport.ParseTarget("tcp://" + ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+func serveNullID(c net.Conn, delay time.Duration) {
+	defer c.Close()
+	var mu sync.Mutex
+	write := func(line string) {
+		mu.Lock()
+		defer mu.Unlock()
+		c.Write([]byte(line + "\n"))
+	}
+	var late sync.WaitGroup
+	defer late.Wait()
+	r := bufio.NewScanner(c)
+	var m wire.Message
+	for r.Scan() {
+		wire.Scan(r.Bytes(), &m)
+		switch {
+		case m.IDKind == wire.IDString && bytes.HasPrefix(m.ID, []byte(`"rpcfuzz-`)):
+			write(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{}}`)
+		case m.IDKind == wire.IDNull && m.Kind == wire.KindRequest:
+			if delay < 0 {
+				continue
+			}
+			late.Go(func() {
+				t := time.NewTimer(delay)
+				defer t.Stop()
+				<-t.C
+				write(`{"jsonrpc":"2.0","id":null,"result":1}`)
+			})
+		default:
+			write(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`)
+		}
+	}
+}
+
+// TestNullIDUnanswered: a server that reads id null as a notification gets
+// the warning null_id_unanswered, also when another message's id-null
+// reply came (the pairing gives it to the message that must have it);
+// one that answers id null late, within the timeout, is not called silent
+// by the checks that confirm, minimize and replay the finding, which wait
+// the timeout for it.
+func TestNullIDUnanswered(t *testing.T) {
+	const late = 300 * time.Millisecond // beyond the grace of a quiet server (50 ms), well within the timeout (5 s)
+	for _, tc := range []struct {
+		name   string
+		delay  time.Duration
+		frames []string
+		warn   bool
+	}{
+		{"never answered", -1, []string{nullIDCall}, true},
+		{"never answered, beside an invalid request", -1, []string{`{}`, nullIDCall}, true},
+		{"answered late", late, []string{nullIDCall}, false},
+		{"answered late, beside an invalid request", late, []string{nullIDCall, `{}`}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tg := startNullIDServer(t, tc.delay)
+			r, w := scriptedWorker(t, tg, profile.JSONRPC)
+			in := frames(tc.frames...)
+			cand := candidate{v: verdict{rule: check.NullIDUnanswered, rules: check.Set(0).Add(check.NullIDUnanswered),
+				shape: "none", note: "no reply within the timeout to a request with id null; JSON-RPC 2.0 makes it a request, not a notification (JSON-RPC 1.0 did)"}}
+			cand.key = dedupKey(cand.v)
+			reproduces := r.reproducer(w, &cand)
+			if got := reproduces(context.Background(), in); got != tc.warn {
+				t.Errorf("the check reproduces %v, want %v: %s %q (replies %q)", got, tc.warn, w.last.v.rule, w.last.v.note, w.last.o.replies)
+			}
+			res := w.last
+			if tc.warn {
+				if res.v.rule != check.NullIDUnanswered || res.v.rules.Failures() != 0 || res.o.end != endNone {
+					t.Errorf("verdict %s (%v), end %s: %s; want the warning alone, the connection kept", res.v.rule, res.v.rules, res.o.end, res.v.note)
+				}
+				if severity(res.v.rule) != "warning" {
+					t.Errorf("severity %s", severity(res.v.rule))
+				}
+				return
+			}
+			if res.v.rules != 0 || len(res.o.replies) != len(tc.frames) {
+				t.Errorf("verdict %v: %s; replies %q", res.v.rules, res.v.note, res.o.replies)
+			}
+		})
+	}
+}
