@@ -105,8 +105,13 @@ func TestNullIDUnanswered(t *testing.T) {
 			tg := startNullIDServer(t, tc.delay)
 			r, w := scriptedWorker(t, tg, profile.JSONRPC)
 			in := frames(tc.frames...)
-			cand := candidate{v: verdict{rule: check.NullIDUnanswered, rules: check.Set(0).Add(check.NullIDUnanswered),
-				shape: "none", note: "no reply within the timeout to a request with id null; JSON-RPC 2.0 makes it a request, not a notification (JSON-RPC 1.0 did)"}}
+			// The main loop's exchange waits a grace only: the late reply
+			// misses it too, and the verdict is the candidate.
+			first := w.exec(context.Background(), in, true)
+			if first.v.rule != check.NullIDUnanswered {
+				t.Fatalf("first exchange: %s (%v) %q, want the candidate null_id_unanswered", first.v.rule, first.v.rules, first.v.note)
+			}
+			cand := candidate{v: first.v}
 			cand.key = dedupKey(cand.v)
 			reproduces := r.reproducer(w, &cand)
 			if got := reproduces(context.Background(), in); got != tc.warn {

@@ -73,7 +73,7 @@ func TestServerCommandCrash(t *testing.T) {
 	}
 	f := s.Findings[0]
 	t.Logf("execs %d, restarts %d: %s: %d -> %d bytes, %d checks", s.Execs, s.Restarts, f.ID, f.InputBytes, f.MinimizedBytes, f.Minimize.Checks)
-	if want := "crash|0|stderr:panic: fuzztarget: planted bug null_batch"; f.Key != want {
+	if want := "crash|stderr:panic: fuzztarget: planted bug null_batch"; f.Key != want {
 		t.Errorf("key %q, want %q", f.Key, want)
 	}
 	if s.Restarts < 1 {
@@ -177,8 +177,8 @@ func TestServerGone(t *testing.T) {
 		t.Fatalf("findings %+v", s.Findings)
 	}
 	f := s.Findings[0]
-	if f.Key != "crash|0|server_gone" || len(f.Suspects) == 0 {
-		t.Errorf("finding %s key %q suspects %q, want one crash|0|server_gone with suspects", f.ID, f.Key, f.Suspects)
+	if f.Key != "crash|-|server_gone" || len(f.Suspects) == 0 {
+		t.Errorf("finding %s key %q suspects %q, want one crash|-|server_gone with suspects", f.ID, f.Key, f.Suspects)
 	}
 	all := []string{"input.bin"}
 	for _, name := range f.Suspects {
