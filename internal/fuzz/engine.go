@@ -66,9 +66,10 @@ type run struct {
 	streak   atomic.Int64  // child crashes in a row, in the main loop
 	stopOnce sync.Once
 	stop     context.CancelFunc
-	mu       sync.Mutex // guards reason and warnings
+	mu       sync.Mutex // guards reason, warnings and split
 	reason   string
 	warnings []string
+	split    [numPhases]time.Duration // the workers' stopwatches, summed as each worker ends
 }
 
 // Run fuzzes cfg.Target until cfg.Duration or cfg.Execs is reached, the
@@ -230,6 +231,7 @@ type worker struct {
 	lat   oracle.SlowRule // latencies of clean exchanges by input size, for slow_input
 	since int             // inputs since the last canary
 	last  result          // the last exchange, for replay's report
+	sw    stopwatch       // where the worker's time goes (started by work)
 }
 
 func (r *run) newWorker(i int) *worker {
@@ -252,8 +254,10 @@ func workerSeed(seed uint64, i int) uint64 {
 
 func (w *worker) closeConn() {
 	if w.c != nil {
+		prev := w.sw.to(phaseRestart)
 		w.c.close()
 		w.c = nil
+		w.sw.to(prev)
 	}
 }
 
@@ -273,6 +277,7 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 	infos, lifecycle := inspect(c, w.r.pr)
 	var o outcome
 	if w.c == nil || !w.c.usable() {
+		prev := w.sw.to(phaseRestart)
 		w.closeConn()
 		// Dial under the run's hard end only: the main loop's deadline
 		// must not cut a dial short and pass for a dead server.
@@ -299,12 +304,20 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 		if ctx.Err() != nil {
 			o.end = endInterrupted
 		}
+		w.sw.to(prev)
 	}
 	if w.c != nil && o.end == endNone && !w.r.paced(ctx) {
 		o.end = endInterrupted
 	}
 	if w.c != nil && o.end == endNone {
+		w.sw.to(w.sw.exchange(phaseSend))
 		o = w.c.exchange(ctx, c, newWaitFor(c.Frames, infos), w.r.cfg.Timeout)
+		if o.written.IsZero() {
+			w.sw.relabel(w.sw.exchange(phaseWait))
+		} else {
+			w.sw.toAt(w.sw.exchange(phaseWait), o.written)
+		}
+		w.sw.to(w.sw.exchange(phaseJudge))
 		if !w.c.usable() || lifecycle {
 			w.closeConn() // the session the input started or ended is not the next input's
 		}
@@ -313,6 +326,7 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 	v := judgeOutcome(c, infos, &o, w.r.pr)
 	w.record(&o, &v)
 	w.last = result{o: o, v: v, infos: infos}
+	w.sw.to(w.sw.exchange(phaseOther))
 	return w.last
 }
 
@@ -394,7 +408,16 @@ func (r *run) paced(ctx context.Context) bool {
 
 // work is a worker's loop: pick, mutate, send, judge, keep what is new.
 func (r *run) work(ctx context.Context, w *worker) {
-	defer w.closeConn()
+	w.sw.start(r.cfg.Now)
+	defer func() {
+		w.closeConn()
+		w.sw.to(phaseOther)
+		r.mu.Lock()
+		for p, d := range w.sw.acc {
+			r.split[p] += d
+		}
+		r.mu.Unlock()
+	}()
 	for ctx.Err() == nil {
 		n := r.execs.Add(1)
 		if r.cfg.Execs > 0 && n > r.cfg.Execs {

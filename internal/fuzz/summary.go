@@ -32,8 +32,10 @@ type Summary struct {
 	Checks         uint64 `json:"checks"`
 	DistinctTuples int    `json:"distinct_tuples"`
 	CorpusSize     int    `json:"corpus_size"`
-	Restarts       int64  `json:"restarts"`         // child processes started again after one ended
-	Canary         string `json:"canary,omitempty"` // the known-good request, "" when off
+	Restarts       int64  `json:"restarts"` // child processes started again after one ended
+	// TimeSplit is where the workers' time went (see TimeSplit).
+	TimeSplit TimeSplit `json:"time_split"`
+	Canary    string    `json:"canary,omitempty"` // the known-good request, "" when off
 	// Insecure says the server's certificate was not verified (--insecure):
 	// what was fuzzed may not have been the server meant.
 	Insecure bool `json:"insecure"`
@@ -114,6 +116,7 @@ func (r *run) finish() (*Summary, error) {
 		s.Ops = append(s.Ops, OpReport{Name: st.Name, Class: st.Class.String(), Applied: st.Applied, Rewarded: st.Rewarded, Findings: byOp[st.Name]})
 	}
 	r.mu.Lock()
+	s.TimeSplit = timeSplit(r.split)
 	s.Stopped = r.reason
 	s.Warnings = append([]string{}, r.warnings...)
 	r.mu.Unlock()
@@ -151,6 +154,7 @@ func WriteText(w io.Writer, s *Summary) error {
 		fmt.Fprintf(ew, ", %d restarts of the child process", s.Restarts)
 	}
 	fmt.Fprintln(ew)
+	writeTimeSplit(ew, &s.TimeSplit)
 	if s.Canary == "" {
 		fmt.Fprintln(ew, "  canary: off")
 	}
