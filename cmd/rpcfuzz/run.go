@@ -138,7 +138,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.slowFloor, "slow-min", fuzz.DefaultSlowFloor, "... and only when slower than this")
 	fs.IntVar(&f.canaryEvery, "canary-every", fuzz.DefaultCanaryEvery, "send a known-good request after every N inputs per worker (and after each finding); 0 turns the canary off")
 	fs.StringVar(&f.baseline, "baseline", "", "accepted findings: a summary.json of an earlier run, or a file of finding ids, one per line; they do not fail the run")
-	fs.IntVar(&f.maxRestarts, "max-restarts", fuzz.DefaultMaxRestarts, "child process: stop when it died at more than N inputs in a row")
+	fs.IntVar(&f.maxRestarts, "max-restarts", fuzz.DefaultMaxRestarts, "child process: stop when more than N in a row cannot start, die in the handshake, or die on a known-good request (inputs that kill it are findings and the run goes on)")
 	fs.StringVar(&f.maxFrame, "max-frame", "1MiB", "largest input frame generated (e.g. 1MiB, 64KiB, 100000)")
 	fs.StringVar(&f.maxReply, "max-reply", "16MiB", "largest reply frame or HTTP body read; a longer one is skipped and judged frame_too_large (at least --max-frame)")
 	fs.IntVar(&f.maxFindings, "max-findings", fuzz.DefaultMaxFindings, "distinct findings written; further ones are only counted")

@@ -61,15 +61,24 @@ type run struct {
 	bound context.Context
 	start time.Time
 
-	execs    atomic.Uint64
-	checks   atomic.Uint64 // exchanges spent confirming, minimizing and on canaries
-	streak   atomic.Int64  // child crashes in a row, in the main loop
-	stopOnce sync.Once
-	stop     context.CancelFunc
-	mu       sync.Mutex // guards reason, warnings and split
-	reason   string
-	warnings []string
-	split    [numPhases]time.Duration // the workers' stopwatches, summed as each worker ends
+	execs  atomic.Uint64
+	checks atomic.Uint64 // exchanges spent confirming, minimizing and on canaries
+	// streak counts child processes in a row that could not be started,
+	// or did not survive their handshake or a known-good request
+	// (--max-restarts); crashRun counts fuzz inputs in a row that killed
+	// the child, which is what makes the run check that it still survives
+	// a known-good request (lifeCheck).
+	streak   atomic.Int64
+	crashRun atomic.Int64
+	// lifeProbe is the known-good request without a canary: the first
+	// canary candidate (empty when the seeds have no call).
+	lifeProbe mutate.Case
+	stopOnce  sync.Once
+	stop      context.CancelFunc
+	mu        sync.Mutex // guards reason, warnings and split
+	reason    string
+	warnings  []string
+	split     [numPhases]time.Duration // the workers' stopwatches, summed as each worker ends
 }
 
 // Run fuzzes cfg.Target until cfg.Duration or cfg.Execs is reached, the
@@ -110,6 +119,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	first.c = c
 	r.selectCanary(ctx, first, seeds)
+	if cands := canaryCandidates(seeds, cfg.Profile); len(cands) > 0 {
+		r.lifeProbe = cands[0]
+	}
 	if ctx.Err() != nil {
 		first.closeConn()
 		return nil, ctx.Err()
@@ -429,7 +441,7 @@ func (r *run) work(ctx context.Context, w *worker) {
 			return
 		}
 		w.slow(&res, in)
-		r.noteEnd(&res, true)
+		r.noteEnd(w, &res)
 		if r.tuples.add(res.v.tuples) {
 			r.corpus.add(w.ch, in)
 			r.mut.Reward(applied)
@@ -447,20 +459,85 @@ func (r *run) work(ctx context.Context, w *worker) {
 	}
 }
 
-// noteEnd keeps count of a child's crashes in a row: a target that dies at
-// every input is reported once, then the run stops.
-func (r *run) noteEnd(res *result, mainLoop bool) {
-	if r.cfg.Target.Scheme != transport.Stdio || !mainLoop {
+// noteEnd keeps count, for a child process, of the fuzz inputs in a row
+// that killed it and of the children in a row that could not be started
+// (--max-restarts). Inputs that kill the child are findings, found once
+// and counted after that: the run goes on, restarting the child, as long
+// as a fresh child survives a known-good request (lifeCheck, after every
+// MaxRestarts+1 such inputs in a row). Only children that cannot start, or
+// die on a known-good request, MaxRestarts+1 times in a row stop it.
+func (r *run) noteEnd(w *worker, res *result) {
+	if r.cfg.Target.Scheme != transport.Stdio {
 		return
 	}
 	switch {
+	case res.o.end == endUnreachable:
+		r.failedStart("could not be started, or did not survive its handshake")
 	case res.v.rules.Has(check.Crash):
-		if n := r.streak.Add(1); n > int64(r.cfg.MaxRestarts) {
-			r.fatal(fmt.Sprintf("the child process died at %d inputs in a row (--max-restarts %d)", n, r.cfg.MaxRestarts))
+		if r.crashRun.Add(1) > int64(r.cfg.MaxRestarts) {
+			r.crashRun.Store(0)
+			r.lifeCheck(w)
 		}
 	case res.o.end == endNone:
 		r.streak.Store(0)
+		r.crashRun.Store(0)
 	}
+}
+
+// failedStart counts a child that could not serve at all, and stops the
+// run after MaxRestarts+1 in a row; it reports whether the run goes on.
+func (r *run) failedStart(why string) bool {
+	if n := r.streak.Add(1); n > int64(r.cfg.MaxRestarts) {
+		r.fatal(fmt.Sprintf("the child process %s %d times in a row (--max-restarts %d)", why, n, r.cfg.MaxRestarts))
+		return false
+	}
+	return true
+}
+
+// lifeCheck sends a known-good request (the canary, else the first seed
+// call) to a fresh child until one survives it: a child that dies on it
+// too cannot be fuzzed, since every input would only find that. Without
+// any known-good request, the inputs that killed the child in a row count
+// as children that did not survive.
+func (r *run) lifeCheck(w *worker) {
+	defer w.sw.end(w.sw.begin(phaseCanary))
+	ctx := r.boundCtx()
+	for ctx.Err() == nil {
+		w.closeConn()
+		var res result
+		switch {
+		case r.canary != nil:
+			res = r.canaryOn(ctx, w, false).result
+		case len(r.lifeProbe.Frames) > 0:
+			res = w.exec(ctx, r.lifeProbe, false)
+			r.checks.Add(1)
+		default:
+			r.fatal(fmt.Sprintf("the child process died at %d inputs in a row, and no seed call is known to be harmless (--max-restarts %d)",
+				r.cfg.MaxRestarts+1, r.cfg.MaxRestarts))
+			return
+		}
+		switch {
+		case res.o.end == endInterrupted:
+			return
+		case !res.v.rules.Has(check.Crash):
+			r.streak.Store(0) // it lives: what a wrong answer means is the canary's business
+			return
+		case !r.failedStart("died on a known-good request (" + r.probeMethod() + ")"):
+			return
+		}
+	}
+}
+
+// probeMethod names lifeCheck's request.
+func (r *run) probeMethod() string {
+	c := r.lifeProbe
+	if r.canary != nil {
+		return r.canary.method
+	}
+	var m wire.Message
+	wire.Scan(c.Frames[0], &m)
+	name, _ := wire.Unquote(nil, m.Method)
+	return string(name)
 }
 
 // slow adds slow_input to a clean exchange of input c that took more than
