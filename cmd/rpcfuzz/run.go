@@ -128,7 +128,7 @@ type runFlags struct {
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.out, "out", "o", "", "directory for the findings (one directory each), summary.json and latency.json (required)")
-	fs.DurationVar(&f.duration, "duration", time.Minute, "stop after this long (unless --execs is given alone)")
+	fs.DurationVar(&f.duration, "duration", time.Minute, "stop after this long (unless --execs is given alone); the run ends within it + 6 × --timeout (+ a child's shutdown, 2 × --grace at most): docs/fuzzing.md, Limits")
 	fs.Uint64Var(&f.execs, "execs", 0, "stop after this many inputs")
 	fs.StringVar(&f.seed, "seed", "", "seed of every random choice (default: drawn at random and printed); repeat a run with it")
 	fs.IntVar(&f.workers, "workers", 0, "connections fuzzed in parallel (default 8; 1 for a child process); --seed repeats a run's inputs only with 1")
@@ -144,7 +144,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxFindings, "max-findings", fuzz.DefaultMaxFindings, "distinct findings written; further ones are only counted")
 	fs.IntVar(&f.stopAfter, "stop-after", 0, "stop once this many failures are found (0: run to the end)")
 	fs.IntVar(&f.minimizeBudget, "minimize-budget", fuzz.DefaultMinimizeBudget, "reproduction attempts minimizing one finding may take")
-	fs.DurationVar(&f.minimizeTime, "minimize-time", fuzz.DefaultMinimizeTime, "and how long it may take")
+	fs.DurationVar(&f.minimizeTime, "minimize-time", fuzz.DefaultMinimizeTime, "and how long it may take: the check in flight is cut then")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no status line on stderr")
 }
 
