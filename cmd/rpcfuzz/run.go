@@ -144,7 +144,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxFindings, "max-findings", fuzz.DefaultMaxFindings, "distinct findings written; further ones are only counted")
 	fs.IntVar(&f.stopAfter, "stop-after", 0, "stop once this many failures are found (0: run to the end)")
 	fs.IntVar(&f.minimizeBudget, "minimize-budget", fuzz.DefaultMinimizeBudget, "reproduction attempts minimizing one finding may take")
-	fs.DurationVar(&f.minimizeTime, "minimize-time", fuzz.DefaultMinimizeTime, "and how long it may take: the check in flight is cut then")
+	fs.DurationVar(&f.minimizeTime, "minimize-time", fuzz.DefaultMinimizeTime, "and how long it may take: the check in flight is cut then (all of a run's minimizations together: half of --duration per worker at most)")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no status line on stderr")
 }
 

@@ -63,6 +63,9 @@ type run struct {
 
 	execs  atomic.Uint64
 	checks atomic.Uint64 // exchanges spent confirming, minimizing and on canaries
+	// minimizing is the time the run's minimizations took, summed over
+	// workers (see minimizeShare).
+	minimizing atomic.Int64
 	// streak counts child processes in a row that could not be started,
 	// or did not survive their handshake or a known-good request
 	// (--max-restarts); crashRun counts fuzz inputs in a row that killed
@@ -531,6 +534,21 @@ func (r *run) probeMethod() string {
 	wire.Scan(c.Frames[0], &m)
 	name, _ := wire.Unquote(nil, m.Method)
 	return string(name)
+}
+
+// minimizeShare caps the time a minimization may take to what is left of
+// the run's share for minimizing: half of --duration per worker, summed
+// over the workers' minimizations (no cap without --duration). A run is
+// for finding: every new finding took its whole --minimize-time of the
+// run's time (a language server whose exit on a parse error came out as 7
+// findings got 25 inputs in a 60 s run). A finding past the share is
+// written as found, marked incomplete; `rpcfuzz minimize` goes on.
+func (r *run) minimizeShare(limit time.Duration) time.Duration {
+	if r.cfg.Duration <= 0 {
+		return limit
+	}
+	share := time.Duration(r.cfg.Workers) * r.cfg.Duration / 2
+	return max(0, min(limit, share-time.Duration(r.minimizing.Load())))
 }
 
 // slow adds slow_input to a clean exchange of input c that took more than

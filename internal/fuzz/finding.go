@@ -396,8 +396,11 @@ func (r *run) report(w *worker, cand candidate) {
 		start := time.Now()
 		var res minimizeResult
 		budget, limit := minimizeBounds(r.cfg, cand.v.rule)
+		limit = r.minimizeShare(limit)
 		mini, res = minimize(ctx, cand.in, cand.check, budget, start.Add(limit))
-		mr = MinimizeReport{Checks: res.checks, DurationS: time.Since(start).Seconds(), Reproduced: true, Complete: res.complete}
+		took := time.Since(start)
+		r.minimizing.Add(int64(took))
+		mr = MinimizeReport{Checks: res.checks, DurationS: took.Seconds(), Reproduced: true, Complete: res.complete}
 	}
 	w.sw.begin(phaseMinimize) // writing the finding (a candidate not re-checked has nothing else)
 	if ev := cand.evidence; ev != nil && ev.set {

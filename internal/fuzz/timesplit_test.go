@@ -81,3 +81,26 @@ func TestTimeSplit(t *testing.T) {
 		})
 	}
 }
+
+// TestMinimizeShare: a run's minimizations take half of --duration per
+// worker at most, together; each is still bounded by --minimize-time.
+func TestMinimizeShare(t *testing.T) {
+	for _, tc := range []struct {
+		duration   time.Duration
+		workers    int
+		used, want time.Duration
+	}{
+		{0, 1, time.Hour, 30 * time.Second}, // no --duration: no cap
+		{time.Minute, 1, 0, 30 * time.Second},
+		{time.Minute, 1, 20 * time.Second, 10 * time.Second},
+		{time.Minute, 1, 40 * time.Second, 0},
+		{time.Minute, 8, 200 * time.Second, 30 * time.Second},
+		{10 * time.Second, 1, 0, 5 * time.Second},
+	} {
+		r := &run{cfg: &Config{Duration: tc.duration, Workers: tc.workers}}
+		r.minimizing.Store(int64(tc.used))
+		if got := r.minimizeShare(30 * time.Second); got != tc.want {
+			t.Errorf("duration %s, %d workers, %s used: %s, want %s", tc.duration, tc.workers, tc.used, got, tc.want)
+		}
+	}
+}
