@@ -372,6 +372,36 @@ func TestProfilesClean(t *testing.T) {
 	}
 }
 
+// TestStopAfterRun: with --stop-after 1 and several workers meeting
+// several planted crashes at once, one failure is written and the run
+// stops (a run with --stop-after 1 wrote four).
+func TestStopAfterRun(t *testing.T) {
+	tg, _ := plantedTarget(t, fuzztarget.AllBugs&^fuzztarget.Hang, "tcp")
+	cfg := Config{Target: tg, Workers: 4, Execs: 50_000, Seed: 3, OutDir: t.TempDir(), Timeout: time.Second,
+		StopAfter: 1, MinimizeBudget: 50}
+	s, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, err := filepath.Glob(filepath.Join(cfg.OutDir, "*", "finding.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	failures := 0
+	for _, f := range s.Findings {
+		if f.Severity == "failure" {
+			failures++
+		}
+	}
+	t.Logf("%d execs, findings %v, %d directories, stopped %q", s.Execs, s.FindingsByRule, len(dirs), s.Stopped)
+	if failures != 1 || s.Failures != 1 || !strings.Contains(s.Stopped, "--stop-after 1") {
+		t.Errorf("%d failures written (summary: %d), stopped %q: want 1, stopped by --stop-after", failures, s.Failures, s.Stopped)
+	}
+	if len(dirs) != len(s.Findings) {
+		t.Errorf("%d finding directories, %d findings", len(dirs), len(s.Findings))
+	}
+}
+
 // TestStopAfterClaims: with --stop-after N, no more failures are claimed
 // than it takes to stop, so workers that meet other failures while the
 // first is confirmed and minimized do not write theirs (a run with
