@@ -121,7 +121,6 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, cfg.Target.URL, err)
 	}
 	first.c = c
-	first.spare.dials = 1
 	r.selectCanary(ctx, first, seeds)
 	if cands := canaryCandidates(seeds, cfg.Profile); len(cands) > 0 {
 		r.lifeProbe = cands[0]
@@ -248,7 +247,6 @@ type worker struct {
 	since int             // inputs since the last canary
 	last  result          // the last exchange, for replay's report
 	sw    stopwatch       // where the worker's time goes (started by work)
-	spare spareChild      // the next child process, started ahead (see connect)
 }
 
 func (r *run) newWorker(i int) *worker {
@@ -299,7 +297,18 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 		// Dial under the run's hard end only: the main loop's deadline
 		// must not cut a dial short and pass for a dead server.
 		bound := w.r.boundCtx()
-		nc, err := w.connect(bound)
+		nc, err := w.r.d.dial(bound)
+		for wait := redialWait; err != nil && wait <= 4*redialWait && bound.Err() == nil; wait *= 2 {
+			// A refused connection may be a full accept queue, not a dead
+			// server: try again a little later before calling it one.
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-bound.Done():
+			}
+			t.Stop()
+			nc, err = w.r.d.dial(bound)
+		}
 		if err != nil {
 			o.end, o.note = endUnreachable, err.Error()
 			if bound.Err() != nil {
@@ -415,9 +424,7 @@ func (r *run) paced(ctx context.Context) bool {
 // work is a worker's loop: pick, mutate, send, judge, keep what is new.
 func (r *run) work(ctx context.Context, w *worker) {
 	w.sw.start(r.cfg.Now)
-	w.spare.on = r.cfg.Target.Scheme == transport.Stdio
 	defer func() {
-		w.spare.drop(r.d)
 		w.closeConn()
 		w.sw.to(phaseOther)
 		r.mu.Lock()
