@@ -32,10 +32,8 @@ type Summary struct {
 	Checks         uint64 `json:"checks"`
 	DistinctTuples int    `json:"distinct_tuples"`
 	CorpusSize     int    `json:"corpus_size"`
-	Restarts       int64  `json:"restarts"` // child processes started again after one ended
-	// TimeSplit is where the workers' time went (see TimeSplit).
-	TimeSplit TimeSplit `json:"time_split"`
-	Canary    string    `json:"canary,omitempty"` // the known-good request, "" when off
+	Restarts       int64  `json:"restarts"`         // child processes started again after one ended
+	Canary         string `json:"canary,omitempty"` // the known-good request, "" when off
 	// Insecure says the server's certificate was not verified (--insecure):
 	// what was fuzzed may not have been the server meant.
 	Insecure bool `json:"insecure"`
@@ -52,6 +50,9 @@ type Summary struct {
 	Stopped         string      `json:"stopped,omitempty"`
 	Interrupted     bool        `json:"interrupted"`
 	Warnings        []string    `json:"warnings"`
+
+	// TimeSplit is where the workers' time went (see TimeSplit).
+	TimeSplit TimeSplit `json:"time_split"`
 }
 
 // OpReport is one mutation op's record in a run.
