@@ -151,7 +151,7 @@ type runFlags struct {
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.out, "out", "o", "", "directory for the findings (one directory each), summary.json and latency.json (required)")
-	fs.DurationVar(&f.duration, "duration", time.Minute, "stop after this long (unless --execs is given alone)")
+	fs.DurationVar(&f.duration, "duration", time.Minute, "stop after this long (unless --execs is given alone); the run ends within it + 6 × --timeout (+ a child's shutdown, 2 × --grace at most): docs/fuzzing.md, Limits")
 	fs.Uint64Var(&f.execs, "execs", 0, "stop after this many inputs")
 	fs.StringVar(&f.seed, "seed", "", "seed of every random choice (default: drawn at random and printed); repeat a run with it")
 	fs.IntVar(&f.workers, "workers", 0, "connections fuzzed in parallel (default 8; 1 for a child process); --seed repeats a run's inputs only with 1")
@@ -161,13 +161,13 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.slowFloor, "slow-min", fuzz.DefaultSlowFloor, "... and only when slower than this")
 	fs.IntVar(&f.canaryEvery, "canary-every", fuzz.DefaultCanaryEvery, "send a known-good request after every N inputs per worker (and after each finding); 0 turns the canary off")
 	fs.StringVar(&f.baseline, "baseline", "", "accepted findings: a summary.json of an earlier run, or a file of finding ids, one per line; they do not fail the run")
-	fs.IntVar(&f.maxRestarts, "max-restarts", fuzz.DefaultMaxRestarts, "child process: stop when it died at more than N inputs in a row")
+	fs.IntVar(&f.maxRestarts, "max-restarts", fuzz.DefaultMaxRestarts, "child process: stop when more than N in a row cannot start, die in the handshake, or die on a known-good request (inputs that kill it are findings and the run goes on)")
 	fs.StringVar(&f.maxFrame, "max-frame", "1MiB", "largest input frame generated (e.g. 1MiB, 64KiB, 100000)")
 	fs.StringVar(&f.maxReply, "max-reply", "16MiB", "largest reply frame or HTTP body read; a longer one is skipped and judged frame_too_large (at least --max-frame)")
 	fs.IntVar(&f.maxFindings, "max-findings", fuzz.DefaultMaxFindings, "distinct findings written; further ones are only counted")
 	fs.IntVar(&f.stopAfter, "stop-after", 0, "stop once this many failures are found (0: run to the end)")
 	fs.IntVar(&f.minimizeBudget, "minimize-budget", fuzz.DefaultMinimizeBudget, "reproduction attempts minimizing one finding may take")
-	fs.DurationVar(&f.minimizeTime, "minimize-time", fuzz.DefaultMinimizeTime, "and how long it may take")
+	fs.DurationVar(&f.minimizeTime, "minimize-time", fuzz.DefaultMinimizeTime, "and how long it may take: the check in flight is cut then (all of a run's minimizations together: half of --duration per worker at most)")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no status line on stderr")
 }
 

@@ -2,11 +2,13 @@ package fuzz
 
 import (
 	"context"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/transport"
 )
 
 // BenchmarkBlackBox is the whole loop against the reference server over
@@ -92,3 +94,26 @@ func BenchmarkExchange(b *testing.B) {
 // after 100 ms, lookup_weather after 300 ms; both are in the corpus) from
 // idling the machine.
 const benchWorkers = 16
+
+// BenchmarkRestarts fuzzes a child process that ends its session on every
+// parse error (this test binary, "parsedie"): most of its time is
+// restarting the child and handling its crash. One op is one input;
+// execs/s is the figure of issue 16's item 6 (14 inputs in 60 s against
+// such a server), restarts/op how many inputs cost a restart. Run it with
+// a count of inputs, e.g. -benchtime=500x.
+func BenchmarkRestarts(b *testing.B) {
+	tg, err := transport.CommandTarget([]string{os.Args[0], "-test.run=^$"}, transport.Newline)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := Config{Target: tg, Child: transport.ChildOptions{Env: []string{childEnv + "=parsedie"}, Grace: time.Second},
+		Execs: uint64(b.N), Seed: 1, OutDir: b.TempDir(), Timeout: time.Second}
+	b.ResetTimer()
+	s, err := Run(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(s.Execs)/b.Elapsed().Seconds(), "execs/s")
+	b.ReportMetric(float64(s.Restarts)/float64(max(s.Execs, 1)), "restarts/op")
+	b.Logf("%d execs in %.1fs, %d restarts, %d checks, findings %v, stopped %q", s.Execs, b.Elapsed().Seconds(), s.Restarts, s.Checks, s.FindingsByRule, s.Stopped)
+}

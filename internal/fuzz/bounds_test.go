@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcload/rpcload/internal/fuzztarget"
+	"github.com/rpcload/rpcload/internal/mutate"
 	"github.com/rpcload/rpcload/internal/transport"
 )
 
@@ -91,4 +94,75 @@ func TestRunBounded(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunBoundedMinimizing holds a run whose finding's minimization is cut
+// by its deadline to the documented bound: --duration, the canary's
+// selection and the wind-down (windDownTimeouts × --timeout), whatever
+// --minimize-time and --minimize-budget say. The server never answers a
+// frame over 50,000 bytes, and the input is a batch of 8,000 calls: each
+// check the minimizer makes of a big input waits out the timeout, and the
+// passes walk thousands of elements, strings and numbers. Before, a pass
+// went on through every one of them after the deadline, printing the whole
+// tree for each (a hang's minimization took 530 s of --minimize-time 30s,
+// and its run 597 s of a 120 s --duration); and an attempt in flight at
+// the deadline went on to its timeout.
+func TestRunBoundedMinimizing(t *testing.T) {
+	srv := fuzztarget.New(0)
+	tg := startHostile(t, func(c net.Conn, quit <-chan struct{}) {
+		r := transport.NewRequestLineReader(c, 8<<20)
+		for {
+			f, err := r.Next()
+			if err != nil {
+				return
+			}
+			if len(f) > 50_000 {
+				continue // never answered
+			}
+			if reply := srv.Handle(context.Background(), f); reply != nil {
+				if _, err := c.Write(append(reply, '\n')); err != nil {
+					return
+				}
+			}
+		}
+	})
+	batch := []byte{'['}
+	for i := range 8000 {
+		if i > 0 {
+			batch = append(batch, ',')
+		}
+		batch = fmt.Appendf(batch, `{"jsonrpc":"2.0","id":%d,"method":"echo","params":["abcdefgh"]}`, i)
+	}
+	batch = append(batch, ']')
+	const timeout = 200 * time.Millisecond
+	cfg := Config{Target: tg, Workers: 1, Duration: 3 * time.Second, Seed: 1, Timeout: timeout, OutDir: t.TempDir(),
+		MaxFrame: 4 << 20, Seeds: []mutate.Case{{Frames: [][]byte{batch}}},
+		MinimizeBudget: 100_000, MinimizeTime: time.Second}
+	start := time.Now()
+	s, err := Run(context.Background(), cfg)
+	elapsed := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d execs, findings %v, %s; minimize %+v", s.Execs, s.FindingsByRule, elapsed.Round(time.Millisecond), minimizeReports(s))
+	// Three seconds of slack: the bound's own parts are timeouts, but
+	// printing and writing a 500 kB input takes its time on a loaded
+	// machine (-race, parallel tests, other processes).
+	limit := cfg.Duration + (canarySelectTimeouts+windDownTimeouts)*timeout + 3*time.Second
+	if elapsed > limit {
+		t.Errorf("the run took %s, over the %s its bounds allow", elapsed.Round(time.Millisecond), limit)
+	}
+	for _, f := range s.Findings {
+		if f.Minimize.DurationS > (cfg.MinimizeTime + time.Second).Seconds() {
+			t.Errorf("%s: minimized for %.1fs, over --minimize-time %s", f.ID, f.Minimize.DurationS, cfg.MinimizeTime)
+		}
+	}
+}
+
+func minimizeReports(s *Summary) []MinimizeReport {
+	var out []MinimizeReport
+	for _, f := range s.Findings {
+		out = append(out, f.Minimize)
+	}
+	return out
 }

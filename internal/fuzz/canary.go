@@ -255,6 +255,7 @@ func (r *run) checkCanary(w *worker) {
 	if r.canary == nil {
 		return
 	}
+	defer w.sw.end(w.sw.begin(phaseCanary))
 	ctx := r.boundCtx()
 	for _, fresh := range []bool{false, true} {
 		if fresh && r.cfg.Target.Scheme == transport.Stdio {

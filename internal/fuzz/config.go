@@ -85,7 +85,7 @@ type Config struct {
 	SlowFactor  float64       // an input answered more than this times the median latency is slow_input
 	SlowFloor   time.Duration // ... and slower than this, so that scheduler noise on a fast server is not slow
 	CanaryEvery int           // a known-good request after every this many inputs per worker (negative: never)
-	MaxRestarts int           // a child process that dies this many times in a row, every input killing it, stops the run
+	MaxRestarts int           // more child processes than this in a row that cannot start, die in the handshake or on a known-good request stop the run (inputs that kill one are findings: the run goes on)
 	MaxFrame    int           // no input frame is longer than this
 	MaxReply    int           // a reply frame longer than this is skipped (and judged frame_too_large)
 

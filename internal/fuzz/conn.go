@@ -51,6 +51,7 @@ type outcome struct {
 	perFrame     bool          // HTTP: replies are attributed to frames already
 	sent         int           // frames written (HTTP stops at the first failure)
 	latency      time.Duration
+	written      time.Time // streams: when the input was written, by the run's clock (the stopwatch's send and wait)
 	end          endKind
 	endFrame     int    // HTTP: the frame whose POST ended the exchange
 	note         string // the error, the exit status
@@ -458,6 +459,7 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 	s.syncSeq++
 	seq := s.syncSeq
 	w, werr := s.writeInput(c, seq, deadline)
+	o.written = s.d.cfg.Now()
 	halfClosed := w == wroteRawClosed
 	if w != wroteFrames {
 		o.wire = true

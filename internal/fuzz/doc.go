@@ -29,7 +29,9 @@
 //     without a JSON body is an HTTP-level refusal, not judged further.
 //   - A child process that exits with a failure status or a signal crashed:
 //     its stderr tail is kept, and a new one is started for the next input.
-//     One that dies at MaxRestarts+1 inputs in a row stops the run.
+//     Crashes are findings and the run goes on; only children that cannot
+//     start, or die in their handshake or on a known-good request,
+//     MaxRestarts+1 times in a row stop it.
 //
 // Feedback: an input is kept when it produces a new (transport status,
 // reply kind, error code, rules broken, log2 latency, error message class)

@@ -62,14 +62,27 @@ type run struct {
 	bound context.Context
 	start time.Time
 
-	execs    atomic.Uint64
-	checks   atomic.Uint64 // exchanges spent confirming, minimizing and on canaries
-	streak   atomic.Int64  // child crashes in a row, in the main loop
-	stopOnce sync.Once
-	stop     context.CancelFunc
-	mu       sync.Mutex // guards reason and warnings
-	reason   string
-	warnings []string
+	execs  atomic.Uint64
+	checks atomic.Uint64 // exchanges spent confirming, minimizing and on canaries
+	// minimizing is the time the run's minimizations took, summed over
+	// workers (see minimizeShare).
+	minimizing atomic.Int64
+	// streak counts child processes in a row that could not be started,
+	// or did not survive their handshake or a known-good request
+	// (--max-restarts); crashRun counts fuzz inputs in a row that killed
+	// the child, which is what makes the run check that it still survives
+	// a known-good request (lifeCheck).
+	streak   atomic.Int64
+	crashRun atomic.Int64
+	// lifeProbe is the known-good request without a canary: the first
+	// canary candidate (empty when the seeds have no call).
+	lifeProbe mutate.Case
+	stopOnce  sync.Once
+	stop      context.CancelFunc
+	mu        sync.Mutex // guards reason, warnings and split
+	reason    string
+	warnings  []string
+	split     [numPhases]time.Duration // the workers' stopwatches, summed as each worker ends
 
 	// slots hold each worker's last input sent, the suspects of a server's
 	// crash (server.go); serverGone is set once a network server rpcfuzz
@@ -120,6 +133,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	first.c = c
 	r.selectCanary(ctx, first, seeds)
+	if cands := canaryCandidates(seeds, cfg.Profile); len(cands) > 0 {
+		r.lifeProbe = cands[0]
+	}
 	if ctx.Err() != nil {
 		first.closeConn()
 		return nil, ctx.Err()
@@ -242,6 +258,7 @@ type worker struct {
 	since int             // inputs since the last canary
 	last  result          // the last exchange, for replay's report
 	alone bool            // the worker holds the server alone (holdServer)
+	sw    stopwatch       // where the worker's time goes (started by work)
 	// patient: the exchanges wait for replies to id null until the
 	// timeout (awaitNullIDs): set while a null_id_unanswered finding is
 	// checked.
@@ -268,8 +285,10 @@ func workerSeed(seed uint64, i int) uint64 {
 
 func (w *worker) closeConn() {
 	if w.c != nil {
+		prev := w.sw.to(phaseRestart)
 		w.c.close()
 		w.c = nil
+		w.sw.to(prev)
 	}
 }
 
@@ -299,6 +318,7 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 	}
 	var o outcome
 	if w.c == nil || !w.c.usable() {
+		prev := w.sw.to(phaseRestart)
 		w.closeConn()
 		// Dial under the run's hard end only: the main loop's deadline
 		// must not cut a dial short and pass for a dead server.
@@ -329,6 +349,7 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 		if ctx.Err() != nil {
 			o.end = endInterrupted
 		}
+		w.sw.to(prev)
 	}
 	if w.c != nil && o.end == endNone && !w.r.paced(ctx) {
 		o.end = endInterrupted
@@ -338,10 +359,17 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 		gen = w.r.sending(w, c, infos)
 		wait := newWaitFor(c.Frames, infos)
 		wait.patient = w.patient && awaitNullIDs(c.Frames, infos)
+		w.sw.to(w.sw.exchange(phaseSend))
 		o = w.c.exchange(ctx, c, wait, w.r.cfg.Timeout)
-		if w.r.d.srv != nil {
-			w.r.d.srv.settle(ctx, &o, gen, w.r.cfg.Timeout)
+		if o.written.IsZero() {
+			w.sw.relabel(w.sw.exchange(phaseWait))
+		} else {
+			w.sw.toAt(w.sw.exchange(phaseWait), o.written)
 		}
+		if w.r.d.srv != nil {
+			w.r.d.srv.settle(ctx, &o, gen, w.r.cfg.Timeout) // (waiting for a dying server's exit)
+		}
+		w.sw.to(w.sw.exchange(phaseJudge))
 		if !w.c.usable() || lifecycle {
 			w.closeConn() // the session the input started or ended is not the next input's
 		}
@@ -350,6 +378,7 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 	v := judgeOutcome(c, infos, &o, w.r.pr)
 	w.record(&o, &v)
 	w.last = result{o: o, v: v, infos: infos, gen: gen}
+	w.sw.to(w.sw.exchange(phaseOther))
 	return w.last
 }
 
@@ -446,7 +475,16 @@ func (r *run) paced(ctx context.Context) bool {
 
 // work is a worker's loop: pick, mutate, send, judge, keep what is new.
 func (r *run) work(ctx context.Context, w *worker) {
-	defer w.closeConn()
+	w.sw.start(r.cfg.Now)
+	defer func() {
+		w.closeConn()
+		w.sw.to(phaseOther)
+		r.mu.Lock()
+		for p, d := range w.sw.acc {
+			r.split[p] += d
+		}
+		r.mu.Unlock()
+	}()
 	for ctx.Err() == nil {
 		n := r.execs.Add(1)
 		if r.cfg.Execs > 0 && n > r.cfg.Execs {
@@ -458,7 +496,7 @@ func (r *run) work(ctx context.Context, w *worker) {
 			return
 		}
 		w.slow(&res, in)
-		r.noteEnd(&res, true)
+		r.noteEnd(w, &res)
 		if r.tuples.add(res.v.tuples) {
 			r.corpus.add(w.ch, in)
 			r.mut.Reward(applied)
@@ -476,20 +514,100 @@ func (r *run) work(ctx context.Context, w *worker) {
 	}
 }
 
-// noteEnd keeps count of a child's crashes in a row: a target that dies at
-// every input is reported once, then the run stops.
-func (r *run) noteEnd(res *result, mainLoop bool) {
-	if r.cfg.Target.Scheme != transport.Stdio || !mainLoop {
+// noteEnd keeps count, for a child process, of the fuzz inputs in a row
+// that killed it and of the children in a row that could not be started
+// (--max-restarts). Inputs that kill the child are findings, found once
+// and counted after that: the run goes on, restarting the child, as long
+// as a fresh child survives a known-good request (lifeCheck, after every
+// MaxRestarts+1 such inputs in a row). Only children that cannot start, or
+// die on a known-good request, MaxRestarts+1 times in a row stop it.
+func (r *run) noteEnd(w *worker, res *result) {
+	if r.cfg.Target.Scheme != transport.Stdio {
 		return
 	}
 	switch {
+	case res.o.end == endUnreachable:
+		r.failedStart("could not be started, or did not survive its handshake")
 	case res.v.rules.Has(check.Crash):
-		if n := r.streak.Add(1); n > int64(r.cfg.MaxRestarts) {
-			r.fatal(fmt.Sprintf("the child process died at %d inputs in a row (--max-restarts %d)", n, r.cfg.MaxRestarts))
+		if r.crashRun.Add(1) > int64(r.cfg.MaxRestarts) {
+			r.crashRun.Store(0)
+			r.lifeCheck(w)
 		}
 	case res.o.end == endNone:
 		r.streak.Store(0)
+		r.crashRun.Store(0)
 	}
+}
+
+// failedStart counts a child that could not serve at all, and stops the
+// run after MaxRestarts+1 in a row; it reports whether the run goes on.
+func (r *run) failedStart(why string) bool {
+	if n := r.streak.Add(1); n > int64(r.cfg.MaxRestarts) {
+		r.fatal(fmt.Sprintf("the child process %s %d times in a row (--max-restarts %d)", why, n, r.cfg.MaxRestarts))
+		return false
+	}
+	return true
+}
+
+// lifeCheck sends a known-good request (the canary, else the first seed
+// call) to a fresh child until one survives it: a child that dies on it
+// too cannot be fuzzed, since every input would only find that. Without
+// any known-good request, the inputs that killed the child in a row count
+// as children that did not survive.
+func (r *run) lifeCheck(w *worker) {
+	defer w.sw.end(w.sw.begin(phaseCanary))
+	ctx := r.boundCtx()
+	for ctx.Err() == nil {
+		w.closeConn()
+		var res result
+		switch {
+		case r.canary != nil:
+			res = r.canaryOn(ctx, w, false).result
+		case len(r.lifeProbe.Frames) > 0:
+			res = w.exec(ctx, r.lifeProbe, false)
+			r.checks.Add(1)
+		default:
+			r.fatal(fmt.Sprintf("the child process died at %d inputs in a row, and no seed call is known to be harmless (--max-restarts %d)",
+				r.cfg.MaxRestarts+1, r.cfg.MaxRestarts))
+			return
+		}
+		switch {
+		case res.o.end == endInterrupted:
+			return
+		case !res.v.rules.Has(check.Crash):
+			r.streak.Store(0) // it lives: what a wrong answer means is the canary's business
+			return
+		case !r.failedStart("died on a known-good request (" + r.probeMethod() + ")"):
+			return
+		}
+	}
+}
+
+// probeMethod names lifeCheck's request.
+func (r *run) probeMethod() string {
+	c := r.lifeProbe
+	if r.canary != nil {
+		return r.canary.method
+	}
+	var m wire.Message
+	wire.Scan(c.Frames[0], &m)
+	name, _ := wire.Unquote(nil, m.Method)
+	return string(name)
+}
+
+// minimizeShare caps the time a minimization may take to what is left of
+// the run's share for minimizing: half of --duration per worker, summed
+// over the workers' minimizations (no cap without --duration). A run is
+// for finding: every new finding took its whole --minimize-time of the
+// run's time (a language server whose exit on a parse error came out as 7
+// findings got 25 inputs in a 60 s run). A finding past the share is
+// written as found, marked incomplete; `rpcfuzz minimize` goes on.
+func (r *run) minimizeShare(limit time.Duration) time.Duration {
+	if r.cfg.Duration <= 0 {
+		return limit
+	}
+	share := time.Duration(r.cfg.Workers) * r.cfg.Duration / 2
+	return max(0, min(limit, share-time.Duration(r.minimizing.Load())))
 }
 
 // slow adds slow_input to a clean exchange of input c that took more than

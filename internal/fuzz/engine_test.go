@@ -123,7 +123,9 @@ func TestReferenceServerClean(t *testing.T) {
 }
 
 // TestDiesAtEveryInput: a child that exits at every input is reported once
-// and the run stops after --max-restarts crashes in a row.
+// and the run stops: after --max-restarts+1 crashes in a row, fresh
+// children die on a known-good request (the first seed call) too,
+// --max-restarts+1 times.
 func TestDiesAtEveryInput(t *testing.T) {
 	tg, err := transport.CommandTarget([]string{os.Args[0], "-test.run=^$"}, transport.Newline)
 	if err != nil {
@@ -150,6 +152,34 @@ func TestDiesAtEveryInput(t *testing.T) {
 	}
 	if want := "crash|stderr:fatal error: this server dies at every input"; s.Findings[0].Key != want {
 		t.Errorf("key %q, want %q", s.Findings[0].Key, want)
+	}
+}
+
+// TestCrashesGoOn: a child that ends its session on every parse error
+// (a real finding, one crash class) is restarted as often as inputs kill
+// it, and the run goes on to its bound: --max-restarts stops only a child
+// that cannot start or dies on a known-good request. Before, six parse
+// errors in a row stopped the run (an MCP server's run ended after 3.6 s).
+func TestCrashesGoOn(t *testing.T) {
+	tg, err := transport.CommandTarget([]string{os.Args[0], "-test.run=^$"}, transport.Newline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Target: tg, Child: transport.ChildOptions{Env: []string{childEnv + "=parsedie"}, Grace: time.Second},
+		Execs: 300, Seed: 1, OutDir: t.TempDir(), Timeout: time.Second, MaxRestarts: 1, MinimizeBudget: 20, Now: fixedClock}
+	s, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d execs, %d restarts, %d checks, findings %v", s.Execs, s.Restarts, s.Checks, s.FindingsByRule)
+	if s.Stopped != "" || s.Execs != cfg.Execs {
+		t.Errorf("stopped %q after %d execs, want all %d", s.Stopped, s.Execs, cfg.Execs)
+	}
+	if len(s.Findings) != 1 || s.Findings[0].Rule != "crash" || s.Findings[0].Hits < 10 {
+		t.Errorf("findings %+v, want one crash hit many times", s.Findings)
+	}
+	if s.Restarts < 10 {
+		t.Errorf("%d restarts, want one per crash", s.Restarts)
 	}
 }
 
@@ -339,6 +369,36 @@ func TestProfilesClean(t *testing.T) {
 				t.Errorf("execs %d, canary %q", s.Execs, s.Canary)
 			}
 		})
+	}
+}
+
+// TestStopAfterRun: with --stop-after 1 and several workers meeting
+// several planted crashes at once, one failure is written and the run
+// stops (a run with --stop-after 1 wrote four).
+func TestStopAfterRun(t *testing.T) {
+	tg, _ := plantedTarget(t, fuzztarget.AllBugs&^fuzztarget.Hang, "tcp")
+	cfg := Config{Target: tg, Workers: 4, Execs: 50_000, Seed: 3, OutDir: t.TempDir(), Timeout: time.Second,
+		StopAfter: 1, MinimizeBudget: 50}
+	s, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, err := filepath.Glob(filepath.Join(cfg.OutDir, "*", "finding.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	failures := 0
+	for _, f := range s.Findings {
+		if f.Severity == "failure" {
+			failures++
+		}
+	}
+	t.Logf("%d execs, findings %v, %d directories, stopped %q", s.Execs, s.FindingsByRule, len(dirs), s.Stopped)
+	if failures != 1 || s.Failures != 1 || !strings.Contains(s.Stopped, "--stop-after 1") {
+		t.Errorf("%d failures written (summary: %d), stopped %q: want 1, stopped by --stop-after", failures, s.Failures, s.Stopped)
+	}
+	if len(dirs) != len(s.Findings) {
+		t.Errorf("%d finding directories, %d findings", len(dirs), len(s.Findings))
 	}
 }
 

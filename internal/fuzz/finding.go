@@ -430,6 +430,8 @@ func (r *run) report(w *worker, cand candidate) {
 	found := r.cfg.Now()
 	mini := cand.in
 	var mr MinimizeReport
+	saved := w.sw.begin(phaseConfirm)
+	defer w.sw.end(saved)
 	if cand.check != nil {
 		if !cand.confirmed {
 			cand.confirmed = r.confirm(ctx, &cand) || r.confirmSuspect(ctx, &cand)
@@ -438,12 +440,17 @@ func (r *run) report(w *worker, cand candidate) {
 				return
 			}
 		}
+		w.sw.begin(phaseMinimize)
 		start := time.Now()
 		var res minimizeResult
 		budget, limit := minimizeBounds(r.cfg, cand.v.rule)
+		limit = r.minimizeShare(limit)
 		mini, res = minimize(ctx, cand.in, cand.check, budget, start.Add(limit))
-		mr = MinimizeReport{Checks: res.checks, DurationS: time.Since(start).Seconds(), Reproduced: true, Complete: res.complete}
+		took := time.Since(start)
+		r.minimizing.Add(int64(took))
+		mr = MinimizeReport{Checks: res.checks, DurationS: took.Seconds(), Reproduced: true, Complete: res.complete}
 	}
+	w.sw.begin(phaseMinimize) // writing the finding (a candidate not re-checked has nothing else)
 	if ev := cand.evidence; ev != nil && ev.set {
 		// The input written is the last one that reproduced (the
 		// minimized one): its exchange gives the reply, the note and the

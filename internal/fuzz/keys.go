@@ -173,6 +173,15 @@ func causeKey(v *verdict) (coarse, traits string) {
 	default:
 		traits = p + "+" + m
 	}
+	if v.rule == check.Crash && strings.HasPrefix(v.shape, "exit:") {
+		// A child that exits without a line that names why may have
+		// answered the message that ended it (a server that ends its
+		// session on a parse error answers -32700 first), so the first
+		// frame left unanswered is not surely the cause: the input
+		// shrinks to the smallest that still ends the child so, whose
+		// class names the finding (run.rekey).
+		return v.rule.String() + "|*|" + v.shape, traits
+	}
 	return tracedKey(v, "", ""), traits
 }
 

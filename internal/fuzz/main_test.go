@@ -2,7 +2,9 @@ package fuzz
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -19,12 +21,14 @@ import (
 // childEnv makes the test binary a child-process target: "bugs=LIST" serves
 // fuzztarget with those planted bugs on stdin and stdout (a planted crash
 // exits with status 2 and a panic line on stderr, like a Go server), "die"
-// exits with status 3 at the first line it reads, "shuffle=DURATION" serves
-// the reference server answering in any order (testsrv.Config.Shuffle),
-// "http=ADDR/LIST" serves fuzztarget with those bugs over HTTP on ADDR,
-// a process that a planted crash ends (fuzztarget's ExitOnCrash),
-// "lifecycle=mcp" and "lifecycle=lsp" serve the planted lifecycle bug
-// (lifecycleChild).
+// exits with status 3 at the first line it reads, "parsedie" serves
+// fuzztarget without bugs and ends its session (exit status 1) after
+// answering a line that is not JSON, as some language servers do,
+// "shuffle=DURATION" serves the reference server answering in any order
+// (testsrv.Config.Shuffle), "http=ADDR/LIST" serves fuzztarget with those
+// bugs over HTTP on ADDR, a process that a planted crash ends
+// (fuzztarget's ExitOnCrash), "lifecycle=mcp" and "lifecycle=lsp" serve
+// the planted lifecycle bug (lifecycleChild).
 const childEnv = "RPCFUZZ_TEST_CHILD"
 
 func TestMain(m *testing.M) {
@@ -41,6 +45,9 @@ func child(mode string) int {
 		}
 		fmt.Fprintln(os.Stderr, "fatal error: this server dies at every input")
 		return 3
+	}
+	if mode == "parsedie" {
+		return parseDieChild()
 	}
 	if d, ok := strings.CutPrefix(mode, "shuffle="); ok {
 		return shuffledChild(d)
@@ -159,6 +166,34 @@ func lifecycleChild(prof string) int {
 		}
 		out.Write(frame(reply))
 		if out.Flush() != nil {
+			return 0
+		}
+	}
+}
+
+// parseDieChild answers each line as fuzztarget does and exits with
+// status 1 after the -32700 of a line that is not JSON.
+func parseDieChild() int {
+	srv := fuzztarget.New(0)
+	in := bufio.NewReaderSize(os.Stdin, 64<<10)
+	out := bufio.NewWriter(os.Stdout)
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			if reply := srv.Handle(context.Background(), bytes.TrimSpace(line)); reply != nil {
+				out.Write(append(reply, '\n'))
+			}
+			if !json.Valid(line) {
+				out.Flush()
+				fmt.Fprintln(os.Stderr, "fatal: cannot parse the message, closing the session")
+				return 1
+			}
+		}
+		if in.Buffered() == 0 {
+			out.Flush()
+		}
+		if err != nil {
+			out.Flush()
 			return 0
 		}
 	}

@@ -50,6 +50,9 @@ type Summary struct {
 	Stopped         string      `json:"stopped,omitempty"`
 	Interrupted     bool        `json:"interrupted"`
 	Warnings        []string    `json:"warnings"`
+
+	// TimeSplit is where the workers' time went (see TimeSplit).
+	TimeSplit TimeSplit `json:"time_split"`
 }
 
 // OpReport is one mutation op's record in a run.
@@ -114,6 +117,7 @@ func (r *run) finish() (*Summary, error) {
 		s.Ops = append(s.Ops, OpReport{Name: st.Name, Class: st.Class.String(), Applied: st.Applied, Rewarded: st.Rewarded, Findings: byOp[st.Name]})
 	}
 	r.mu.Lock()
+	s.TimeSplit = timeSplit(r.split)
 	s.Stopped = r.reason
 	s.Warnings = append([]string{}, r.warnings...)
 	r.mu.Unlock()
@@ -151,6 +155,7 @@ func WriteText(w io.Writer, s *Summary) error {
 		fmt.Fprintf(ew, ", %d restarts of the child process", s.Restarts)
 	}
 	fmt.Fprintln(ew)
+	writeTimeSplit(ew, &s.TimeSplit)
 	if s.Canary == "" {
 		fmt.Fprintln(ew, "  canary: off")
 	}
