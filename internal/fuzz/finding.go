@@ -309,6 +309,9 @@ type candidate struct {
 	// evidence is the verdict of check's last success: the reply and note
 	// of the minimized input.
 	evidence *evidence
+	// confirming, while set, makes check use a fresh connection (see
+	// confirm); shared by the candidate's copies.
+	confirming *bool
 	// coarse and traits are causeKey's: a traced finding reproduces with
 	// its coarse key and no trait the original lacks ("" coarse: the same
 	// key).
@@ -348,6 +351,8 @@ func (r *run) finding(w *worker, in mutate.Case, applied []int, res *result, exe
 // lives: restarting one per check would be slow, and a crash restarts it).
 func (r *run) reproducer(w *worker, cand *candidate) func(ctx context.Context, c mutate.Case) bool {
 	fresh := r.cfg.Target.Scheme != transport.Stdio
+	confirming := new(bool)
+	cand.confirming = confirming
 	key := cand.key
 	ev := &evidence{}
 	cand.evidence = ev
@@ -358,7 +363,7 @@ func (r *run) reproducer(w *worker, cand *candidate) func(ctx context.Context, c
 			cand.slowOver = over
 		}
 		return func(ctx context.Context, c mutate.Case) bool {
-			res := w.exec(ctx, c, fresh)
+			res := w.exec(ctx, c, fresh || *confirming)
 			r.checks.Add(1)
 			if res.o.end != endNone || res.v.rules != 0 || res.o.latency <= over {
 				return false
@@ -378,7 +383,7 @@ func (r *run) reproducer(w *worker, cand *candidate) func(ctx context.Context, c
 	patient := cand.v.rule == check.NullIDUnanswered
 	return func(ctx context.Context, c mutate.Case) bool {
 		w.patient = patient
-		res := w.exec(ctx, c, fresh)
+		res := w.exec(ctx, c, fresh || *confirming)
 		w.patient = false
 		r.checks.Add(1)
 		if res.o.end == endInterrupted || !cand.reproduces(&res.v, key) {
@@ -519,6 +524,13 @@ func minimizeBounds(cfg *Config, rule check.Rule) (int, time.Duration) {
 // except for slow_input, which must be slow every time (a loaded machine
 // makes any input slow now and then).
 func (r *run) confirm(ctx context.Context, cand *candidate) bool {
+	if cand.confirming != nil {
+		// On a fresh connection (a child process too): replies an earlier
+		// input still had coming, which a server that answers out of
+		// order may send at any time, are no part of it.
+		*cand.confirming = true
+		defer func() { *cand.confirming = false }()
+	}
 	for range confirmTries {
 		ok := cand.check(ctx, cand.in)
 		if ctx.Err() != nil {

@@ -10,20 +10,26 @@ import (
 
 // covered reports whether replies answer every frame that requires a
 // reply, paired as the judge pairs them, correct answers first
-// (oracle.Pairing.Fitting). A frame without a reply that
-// fits it counts as answered by a reply no frame takes as a fitting one
-// (a wrong answer is an answer, and waiting for another would wait for
-// nothing), except the stale replies that may be the input before's.
-func (p *pairs) covered(stale int) bool {
+// (oracle.Pairing.Fitting). A frame without a reply that fits it counts
+// as answered by a reply no frame takes as a fitting one (a wrong answer
+// is an answer, and waiting for another would wait for nothing), except
+// the replies that may be earlier inputs': those set aside as stale, and
+// up to maybeLate without an id (an earlier input's -32600 came before
+// this input's -32700, which a parse error then waited for no longer).
+func (p *pairs) covered(stale, maybeLate int) bool {
 	got := make([]bool, len(p.frames))
-	spare := -stale
-	for _, f := range p.pair(false, true) {
+	spare, unkeyed := 0, 0
+	for k, f := range p.pair(false, true) {
 		if f.Kind == oracle.Answer {
 			got[f.Of] = true
-		} else {
-			spare++
+			continue
+		}
+		spare++
+		if !keyedScan(p.scan(k)) {
+			unkeyed++
 		}
 	}
+	spare -= max(stale, min(maybeLate, unkeyed))
 	for i := range p.infos {
 		if !got[i] && p.infos[i].needs && p.req(i) {
 			if spare--; spare < 0 {

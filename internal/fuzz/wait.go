@@ -332,7 +332,7 @@ func (w *waitFor) complete(replies [][]byte, scans []replyScan) bool {
 		return false
 	case w.loose == 0:
 		return true // every reply required has its key, and came
-	case w.stale == 0 && w.quiet == 0 && w.open == w.loose && (w.got >= w.open || len(replies) >= w.needs):
+	case w.stale == 0 && w.maybeLate == 0 && w.quiet == 0 && w.open == w.loose && (w.got >= w.open || len(replies) >= w.needs):
 		return true // every frame without a key requires its reply: the count tells
 	}
 	w.settle()
@@ -341,7 +341,7 @@ func (w *waitFor) complete(replies [][]byte, scans []replyScan) bool {
 	}
 	// (The replies only grow: the pairs judged for the last call stand.)
 	w.pairs.replies, w.pairs.scans = replies, scans
-	return w.pairs.covered(w.stale)
+	return w.pairs.covered(w.stale, w.maybeLate)
 }
 
 // missing is the number of replies without an awaited key the exchange
