@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -66,7 +65,8 @@ type outcome struct {
 	// this input but could be one of those is late, not this input's.
 	staleNull int
 	staleIDs  [][]byte
-	late      int // replies of an earlier exchange recognised as such and not judged
+	late      int  // replies of an earlier exchange recognised as such and not judged
+	synced    bool // the sync reply came: the server read the whole input, and lived
 }
 
 // conn is one connection to the target, used by one goroutine.
@@ -668,7 +668,7 @@ func (s *streamConn) take(o *outcome, m *streamMsg, seq uint64, gotSync *bool, l
 		o.tooLarge++
 		*last = m.at
 	case m.sync == seq:
-		*gotSync = true
+		*gotSync, o.synced = true, true
 		if last.IsZero() {
 			*last = m.at
 		}
@@ -704,64 +704,6 @@ func (s *streamConn) drainStale() int {
 			return n
 		}
 	}
-}
-
-// settleEnd finds out, for a child process, whether it exited: a crash is
-// an exit, and its stderr tells why. A timeout counts too: on a loaded
-// machine a child that died of the input may be seen dead only after the
-// timeout passed, and its exit within the grace below is the verdict (a
-// crash), not the missing reply (a hang that replay called a crash).
-func (s *streamConn) settleEnd(o *outcome, start time.Time) {
-	if s.child == nil || o.end == endNone || o.end == endInterrupted {
-		return
-	}
-	if o.end == endTimeout && !s.stdoutEnded() {
-		return // a live child that is silent: a hang, and no wait for it
-	}
-	// Waiting for the exit status (and the stderr of a crash) is bounded
-	// by the timeout too: a child that closed its stdout and lives on took
-	// a second at every input.
-	t := time.NewTimer(min(time.Second, s.d.cfg.Timeout))
-	defer t.Stop()
-	select {
-	case <-s.child.Exited():
-	case <-t.C:
-		return
-	}
-	o.end = endExited
-	o.note = s.child.ExitStatus()
-	o.exitCode = exitCodeOf(o.note)
-	o.stderr = s.child.StderrTail()
-}
-
-// stdoutEnded reports whether the child's stdout has ended, or ends
-// within a moment (a child that dies closes it; the timer and the end of
-// the stream can be ready together, and either may be seen first).
-func (s *streamConn) stdoutEnded() bool {
-	t := time.NewTimer(min(stdoutEndGrace, s.d.cfg.Timeout/4))
-	defer t.Stop()
-	select {
-	case <-s.done:
-		return true
-	case <-s.child.Exited():
-		return true
-	case <-t.C:
-		return false
-	}
-}
-
-// stdoutEndGrace bounds how long a timed-out exchange with a child waits
-// to see its stdout end.
-const stdoutEndGrace = 50 * time.Millisecond
-
-// exitCodeOf reads the exit code from a status like "exit status 2 after
-// 3ms"; -1 for a signal.
-func exitCodeOf(status string) int {
-	var n int
-	if _, err := fmt.Sscanf(status, "exit status %d", &n); err == nil {
-		return n
-	}
-	return -1
 }
 
 func isReset(err error) bool {

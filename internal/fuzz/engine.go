@@ -263,6 +263,9 @@ type worker struct {
 	// timeout (awaitNullIDs): set while a null_id_unanswered finding is
 	// checked.
 	patient bool
+	// patience, when longer than --timeout, is the exchanges' timeout:
+	// set while a hang is confirmed (hangPatience).
+	patience time.Duration
 }
 
 func (r *run) newWorker(i int) *worker {
@@ -360,14 +363,14 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 		wait := newWaitFor(c.Frames, infos)
 		wait.patient = w.patient && awaitNullIDs(c.Frames, infos)
 		w.sw.to(w.sw.exchange(phaseSend))
-		o = w.c.exchange(ctx, c, wait, w.r.cfg.Timeout)
+		o = w.c.exchange(ctx, c, wait, max(w.r.cfg.Timeout, w.patience))
 		if o.written.IsZero() {
 			w.sw.relabel(w.sw.exchange(phaseWait))
 		} else {
 			w.sw.toAt(w.sw.exchange(phaseWait), o.written)
 		}
 		if w.r.d.srv != nil {
-			w.r.d.srv.settle(ctx, &o, gen, w.r.cfg.Timeout) // (waiting for a dying server's exit)
+			w.r.d.srv.settle(ctx, &o, gen, max(w.r.cfg.Timeout, w.patience)) // (waiting for a dying server's exit)
 		}
 		w.sw.to(w.sw.exchange(phaseJudge))
 		if !w.c.usable() || lifecycle {

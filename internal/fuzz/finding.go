@@ -381,10 +381,15 @@ func (r *run) reproducer(w *worker, cand *candidate) func(ctx context.Context, c
 	// An id null is waited for until the timeout: a server that answers
 	// late is not silent.
 	patient := cand.v.rule == check.NullIDUnanswered
+	hang := cand.v.rule == check.Hang
 	return func(ctx context.Context, c mutate.Case) bool {
 		w.patient = patient
+		if hang && *confirming {
+			// (A big batch on a loaded machine is slow in proportion.)
+			w.patience = hangPatience(r.cfg.Timeout) + 10*writeAllowance(caseSize(c))
+		}
 		res := w.exec(ctx, c, fresh || *confirming)
-		w.patient = false
+		w.patient, w.patience = false, 0
 		r.checks.Add(1)
 		if res.o.end == endInterrupted || !cand.reproduces(&res.v, key) {
 			return false
@@ -454,6 +459,10 @@ func (r *run) report(w *worker, cand candidate) {
 		took := time.Since(start)
 		r.minimizing.Add(int64(took))
 		mr = MinimizeReport{Checks: res.checks, DurationS: took.Seconds(), Reproduced: true, Complete: res.complete}
+		if cand.v.rule == check.Hang && caseSize(mini) < caseSize(cand.in) && !r.hangsStill(ctx, &cand, mini) {
+			mini, mr.Complete = cand.in, false
+			cand.note = joinNotes(cand.note, "not minimized: the smaller inputs found were answered when given more time")
+		}
 	}
 	w.sw.begin(phaseMinimize) // writing the finding (a candidate not re-checked has nothing else)
 	if ev := cand.evidence; ev != nil && ev.set {
@@ -518,6 +527,28 @@ func minimizeBounds(cfg *Config, rule check.Rule) (int, time.Duration) {
 		return min(cfg.MinimizeBudget, slowMinimizeBudget), min(cfg.MinimizeTime, slowMinimizeTime)
 	}
 	return cfg.MinimizeBudget, cfg.MinimizeTime
+}
+
+// hangPatience is the timeout a hang is confirmed with: on a loaded
+// machine a reply that took longer than --timeout once made a false hang,
+// which its replay did not reproduce (a minimization checked at the
+// timeout alone ended on such an input); a server that hangs stays silent
+// however long it is given.
+func hangPatience(timeout time.Duration) time.Duration {
+	return max(3*timeout, timeout+time.Second)
+}
+
+// hangsStill confirms a hang's minimized input as the candidate was
+// confirmed (given hangPatience); when it does not hang, the candidate's
+// own input is checked again, so that the evidence written is its.
+func (r *run) hangsStill(ctx context.Context, cand *candidate, mini mutate.Case) bool {
+	v := *cand
+	v.in = mini
+	if r.confirm(ctx, &v) {
+		return true
+	}
+	r.confirm(ctx, cand)
+	return false
 }
 
 // confirm re-runs a candidate's input: once failing the same way is enough,
