@@ -48,7 +48,7 @@ func startHostile(t *testing.T, handle func(c net.Conn, quit <-chan struct{})) t
 // TestRunBounded holds a run against servers that never answer right to
 // --duration plus the documented bounds: the canary's selection
 // (canarySelectTimeouts × --timeout) and the wind-down of the finding in
-// progress (windDownTimeouts × --timeout), however large --minimize-time
+// progress (windDown), EndBound, however large --minimize-time
 // and --minimize-budget are. Before, the selection tried every seed call
 // for a whole timeout and the last finding took its whole minimization.
 func TestRunBounded(t *testing.T) {
@@ -84,7 +84,7 @@ func TestRunBounded(t *testing.T) {
 				t.Fatal(err)
 			}
 			// One second of slack for a loaded machine (-race, parallel tests).
-			limit := cfg.Duration + (canarySelectTimeouts+windDownTimeouts)*timeout + time.Second
+			limit := EndBound(cfg.Duration, timeout) + time.Second
 			t.Logf("%d execs, %d findings %v, %s", s.Execs, len(s.Findings), s.FindingsByRule, elapsed.Round(time.Millisecond))
 			if elapsed > limit {
 				t.Errorf("the run took %s, over the %s its bounds allow", elapsed.Round(time.Millisecond), limit)
@@ -98,7 +98,7 @@ func TestRunBounded(t *testing.T) {
 
 // TestRunBoundedMinimizing holds a run whose finding's minimization is cut
 // by its deadline to the documented bound: --duration, the canary's
-// selection and the wind-down (windDownTimeouts × --timeout), whatever
+// selection and the wind-down (EndBound), whatever
 // --minimize-time and --minimize-budget say. The server never answers a
 // frame over 50,000 bytes, and the input is a batch of 8,000 calls: each
 // check the minimizer makes of a big input waits out the timeout, and the
@@ -148,7 +148,7 @@ func TestRunBoundedMinimizing(t *testing.T) {
 	// Three seconds of slack: the bound's own parts are timeouts, but
 	// printing and writing a 500 kB input takes its time on a loaded
 	// machine (-race, parallel tests, other processes).
-	limit := cfg.Duration + (canarySelectTimeouts+windDownTimeouts)*timeout + 3*time.Second
+	limit := EndBound(cfg.Duration, timeout) + 3*time.Second
 	if elapsed > limit {
 		t.Errorf("the run took %s, over the %s its bounds allow", elapsed.Round(time.Millisecond), limit)
 	}

@@ -63,17 +63,17 @@ const stdoutEndGrace = 50 * time.Millisecond
 
 // minDeathGrace and maxDeathGrace bound deathGrace.
 const (
-	minDeathGrace = time.Second
-	maxDeathGrace = 3 * time.Second
+	minDeathGrace = 500 * time.Millisecond
+	maxDeathGrace = 2 * time.Second
 )
 
 // deathGrace is how long a timed-out child that did not answer the sync
-// request may take to be seen dead: three timeouts, within bounds (with
-// six CPU burners beside a -race build, a Go server's panic ended its
-// process up to 650 ms after the input was sent; every hang of a child
-// costs this once more).
+// request may take to be seen dead: two timeouts, within bounds (with six
+// CPU burners beside a -race build, a Go server's panic ended its process
+// up to 650 ms after an input sent with a 300 ms timeout; every hang of a
+// child costs this once more).
 func deathGrace(timeout time.Duration) time.Duration {
-	return min(max(3*timeout, minDeathGrace), maxDeathGrace)
+	return min(max(2*timeout, minDeathGrace), maxDeathGrace)
 }
 
 // exitCodeOf reads the exit code from a status like "exit status 2 after

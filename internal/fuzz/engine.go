@@ -38,6 +38,22 @@ const (
 	windDownTimeouts = 4
 )
 
+// windDown is how long past --duration the finding in progress may take:
+// windDownTimeouts timeouts, and a hang's confirmation, each of its checks
+// given hangPatience and a child's deathGrace.
+func windDown(timeout time.Duration) time.Duration {
+	return windDownTimeouts*timeout + confirmTries*(hangPatience(timeout)+deathGrace(timeout))
+}
+
+// EndBound is how long a run with --duration d and --timeout t may take,
+// a child process's shutdown aside (2 × --grace at most): d, the canary's
+// selection before it (canarySelectTimeouts × t, and a child's deathGrace)
+// and the wind-down of the finding in progress after it (windDown).
+// docs/fuzzing.md ("Limits") states it.
+func EndBound(d, t time.Duration) time.Duration {
+	return d + canarySelectTimeouts*t + deathGrace(t) + windDown(t)
+}
+
 // run is the state of one fuzzing run shared by its workers.
 type run struct {
 	cfg    *Config
@@ -151,7 +167,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		end := time.Now().Add(cfg.Duration)
 		loopCtx, stop = context.WithDeadline(ctx, end)
 		var cancel context.CancelFunc
-		r.bound, cancel = context.WithDeadline(ctx, end.Add(windDownTimeouts*cfg.Timeout))
+		r.bound, cancel = context.WithDeadline(ctx, end.Add(windDown(cfg.Timeout)))
 		defer cancel()
 	}
 	r.stop = stop

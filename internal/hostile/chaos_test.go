@@ -417,12 +417,11 @@ func TestChaosFuzz(t *testing.T) {
 				record("fuzz "+c.String(), fmt.Sprintf("| %s | %s | rpcfuzz | error: %s | %s | %.1f |", c.mode, c.tr, oneLine(err.Error()), elapsed.Round(10*time.Millisecond), float64(grew)/(1<<20)))
 				return
 			}
-			// The bound of docs/fuzzing.md: --duration, 2 × --timeout
-			// for the canary's selection before it, 4 × --timeout for the
-			// wind-down of the finding in progress after it; then a
-			// child's restarts and shutdown, and slack for a loaded
-			// machine.
-			limit := cfg.Duration + 6*cfg.Timeout + 4*chaosGrace + 1500*time.Millisecond
+			// The bound of docs/fuzzing.md (fuzz.EndBound): --duration,
+			// the canary's selection before it, the wind-down of the
+			// finding in progress after it; then a child's restarts and
+			// shutdown, and slack for a loaded machine.
+			limit := fuzz.EndBound(cfg.Duration, cfg.Timeout) + 4*chaosGrace + 1500*time.Millisecond
 			if elapsed > limit {
 				if why, ok := knownFuzzSlow[c]; ok {
 					t.Skipf("%s: %s (took %s)", c, why, elapsed.Round(time.Millisecond))
