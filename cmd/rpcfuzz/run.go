@@ -151,7 +151,7 @@ type runFlags struct {
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.out, "out", "o", "", "directory for the findings (one directory each), summary.json and latency.json (required)")
-	fs.DurationVar(&f.duration, "duration", time.Minute, "stop after this long (unless --execs is given alone); the run ends within it + 6 × --timeout (+ a child's shutdown, 2 × --grace at most): docs/fuzzing.md, Limits")
+	fs.DurationVar(&f.duration, "duration", time.Minute, "stop after this long (unless --execs is given alone); the run ends within it + 18 s with the default --timeout (+ a child's shutdown, 2 × --grace at most): docs/fuzzing.md, Limits")
 	fs.Uint64Var(&f.execs, "execs", 0, "stop after this many inputs")
 	fs.StringVar(&f.seed, "seed", "", "seed of every random choice (default: drawn at random and printed); repeat a run with it")
 	fs.IntVar(&f.workers, "workers", 0, "connections fuzzed in parallel (default 8; 1 for a child process); --seed repeats a run's inputs only with 1")
