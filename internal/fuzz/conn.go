@@ -495,7 +495,7 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 		if gotSync && !halfClosed && wait.complete(o.replies, o.scans) {
 			break
 		}
-		if gotSync && !halfClosed && !graced && wait.keysDone() {
+		if gotSync && !halfClosed && !graced && (wait.keysDone() || wait.done(len(o.replies))) {
 			// Only replies without a key are missing: wait a grace for
 			// them, not the whole timeout (see looseGrace). A frame that
 			// requires one and gets none breaks a rule; one that may

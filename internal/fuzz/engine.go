@@ -279,6 +279,10 @@ type worker struct {
 	// timeout (awaitNullIDs): set while a null_id_unanswered finding is
 	// checked.
 	patient bool
+	// patientAll: every reply is waited for until the timeout, set while
+	// a missing reply is confirmed (a reply later than the grace on a
+	// loaded machine made a false "no reply").
+	patientAll bool
 	// patience, when longer than --timeout, is the exchanges' timeout:
 	// set while a hang is confirmed (hangPatience).
 	patience time.Duration
@@ -377,7 +381,7 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 	if w.c != nil && o.end == endNone {
 		gen = w.r.sending(w, c, infos)
 		wait := newWaitFor(c.Frames, infos)
-		wait.patient = w.patient && awaitNullIDs(c.Frames, infos)
+		wait.patient = w.patientAll || w.patient && awaitNullIDs(c.Frames, infos)
 		w.sw.to(w.sw.exchange(phaseSend))
 		o = w.c.exchange(ctx, c, wait, max(w.r.cfg.Timeout, w.patience))
 		if o.written.IsZero() {

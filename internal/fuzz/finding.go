@@ -382,14 +382,18 @@ func (r *run) reproducer(w *worker, cand *candidate) func(ctx context.Context, c
 	// late is not silent.
 	patient := cand.v.rule == check.NullIDUnanswered
 	hang := cand.v.rule == check.Hang
+	// A missing reply other than a hang's (judged once the grace after the
+	// sync reply passed) is confirmed waiting the whole timeout for it.
+	silent := !hang && !patient && cand.v.shape == "none"
 	return func(ctx context.Context, c mutate.Case) bool {
 		w.patient = patient
 		if hang && *confirming {
 			// (A big batch on a loaded machine is slow in proportion.)
 			w.patience = hangPatience(r.cfg.Timeout) + 10*writeAllowance(caseSize(c))
 		}
+		w.patientAll = silent && *confirming
 		res := w.exec(ctx, c, fresh || *confirming)
-		w.patient, w.patience = false, 0
+		w.patient, w.patientAll, w.patience = false, false, 0
 		r.checks.Add(1)
 		if res.o.end == endInterrupted || !cand.reproduces(&res.v, key) {
 			return false

@@ -80,3 +80,29 @@ func TestWaitTakesItsOwnNullReply(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitNotEndedByRefusals checks that the refusals of notifications do
+// not end the wait of a call by count: an id-null refusal fits the call by
+// a tolerance, and the call's own reply was still on its way.
+func TestWaitNotEndedByRefusals(t *testing.T) {
+	notif := `{"jsonrpc":"2.0","method":"echo","params":true}`
+	c := frames(notif, notif, notif, `[[`+notif+`],[`+notif+`]]`, `{"jsonrpc":"2.0","id":5,"method":"nope","params":null}`)
+	infos, _ := inspect(c, nil)
+	w := newWaitFor(c.Frames, infos)
+	refusal := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`
+	var reps [][]byte
+	var scans []replyScan
+	for _, r := range []string{refusal, refusal, refusal, `[` + refusal + `,` + refusal + `]`} {
+		reps, scans = append(reps, []byte(r)), append(scans, scanReply([]byte(r)))
+		w.answer(reps, scans)
+		if w.complete(reps, scans) {
+			t.Fatalf("complete after %d replies, before the call's", len(reps))
+		}
+	}
+	r := []byte(`{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"Method not found"}}`)
+	reps, scans = append(reps, r), append(scans, scanReply(r))
+	w.answer(reps, scans)
+	if !w.complete(reps, scans) {
+		t.Error("not complete once the call was answered")
+	}
+}

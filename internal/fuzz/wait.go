@@ -330,6 +330,13 @@ func (w *waitFor) complete(replies [][]byte, scans []replyScan) bool {
 	switch {
 	case !w.done(len(replies)):
 		return false
+	case w.quiet > 0 && !w.keysDone():
+		// Notifications' refusals count too, and one with id null may
+		// fit a call a tolerance lets take it: the calls' own replies
+		// are waited for the grace (streamConn.exchange), then what came
+		// is judged (a thousand refused notifications ended the wait of
+		// a batch and two calls by count, before their replies came).
+		return false
 	case w.loose == 0:
 		return true // every reply required has its key, and came
 	case w.stale == 0 && w.maybeLate == 0 && w.quiet == 0 && w.open == w.loose && (w.got >= w.open || len(replies) >= w.needs):
