@@ -350,6 +350,7 @@ const jrpc2CheckDuration = 10 * time.Second
 // RPCLOAD_INTEROP_FUZZ_KEEP=DIR to keep the findings in DIR/jrpc2-tcp-seed-N.
 // slow_input is off, as in every interop fuzz run (fuzz_test.go says why).
 func TestJRPC2TCPReplayCheck(t *testing.T) {
+	t.Parallel()
 	dur := jrpc2CheckDuration
 	if v := os.Getenv("RPCLOAD_INTEROP_JRPC2_CHECK"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -390,7 +391,7 @@ func jrpc2ReplayCheck(t *testing.T, seed uint64, dur time.Duration, out string) 
 	if s.Stopped != "" || s.FindingsDropped != 0 {
 		t.Errorf("the run stopped early (%q) or dropped %d findings", s.Stopped, s.FindingsDropped)
 	}
-	disagree := 0
+	disagree, known := 0, 0
 	for _, f := range s.Findings {
 		input, reply := fuzzEvidence(f.Dir)
 		if missing := jrpc2MissingEvidence(f); missing != "" {
@@ -405,17 +406,25 @@ func jrpc2ReplayCheck(t *testing.T, seed uint64, dur time.Duration, out string) 
 			f.Severity, f.ID, f.Hits, f.MinimizedBytes, res.Verdict(), f.Key, input, reply)
 		if f.Severity == "failure" && res.Verdict() != "REPRODUCED (3/3)" {
 			disagree++
+			raw, _ := os.ReadFile(filepath.Join(f.Dir, "input.bin"))
+			if fp, ok := matchFalsePositive("jrpc2-tcp", fuzzFinding{Rule: f.Rule, Key: f.Key, Note: f.Note}, raw); ok {
+				known++
+				t.Logf("oracle false positive (TODO) %s\n  why   %s\n  seen  %q", line, fp.why, res.Seen)
+				continue
+			}
 			t.Errorf("%s\n  seen  %q", line, res.Seen)
 			continue
 		}
 		t.Log(line)
 	}
-	t.Logf("seed %d: %d findings, %d failures, %d replays that disagree", seed, len(s.Findings), s.Failures, disagree)
+	t.Logf("seed %d: %d findings, %d failures, %d replays that disagree (%d of them known oracle false positives)",
+		seed, len(s.Findings), s.Failures, disagree, known)
 }
 
 // jrpc2MissingEvidence names what a finding's directory lacks of the raw
-// exchange: the input sent, and the reply (a crash's, the server's last
-// output, kept in the note).
+// exchange: the input sent, and the reply. reply.txt may be empty when
+// nothing came back (the key's reply class is "none"), and for a crash,
+// whose evidence is the server's last output (in the note).
 func jrpc2MissingEvidence(f fuzz.Finding) string {
 	if st, err := os.Stat(filepath.Join(f.Dir, "input.bin")); err != nil || st.Size() == 0 {
 		return "input.bin"
@@ -424,7 +433,8 @@ func jrpc2MissingEvidence(f fuzz.Finding) string {
 	if err != nil {
 		return "reply.txt"
 	}
-	if len(reply) == 0 && !(f.Rule == "crash" && strings.Contains(f.Note, "stderr")) {
+	silent := strings.Contains(f.Key, "|none|") || f.Rule == "crash" && strings.Contains(f.Note, "stderr")
+	if len(reply) == 0 && !silent {
 		return "a reply in reply.txt"
 	}
 	return ""
