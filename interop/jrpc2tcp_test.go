@@ -102,19 +102,15 @@ const jrpc2PanicKey = "crash|stderr:panic: runtime error: invalid memory address
 // method but no "jsonrpc" member, then the write side closed. Wire bytes
 // are what make rpcfuzz half-close the stream after an input (internal/fuzz
 // writeInput); a mutation keeps them only when it breaks the framing
-// (ndjson_newline) or when no op applies, as to a case without frames. So
-// the shape is there twice: as wire bytes alone, which are sent as they
-// are whenever the seed is picked, and as frames with their wire bytes,
-// from which ndjson_newline makes inputs of the same shape with one
-// message broken across lines.
+// (ndjson_newline) or when no op applies, as to a case without frames: so
+// the shape is a seed of wire bytes alone, sent as it is whenever it is
+// picked. (The shipped corpus meets the panic too, through ndjson_newline,
+// but a few times a minute: TestJRPC2TCPReplayCheck.)
 func jrpc2PanicSeeds() []mutate.Case {
 	call := []byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`)
-	bare := []byte(`{"method":"echo"}`)
-	wire := []byte(string(call) + "\n" + string(bare) + "\n")
 	return []mutate.Case{
 		{Frames: [][]byte{call}},
-		{Wire: wire},
-		{Frames: [][]byte{call, bare}, Wire: wire},
+		{Wire: []byte(string(call) + "\n" + `{"method":"echo"}` + "\n")},
 	}
 }
 
@@ -169,26 +165,41 @@ func TestFuzzJRPC2TCP(t *testing.T) {
 	if res.Verdict() == "REPRODUCED (3/3)" {
 		return
 	}
-	// The replay disagrees: is the input at fault (rpcfuzz blamed or kept
-	// an input that does not kill jrpc2 every time), or the replay?
-	const tries = 10
-	kills := jrpc2Kills(t, argv[0], in, tries)
-	if kills == tries {
-		t.Errorf("replay against a fresh server: %s %q, yet the input killed %d of %d fresh servers sent by hand", res.Verdict(), res.Seen, kills, tries)
+	if why, known := jrpc2CrashBug(t, argv[0], in); known {
+		t.Logf("TODO(rpcfuzz bug): replay %s: %s", res.Verdict(), why)
 		return
 	}
-	// TODO(rpcfuzz bug, internal/fuzz): remove this once crash findings
-	// of network servers replay 3/3. Two causes, told apart by kills:
-	//   - 0 kills: jrpc2 closes the connection cleanly and then panics;
-	//     after a half-closed exchange that ended cleanly, server.settle
-	//     does not wait for the process's exit, so the crash is blamed on
-	//     the next check against the same process, and minimization
-	//     shrinks to an input that kills nothing;
-	//   - some kills: the panic is a race in jrpc2 (the notification must
-	//     still be queued when the reader sees the end of the stream), and
-	//     a minimization check counts one kill as reproduced, so it keeps
-	//     the smallest input that won the race once.
-	t.Logf("TODO(rpcfuzz bug): replay %s: the minimized input killed %d of %d fresh servers sent by hand (0: a delayed exit blamed on the next check; more: a racy crash minimized on one kill)", res.Verdict(), kills, tries)
+	t.Errorf("replay against a fresh server: %s %q, yet the input kills every fresh server it is sent to by hand", res.Verdict(), res.Seen)
+}
+
+// jrpc2CrashBug tells whether a jrpc2 crash finding whose replay is not
+// REPRODUCED (3/3) is the known rpcfuzz bug: its input (input.bin) does
+// not kill every one of ten fresh jrpc2tcp processes (bin) it is sent to
+// by hand, so rpcfuzz blamed or kept an input that does not reliably kill
+// the server. why says which of the two causes it is.
+//
+// TODO(rpcfuzz bug, internal/fuzz): remove once crash findings of network
+// servers replay 3/3. The causes, told apart by the kills:
+//   - none: jrpc2 closes the connection cleanly and then panics; after a
+//     half-closed exchange that ended cleanly, server.settle does not wait
+//     for the process's exit, so the crash is blamed on the next check
+//     against the same process, and minimization shrinks to an input that
+//     kills nothing;
+//   - some: the panic is a race in jrpc2 (the notification must still be
+//     queued when its reader sees the end of the stream), and a
+//     minimization check counts one kill as reproduced, so it may keep the
+//     smallest input that won the race once.
+func jrpc2CrashBug(t *testing.T, bin string, input []byte) (why string, known bool) {
+	t.Helper()
+	const tries = 10
+	kills := jrpc2Kills(t, bin, input, tries)
+	switch {
+	case kills == tries:
+		return "", false
+	case kills == 0:
+		return fmt.Sprintf("the input killed none of %d fresh servers sent by hand: a delayed exit blamed on the next check", tries), true
+	}
+	return fmt.Sprintf("the input killed %d of %d fresh servers sent by hand: a racy crash minimized on one kill", kills, tries), true
 }
 
 // jrpc2Kills sends input to n fresh jrpc2tcp processes (bin), one each,
@@ -407,6 +418,13 @@ func jrpc2ReplayCheck(t *testing.T, seed uint64, dur time.Duration, out string) 
 		if f.Severity == "failure" && res.Verdict() != "REPRODUCED (3/3)" {
 			disagree++
 			raw, _ := os.ReadFile(filepath.Join(f.Dir, "input.bin"))
+			if f.Rule == "crash" {
+				if why, ok := jrpc2CrashBug(t, argv[0], raw); ok {
+					known++
+					t.Logf("TODO(rpcfuzz bug) %s\n  why   %s\n  seen  %q", line, why, res.Seen)
+					continue
+				}
+			}
 			if fp, ok := matchFalsePositive("jrpc2-tcp", fuzzFinding{Rule: f.Rule, Key: f.Key, Note: f.Note}, raw); ok {
 				known++
 				t.Logf("oracle false positive (TODO) %s\n  why   %s\n  seen  %q", line, fp.why, res.Seen)
@@ -417,7 +435,7 @@ func jrpc2ReplayCheck(t *testing.T, seed uint64, dur time.Duration, out string) 
 		}
 		t.Log(line)
 	}
-	t.Logf("seed %d: %d findings, %d failures, %d replays that disagree (%d of them known oracle false positives)",
+	t.Logf("seed %d: %d findings, %d failures, %d replays that disagree (%d of them known rpcfuzz bugs: TODO)",
 		seed, len(s.Findings), s.Failures, disagree, known)
 }
 
