@@ -216,6 +216,18 @@ func badText(input []byte) bool {
 	return !utf8.Valid(input) || loneSurrogate.Match(input)
 }
 
+// severalLines reports whether an input holds more than one line with
+// something on it: on a newline-delimited stream, more than one message.
+func severalLines(input []byte) bool {
+	n := 0
+	for line := range bytes.SplitSeq(input, []byte{'\n'}) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			n++
+		}
+	}
+	return n > 1
+}
+
 // bigBatchRepeatedID reports whether an input is one batch of more
 // elements than the oracle aligns element by element (maxAlign in
 // internal/fuzz/judge.go: 2048 frames times replies, so 46 and up) in
@@ -273,6 +285,23 @@ var fuzzOracleFalsePositives = []fuzzFalsePositive{
 	// 400 and a -32700 body.
 	{targets: []string{"everything-http"}, rule: "reply_to_notification", re: regexp.MustCompile(`^reply_to_notification\|[^|]*\|error:-32700\|`),
 		why: "a notification refused with HTTP 400 and an error body, as Streamable HTTP allows"},
+	// TODO(oracle false positive, internal/fuzz keys): a batch element
+	// with two id members, [{"id":null,"id":"ééé…"},[]], answered once
+	// per element by jrpc2 (the last id echoed), is duplicate_reply "a
+	// second response for id"; and since the note cuts the quoted id
+	// inside a UTF-8 sequence, no closing quote is left for noteClass to
+	// blank, the key keeps the half character, finding.json stores it as
+	// U+FFFD, and replay never matches the key (NOT REPRODUCED 0/3 while
+	// it sees the same rule and note every time).
+	{targets: []string{"jrpc2-tcp"}, rule: "duplicate_reply", re: regexp.MustCompile(`a second response for id "`), input: inputMatches(`\{[^{}]*"id"\s*:[^{}]*"id"\s*:`),
+		why: "an element with two id members, its key cut inside a UTF-8 sequence"},
+	// TODO(oracle false positive, timing): a batch of tens of thousands of
+	// invalid elements ([[],[],…], 262 KB) is answered with one array of
+	// as many -32700 errors (8 MB), which jrpc2 takes seconds to write on
+	// two loaded cores: past --timeout it is "no reply to a batch", and its
+	// replay is FLAKY.
+	{targets: []string{"jrpc2-tcp"}, rule: "wrong_error_code", re: regexp.MustCompile(`^no reply to a batch of \d{4,} `),
+		why: "a huge batch answered after the timeout"},
 	// TODO(oracle false positive): replies out of order, what is left of
 	// it. jrpc2 serves messages concurrently and answers some after
 	// rpcfuzz's sync request (JSON-RPC allows any order). rpcfuzz now
@@ -283,12 +312,14 @@ var fuzzOracleFalsePositives = []fuzzFalsePositive{
 	// can still come after the grace (a quarter of --timeout at most), and
 	// then which of several messages that lack one is unanswered is a
 	// guess; these entries catch what that guess gets wrong. Replayed
-	// alone, none of these reproduces.
-	{targets: []string{"jrpc2-stdio"}, re: regexp.MustCompile(`^(batch_extra_reply|batch_missing_reply|batch_not_array|duplicate_reply|empty_batch_reply_wrong|unexpected_null_id|unknown_id)\|`),
+	// alone, none of these reproduces. jrpc2-tcp: the same server over TCP
+	// (TestJRPC2TCPReplayCheck, where only a failure whose replay
+	// disagrees is held against these entries).
+	{targets: []string{"jrpc2-stdio", "jrpc2-tcp"}, re: regexp.MustCompile(`^(batch_extra_reply|batch_missing_reply|batch_not_array|duplicate_reply|empty_batch_reply_wrong|unexpected_null_id|unknown_id)\|`),
 		why: "out-of-order replies of a concurrent server"},
-	{targets: []string{"jrpc2-stdio"}, rule: "invalid_envelope", re: regexp.MustCompile(`^an array answers a single`),
+	{targets: []string{"jrpc2-stdio", "jrpc2-tcp"}, rule: "invalid_envelope", re: regexp.MustCompile(`^an array answers a single`),
 		why: "out-of-order replies: a late batch reply in the next exchange"},
-	{targets: []string{"jrpc2-stdio"}, rule: "wrong_error_code", re: regexp.MustCompile(`^(no reply to |unparseable input answered with error -32600)`),
+	{targets: []string{"jrpc2-stdio", "jrpc2-tcp"}, rule: "wrong_error_code", re: regexp.MustCompile(`^(no reply to |unparseable input answered with error -32600)`),
 		why: "out-of-order replies: an id-null reply after the sync reply, or paired with the wrong message"},
 	// TODO(oracle false positive, internal/check blameNull): in a batch
 	// with two elements that each owe an id-null error
@@ -296,9 +327,9 @@ var fuzzOracleFalsePositives = []fuzzFalsePositive{
 	// -32700 null]) the -32600 is paired with the 0 element and the -32700
 	// blamed on the empty-method call; blameNull should move a tolerated
 	// reply off the element it most likely answers first.
-	{targets: []string{"jrpc2-stdio"}, rule: "wrong_error_code", re: regexp.MustCompile(`^an invalid request answered with error -32700`), input: inputMatches(`^\s*\[`),
+	{targets: []string{"jrpc2-stdio", "jrpc2-tcp"}, rule: "wrong_error_code", re: regexp.MustCompile(`^an invalid request answered with error -32700`), input: inputMatches(`^\s*\[`),
 		why: "two id-null errors in a batch paired crosswise"},
-	{targets: []string{"jrpc2-stdio"}, rule: "reply_to_notification", re: regexp.MustCompile(`^reply_to_notification\|[^|]*\|(batch|error:-32700)\|`),
+	{targets: []string{"jrpc2-stdio", "jrpc2-tcp"}, rule: "reply_to_notification", re: regexp.MustCompile(`^reply_to_notification\|[^|]*\|(batch|error:-32700)\|`),
 		why: "out-of-order replies: a late reply (a batch's, or a -32700) paired with a notification"},
 	// TODO(oracle false positive): a repeated id answered out of order.
 	// mcp-go serves requests concurrently; with initialize (id 1) and an
@@ -315,6 +346,16 @@ var fuzzOracleFalsePositives = []fuzzFalsePositive{
 	// the bare exit status.
 	{targets: []string{"gopls"}, rule: "crash", re: regexp.MustCompile(`^crash\|[^|]*\|exit:exit status 2$`), input: inputMatches(`(\\n){16}`),
 		why: "gopls's error line pushed out of the stderr tail by the line breaks of the message it quotes"},
+	// TODO(oracle false positive): the same over TCP, where a replay that
+	// disagrees is all the test holds against this list: an input of
+	// several messages whose replies (id-null errors, arrays of the same
+	// length) jrpc2 sends in another order each time is paired by their
+	// order where ids do not tell, so the verdict follows the scheduling
+	// (e.g. [[],[]] then [{"id":null,"id":""},0]: the second array paired
+	// with the first batch, "the request's id is unreadable, so the
+	// reply's id must be null").
+	{targets: []string{"jrpc2-tcp"}, re: regexp.MustCompile(``), input: severalLines,
+		why: "replies of several messages out of order, paired with the wrong message"},
 }
 
 // fuzzTarget is one rpcfuzz run against one server.
@@ -819,6 +860,8 @@ func TestFuzzFalsePositiveInputs(t *testing.T) {
 		{"not a batch", bigBatchRepeatedID, `{"id":0}`, false},
 		{"repeated id member", inputMatches(`\{[^{}]*"id"\s*:[^{}]*"id"\s*:`), `[{"id":[],"id":1},{"id":1}]`, true},
 		{"one id member each", inputMatches(`\{[^{}]*"id"\s*:[^{}]*"id"\s*:`), `[{"id":1},{"id":1}]`, false},
+		{"two messages", severalLines, "[[],[]]\n[{\"id\":null,\"id\":\"\"},0]\n", true},
+		{"one message and blank lines", severalLines, "\n\n{\"method\":\"e\"}\n \n", false},
 	}
 	for _, c := range cases {
 		if got := c.test([]byte(c.input)); got != c.want {
