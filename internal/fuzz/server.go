@@ -205,11 +205,23 @@ func (s *server) current() (transport.Process, uint64) {
 func (s *server) settle(ctx context.Context, o *outcome, gen uint64, timeout time.Duration) {
 	switch o.end {
 	case endReset, endClosed, endUnreachable, endTimeout:
+	case endNone:
+		if !o.wire {
+			return
+		}
 	default:
 		return
 	}
 	p, cur := s.current()
 	if p == nil || cur != gen {
+		return
+	}
+	// Broken framing is followed by a half-close, and a server that
+	// dies of what it read (jrpc2 does, as it stops) may close the
+	// connection cleanly first: the end of the replies is then a
+	// moment before its exit, which is waited for, or the next input
+	// on this process is blamed for it.
+	if o.end == endNone && !exitedWithin(p, exitSettle) {
 		return
 	}
 	// A dying process closes its connections before it is reaped, and its
