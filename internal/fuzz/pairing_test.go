@@ -580,6 +580,18 @@ func TestOutOfOrderVerdicts(t *testing.T) {
 	}
 	flood = append(flood, `[[{"jsonrpc":"2.0","method":"n","params":null}],[{"jsonrpc":"2.0","method":"n","params":null}]]`, `{"jsonrpc":"2.0","id":2.0,"method":"echo","params":true}`)
 	floodReplies = append(floodReplies, `[`+errID("null", -32600)+`,`+errID("null", -32600)+`]`, errID("2.0", -32600))
+	// Notifications with invalid UTF-8 in a member name (each refused
+	// with -32700, allowed), a call so broken and a valid call sharing
+	// its id: the budget went on notifications before the calls' replies
+	// could be moved.
+	var utf8Frames, utf8Replies []string
+	for range 44 {
+		utf8Frames = append(utf8Frames, "{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"para\xffms\":{}}")
+		utf8Replies = append(utf8Replies, errID("null", -32700))
+	}
+	utf8Frames = append(utf8Frames, "{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"para\xffms\":{},\"id\":18446744073709551615}",
+		`{"jsonrpc":"2.0","method":"","params":{},"id":18446744073709551615}`)
+	utf8Replies = append(utf8Replies, errID("null", -32700), errID("18446744073709551615", -32601))
 	for _, tc := range []struct {
 		name    string
 		frames  []string
@@ -629,6 +641,7 @@ func TestOutOfOrderVerdicts(t *testing.T) {
 		// The array must not go unpaired for the budget the refusals
 		// used up.
 		{"a batch among a thousand refused notifications", flood, floodReplies, 0, false, 0},
+		{"refused notifications and two calls of one id", utf8Frames, utf8Replies, 0, false, 0},
 		{"refusable notification batch and an invalid batch", []string{`[{"jsonrpc":"2.0","method":"notifications/cancelled","params":[1e400]}]`, `[null]`}, []string{`[` + errID("null", -32600) + `]`}, 0, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -363,13 +363,16 @@ func (b *batchMatch) scan(c *candidates, rm *wire.Message, strict bool, j int32)
 	idx := c.unmatched(b.reqs)
 	judged := 0
 	for k, i := range idx {
+		if b.needed && !b.required(int(i)) {
+			continue // (not a candidate now: no budget spent on it)
+		}
 		if b.budget > 0 {
 			b.budget--
 		} else if k >= scanLimit || judged >= pickTries {
 			break
 		}
 		q := &b.reqs[i]
-		if q.matched || b.needed && !b.required(int(i)) {
+		if q.matched {
 			continue
 		}
 		judged++
