@@ -91,7 +91,7 @@ func noteClass(note string) string {
 	// id and one without break the rule the same way.)
 	note = elementID.ReplaceAllString(note, "element N")
 	if len(note) > 160 {
-		note = note[:160]
+		note = strings.ToValidUTF8(note[:160], "")
 	}
 	return note
 }
@@ -101,8 +101,10 @@ func noteClass(note string) string {
 var elementID = regexp.MustCompile(`element N \(id [^)]*\)`)
 
 // noteNoise matches the parts of a note that vary between inputs breaking
-// a rule the same way.
-var noteNoise = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?`)
+// a rule the same way. A quoted text the note was cut in runs to the end:
+// the cut may fall inside a character, and the key of the replay, read
+// back from finding.json, never matched.
+var noteNoise = regexp.MustCompile(`"(?:[^"\\]|\\.)*(?:"|\\?$)|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?`)
 
 // wireClass is the request class of a verdict about bytes that broke the
 // framing on purpose (Case.Wire): no frame of them is a message.

@@ -3,6 +3,7 @@ package fuzz
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/fuzztarget"
@@ -243,5 +244,24 @@ func TestRekeyHits(t *testing.T) {
 				t.Errorf("pending %d, pending failures %d: want 0", s.pending, s.pendingFailures)
 			}
 		})
+	}
+}
+
+// TestNoteClassCutQuote checks that a note cut inside a quoted text (an id
+// of many multi-byte characters, cut in the middle of one) gives the same
+// key as the whole note: the cut text is blanked, and no broken character
+// is left in the key.
+func TestNoteClassCutQuote(t *testing.T) {
+	whole := noteClass(`element 0 (id null): a reply with id "` + strings.Repeat("é", 200) + `" answers no request`)
+	for _, cut := range []int{60, 61, 62, 63} {
+		note := `element 0 (id null): a reply with id "` + strings.Repeat("é", 200)
+		note = note[:cut]
+		got := noteClass(note)
+		if !utf8.ValidString(got) || strings.Contains(got, "é") {
+			t.Errorf("cut at %d: %q keeps the cut text", cut, got)
+		}
+		if !strings.HasPrefix(whole, got) {
+			t.Errorf("cut at %d: %q, not a prefix of the whole note's %q", cut, got, whole)
+		}
 	}
 }
