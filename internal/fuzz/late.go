@@ -50,21 +50,19 @@ func (lw *lateWindow) open(infos []frameInfo) [][]byte {
 	lw.next = (lw.next + 1) % lateGenerations
 	g.missed, g.owed = 0, 0
 	g.ids, g.buf = g.ids[:0], g.buf[:0]
+	// (The ids are cut from buf once it no longer grows.)
+	var ends [maxStaleIDs]int
+	n := 0
 	for i := range infos {
-		if keepID(infos, i) && len(g.ids) < maxStaleIDs {
-			g.ids = append(g.ids, nil)
+		if n < maxStaleIDs && keepID(infos, i) {
 			g.buf = append(g.buf, infos[i].id...)
+			ends[n], n = len(g.buf), n+1
 		}
 	}
-	// (The ids are cut from buf once it no longer grows.)
-	off := 0
-	for k, i := 0, 0; k < len(g.ids); i++ {
-		if keepID(infos, i) {
-			n := len(infos[i].id)
-			g.ids[k] = g.buf[off : off+n : off+n]
-			off += n
-			k++
-		}
+	start := 0
+	for _, end := range ends[:n] {
+		g.ids = append(g.ids, g.buf[start:end:end])
+		start = end
 	}
 	return lw.ids
 }
