@@ -90,10 +90,11 @@ type dialer struct {
 	probe    bool          // the era is detected (MCP on a stream): every connection sends the probe
 	children atomic.Int64  // child processes started
 	srv      *server       // the server process rpcfuzz starts (Config.ServerCommand), or nil
-	// lateBy is how long after the sync reply the server was seen sending
-	// a reply without an id (0: never), measured when it came in its
-	// exchange or between exchanges: the grace for such replies is twice
-	// that. (A late reply found in the next exchange is set aside there;
+	// lateBy is the longest the server was seen silent before a reply
+	// without an id after the sync reply (0: never), measured when it
+	// came in its exchange (the silence since the last message) or
+	// between exchanges (the time since the sync reply): the grace for
+	// such replies is twice that. (A late reply found in the next exchange is set aside there;
 	// its lateness is not known, and a guess would only ever grow.)
 	lateBy atomic.Int64
 }
@@ -488,45 +489,42 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 	}
 	timer := s.armTimer(deadline)
 	defer timer.Stop()
-	gotSync, graced := false, false
-	var last, syncAt, syncReal time.Time
+	graced := false
+	var grace time.Duration
+	rs := receiving{seq: seq, start: start}
 	s.syncReal = time.Time{}
 	for o.end == endNone {
-		if gotSync && !halfClosed && wait.complete(o.replies, o.scans) {
+		if rs.gotSync && !halfClosed && wait.complete(o.replies, o.scans) {
 			break
 		}
-		if gotSync && !halfClosed && !graced && (wait.keysDone() || wait.done(len(o.replies))) {
+		if rs.gotSync && !halfClosed && !graced && (wait.keysDone() || wait.done(len(o.replies))) {
 			// Only replies without a key are missing: wait a grace for
 			// them, not the whole timeout (see looseGrace). A frame that
 			// requires one and gets none breaks a rule; one that may
 			// stay silent may.
 			graced = true
-			if grace := s.d.grace(syncAt.Sub(start)); grace < time.Until(deadline) && !wait.patient {
+			if grace = s.d.grace(rs.syncAt.Sub(start)); grace < time.Until(deadline) && !wait.patient {
 				timer.Reset(grace)
 			}
 		}
 		select {
 		case m := <-s.msgs:
-			wasSync := gotSync
-			if s.take(&o, &m, seq, &gotSync, &last) {
-				if !wait.answer(o.replies, o.scans) && wasSync && !keyedScan(&m.scan) {
-					s.d.noteLate(m.real.Sub(syncReal)) // a reply without an id after the sync reply
-				}
-			}
-			if gotSync && !wasSync {
-				syncAt, syncReal = s.d.cfg.Now(), m.real
-				s.syncReal = syncReal
-				if syncAt.Before(start) {
-					syncAt = start
-				}
+			replied := s.receive(&o, &m, &wait, &rs)
+			replied = s.receiveQueued(&o, &wait, &rs) || replied
+			if replied && graced && !wait.patient && grace < time.Until(deadline) {
+				// The grace is for silence: a server still sending
+				// replies has not finished (hundreds of refusals kept
+				// coming past a grace counted from the sync reply, and
+				// the -32700 among them was called missing).
+				timer.Reset(grace)
 			}
 		case <-s.done:
 			// Take what the reader delivered before it ended.
-			s.takeQueued(&o, seq, &gotSync, &last)
+			s.takeQueued(&o, seq, &rs.gotSync, &rs.last)
 			if halfClosed && s.child == nil && !isReset(s.rerr) {
 				o.end = endNone // the end of the stream is the end of the replies
 				halfClosed = false
-				gotSync, wait = true, waitFor{}
+				rs.gotSync, wait = true, waitFor{}
 				continue
 			}
 			o.end, o.note = endClosed, errNote(s.rerr)
@@ -539,14 +537,77 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 				// are missing: a hang is silence to a readable id, and the
 				// connection, a child's above all, stays usable.)
 				// The grace is over: what is still missing is judged so.
-				return s.finish(&o, start, last, timeout)
+				return s.finish(&o, start, rs.last, timeout)
 			}
 			o.end = endTimeout
 		case <-ctx.Done():
 			o.end = endInterrupted
 		}
 	}
-	return s.finish(&o, start, last, timeout)
+	return s.finish(&o, start, rs.last, timeout)
+}
+
+// maxBurst bounds the replies an exchange takes from the reader's queue
+// before it judges its wait again.
+const maxBurst = 256
+
+// receiving is what an exchange knows of the sync reply: whether it came,
+// when (syncAt on the configured clock, at least start; syncReal on the
+// real one), and when the last message came (last, lastReal).
+type receiving struct {
+	seq                    uint64
+	start                  time.Time
+	gotSync                bool
+	last, syncAt, syncReal time.Time
+	lastReal               time.Time // when the last message came, on the real clock
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// receive takes message m into the exchange's outcome and wait, and
+// reports whether it was a reply to the input.
+func (s *streamConn) receive(o *outcome, m *streamMsg, wait *waitFor, rs *receiving) bool {
+	wasSync := rs.gotSync
+	replied := s.take(o, m, rs.seq, &rs.gotSync, &rs.last)
+	if replied && !wait.answer(o.replies, o.scans) && wasSync && !keyedScan(&m.scan) {
+		// A reply without an id after the sync reply: the grace is for
+		// the silence before it (the grace starts again with every
+		// reply), not for the time since the sync reply, which a flood's
+		// last refusal would make the grace of every later input.
+		s.d.noteLate(m.real.Sub(later(rs.syncReal, rs.lastReal)))
+	}
+	rs.lastReal = later(rs.lastReal, m.real)
+	if rs.gotSync && !wasSync {
+		rs.syncAt, rs.syncReal = s.d.cfg.Now(), m.real
+		s.syncReal = rs.syncReal
+		if rs.syncAt.Before(rs.start) {
+			rs.syncAt = rs.start
+		}
+	}
+	return replied
+}
+
+// receiveQueued receives what else the reader has queued, up to maxBurst
+// messages, and reports whether a reply to the input was among them. (The
+// wait is judged again only after them: judged after every reply, a
+// flood's replies were read slower than the server sent them.)
+func (s *streamConn) receiveQueued(o *outcome, wait *waitFor, rs *receiving) bool {
+	replied := false
+	for range maxBurst {
+		select {
+		case m := <-s.msgs:
+			replied = s.receive(o, &m, wait, rs) || replied
+		default:
+			return replied
+		}
+	}
+	return replied
 }
 
 // How writeInput wrote an input.

@@ -212,6 +212,11 @@ type verdict struct {
 	// of the dedup key.
 	in      []byte
 	inClass oracle.RequestClass
+	// guess: the reply that broke the rule has no id, and another frame
+	// could as well have got it (a correct reply of that frame answers
+	// this one too): which of them the server answered wrongly is a
+	// guess, which confirm settles by sending the frame alone.
+	guess bool
 }
 
 // tuple is the feedback signal: an input that produces a tuple no input
@@ -251,6 +256,10 @@ type judgement struct {
 	// frame), which the verdict takes with its rule.
 	cur      []byte
 	curClass oracle.RequestClass
+	// curPair is the frame and reply (indices) being judged on a stream,
+	// and vPair those the verdict took its rule from ({-1, -1}: none), for
+	// verdict.guess.
+	curPair, vPair [2]int
 }
 
 // judgeMemo remembers the last oracle.JudgeFuzzReply call and its answer:
@@ -279,7 +288,7 @@ func (jm *judgeMemo) judge(frame []byte, class oracle.RequestClass, reply []byte
 
 func newJudgement(o *outcome, pr *profileRules) judgement {
 	us := o.latency.Microseconds()
-	return judgement{bestP: -1, bucket: uint8(bits.Len64(uint64(max(us, 0)))), pr: pr}
+	return judgement{bestP: -1, bucket: uint8(bits.Len64(uint64(max(us, 0)))), pr: pr, curPair: [2]int{-1, -1}, vPair: [2]int{-1, -1}}
 }
 
 // add records rules broken by one reply (or its absence); sc is the
@@ -328,6 +337,7 @@ func (j *judgement) add(rules check.Set, note string, reply []byte, sc *replySca
 		j.v.reply = reply
 		j.v.shape = replyShape(reply)
 		j.v.in, j.v.inClass = j.cur, j.curClass
+		j.vPair = j.curPair
 	}
 }
 
@@ -391,6 +401,7 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 			rep, sc = o.replies[reps[0]], &scans[reps[0]]
 			v := p.judge(i, reps[0])
 			rules, note = v.rules, v.note
+			j.curPair = [2]int{i, reps[0]}
 			if xr, xnote := j.pr.Exchange(c.Frames, nil, 0, rep); xr != 0 {
 				rules, note = rules|xr, joinNotes(note, xnote)
 			}
@@ -412,6 +423,7 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 			}
 		}
 		j.add(rules, note, rep, sc, status)
+		j.curPair = [2]int{-1, -1}
 		for _, extra := range reps[min(1, len(reps)):] {
 			r := check.Set(0).Add(check.DuplicateReply)
 			if infos[i].class == oracle.Notification {
@@ -421,6 +433,9 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 		}
 	}
 	j.cur = nil
+	if i, k := j.vPair[0], j.vPair[1]; i >= 0 && j.v.rule != check.Crash {
+		j.v.guess = p.blameInDoubt(i, k, assigned)
+	}
 	for _, extra := range assigned[len(c.Frames)] {
 		rules, note := p.strayVerdict(o.replies[extra])
 		j.add(rules, note, o.replies[extra], &scans[extra], status)

@@ -106,3 +106,35 @@ func TestWaitNotEndedByRefusals(t *testing.T) {
 		t.Error("not complete once the call was answered")
 	}
 }
+
+// TestWaitForParseErrorBehindRefusals: 300 refused notifications do not
+// end the wait of a parse error among them; its -32700 does.
+func TestWaitForParseErrorBehindRefusals(t *testing.T) {
+	notif := `{"jsonrpc":"2.0","method":"rpc.discover","method":"x"}`
+	var fs []string
+	for k := range 692 {
+		fs = append(fs, notif)
+		if k == 661 {
+			fs = append(fs, "{\"jsonrpc\":\"2.0\",\"method\":\"rpc.discove\x06r\",\"method\":\"x\"}")
+		}
+	}
+	c := frames(fs...)
+	infos, _ := inspect(c, nil)
+	w := newWaitFor(c.Frames, infos)
+	refusal := []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"duplicate_key"}}`)
+	var reps [][]byte
+	var scans []replyScan
+	for range 300 {
+		reps, scans = append(reps, refusal), append(scans, scanReply(refusal))
+		w.answer(reps, scans)
+		if w.complete(reps, scans) {
+			t.Fatalf("complete after %d refusals, before the parse error's -32700", len(reps))
+		}
+	}
+	r := []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
+	reps, scans = append(reps, r), append(scans, scanReply(r))
+	w.answer(reps, scans)
+	if !w.complete(reps, scans) {
+		t.Error("not complete once the parse error was answered")
+	}
+}

@@ -278,3 +278,33 @@ func (p *pairs) stale(id []byte, null *int) bool {
 
 // req is requiredAt for frame i.
 func (p *pairs) req(i int) bool { return requiredAt(p.frames, p.infos, i, &p.memo) }
+
+// blameInDoubt reports whether reply k, which answers frame i wrongly, may
+// as well be another frame's: it has no id, and another frame that
+// requires a reply and has no readable id either has none, or has one
+// without an id that answers frame i correctly. Then the replies could
+// be swapped, and which frame the server answered wrongly is not known
+// ([] and {"jsonrpc":false,"method":"echo"}, both owed -32600 with id
+// null, answered -32600 and -32700: jrpc2's -32700 is the second's).
+func (p *pairs) blameInDoubt(i, k int, assigned [][]int) bool {
+	if sc := p.scan(k); keyedScan(sc) || sc.kind == wire.KindBatch || p.fits(i, k) {
+		return false
+	}
+	tries := 0
+	for i2 := range p.infos {
+		fi := &p.infos[i2]
+		if i2 == i || !fi.needs || fi.id != nil && fi.readable || !p.req(i2) {
+			continue
+		}
+		if len(assigned[i2]) == 0 {
+			return true
+		}
+		if tries++; tries > maxFitFrames {
+			return true // (a doubt not looked into is a doubt)
+		}
+		if k2 := assigned[i2][0]; !keyedScan(p.scan(k2)) && p.fits(i, k2) {
+			return true
+		}
+	}
+	return false
+}

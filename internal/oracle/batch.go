@@ -291,7 +291,7 @@ func newBatchMatch(sc *batchScratch, replies int, judges *Judges, fates []Fate) 
 	lists := b.lists
 	*b = batchMatch{sc: sc, reqs: sc.reqs, allIDs: true, budget: judgeBudget*(len(sc.reqs)+replies) + 256, judges: judges, fates: fates}
 	for k := range b.lists {
-		b.lists[k] = candidates{idx: lists[k].idx[:0], start: &b.starts[k]}
+		b.lists[k] = candidates{idx: lists[k].idx[:0], start: &b.starts[k], jump: lists[k].jump[:0], jumps: true}
 	}
 	x := &sc.index
 	x.reset()

@@ -15,6 +15,14 @@ import (
 type candidates struct {
 	idx   []int32
 	start *int32 // idx[:*start] are all matched
+	// jump, when kept (the batch's own lists), has jump[k] > k when
+	// idx[k:jump[k]] were all matched when last walked (0: not known), so
+	// that a walk past a request that stays unmatched does not walk again
+	// the run of matched ones behind it: a parse error whose -32700 had
+	// not come left 692 refused notifications walked once per refusal,
+	// and the budget ran out before the last refusals found theirs.
+	jump  []int32
+	jumps bool // jump is kept
 }
 
 func (c *candidates) add(i int) { c.idx = append(c.idx, int32(i)) }
@@ -27,6 +35,35 @@ func (c *candidates) unmatched(reqs []request) []int32 {
 		*s++
 	}
 	return c.idx[*s:]
+}
+
+// nextUnmatched returns the position in c.idx of the first request at or
+// after position k that is not matched (len(c.idx): none), crossing runs
+// of matched ones by c.jump and remembering the run it crossed.
+func (c *candidates) nextUnmatched(k int, reqs []request) int {
+	if !c.jumps {
+		for k < len(c.idx) && reqs[c.idx[k]].matched {
+			k++
+		}
+		return k
+	}
+	if len(c.jump) != len(c.idx) {
+		// (New, or the list grew since: what was known is dropped.)
+		c.jump = slices.Grow(c.jump[:0], len(c.idx))[:len(c.idx)]
+		clear(c.jump)
+	}
+	from := k
+	for k < len(c.idx) && reqs[c.idx[k]].matched {
+		if j := int(c.jump[k]); j > k {
+			k = j
+		} else {
+			k++
+		}
+	}
+	if k > from+1 {
+		c.jump[from] = int32(k)
+	}
+	return k
 }
 
 // first returns the first unmatched request of c, or -1.

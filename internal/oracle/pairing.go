@@ -179,6 +179,17 @@ func (b *batchMatch) pairByID() {
 			}
 		}
 	}
+	// Arrays before replies with id null: a batch's own answer is an
+	// array, and a single error a tolerance lets answer it too would
+	// leave the array a second reply ({"method":0} and [{"params":null}]
+	// answered with a -32700 and an array: the -32700 went to the batch).
+	for j := range pend {
+		if p := &pend[j]; p.state == pendArray {
+			if rm = p.message(); b.scan(&b.lists[listBatch], &rm, false, int32(j)) >= 0 {
+				p.state = pendDone
+			}
+		}
+	}
 	b.pairNulls()
 }
 
@@ -360,21 +371,20 @@ func (b *batchMatch) augment(rm *wire.Message, j int32, depth int) bool {
 // matched, or -1. While the batch's budget lasts it looks at all of c;
 // after, at a few candidates, which keeps huge batches linear.
 func (b *batchMatch) scan(c *candidates, rm *wire.Message, strict bool, j int32) int {
-	idx := c.unmatched(b.reqs)
+	c.unmatched(b.reqs)
 	judged := 0
-	for k, i := range idx {
+	for k := c.nextUnmatched(int(*c.start), b.reqs); k < len(c.idx); k = c.nextUnmatched(k+1, b.reqs) {
+		// (Matched requests are crossed at no cost: nextUnmatched.)
+		i := c.idx[k]
 		if b.needed && !b.required(int(i)) {
 			continue // (not a candidate now: no budget spent on it)
 		}
 		if b.budget > 0 {
 			b.budget--
-		} else if k >= scanLimit || judged >= pickTries {
+		} else if judged >= pickTries {
 			break
 		}
 		q := &b.reqs[i]
-		if q.matched {
-			continue
-		}
 		judged++
 		if b.fits(int(i), rm, j, strict) {
 			q.matched, q.by, q.blamed = true, j, false
