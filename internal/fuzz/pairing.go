@@ -72,6 +72,11 @@ type pairs struct {
 	one       [1]oracle.Fate // fates' memory for the common exchange
 	first     pairVerdict    // the verdict of frame 0 and reply 0, once judged0
 	judged0   bool
+	// arrays among the replies and batches among the frames that need a
+	// reply, counted when there were countedAt replies and countedOf
+	// frames (arraysForBatches).
+	arrays, batches      int
+	countedAt, countedOf int
 }
 
 type pairVerdict struct {
@@ -111,10 +116,39 @@ func (p *pairs) judge(i, j int) pairVerdict {
 // nothing but a batch, which needs no judging (a notification flood before
 // a big batch would otherwise scan its reply once per notification).
 func (p *pairs) fits(i, j int) bool {
-	if p.kind(j) == wire.KindBatch && p.infos[i].class != oracle.Batch && !p.infos[i].asBatch {
+	batch := p.infos[i].class == oracle.Batch || p.infos[i].asBatch
+	switch {
+	case p.kind(j) == wire.KindBatch && !batch:
+		return false
+	case p.kind(j) != wire.KindBatch && batch && p.arraysForBatches():
+		// A batch's own answer is an array: with an array for every
+		// batch among the replies, a single error a tolerance would let
+		// answer a batch is another message's ([0,0,1] and {"method":0}
+		// answered with an array and a -32700: the -32700 took the batch
+		// and the array was called a second reply).
 		return false
 	}
 	return p.judge(i, j).rules == 0
+}
+
+// arraysForBatches reports whether the replies hold as many arrays as the
+// input has batches that need a reply.
+func (p *pairs) arraysForBatches() bool {
+	if p.countedAt != len(p.replies) || p.countedOf != len(p.infos) {
+		p.countedAt, p.countedOf = len(p.replies), len(p.infos)
+		p.arrays, p.batches = 0, 0
+		for j := range p.replies {
+			if p.kind(j) == wire.KindBatch {
+				p.arrays++
+			}
+		}
+		for i := range p.infos {
+			if fi := &p.infos[i]; fi.needs && (fi.class == oracle.Batch || fi.asBatch) {
+				p.batches++
+			}
+		}
+	}
+	return p.batches > 0 && p.arrays >= p.batches
 }
 
 // scan is reply j's scan.
@@ -287,7 +321,10 @@ func (p *pairs) req(i int) bool { return requiredAt(p.frames, p.infos, i, &p.mem
 // ([] and {"jsonrpc":false,"method":"echo"}, both owed -32600 with id
 // null, answered -32600 and -32700: jrpc2's -32700 is the second's).
 func (p *pairs) blameInDoubt(i, k int, assigned [][]int) bool {
-	if sc := p.scan(k); keyedScan(sc) || sc.kind == wire.KindBatch || p.fits(i, k) {
+	if p.kind(k) == wire.KindBatch {
+		return p.arrayInDoubt(i, k, assigned)
+	}
+	if sc := p.scan(k); keyedScan(sc) || p.fits(i, k) {
 		return false
 	}
 	tries := 0
@@ -303,6 +340,31 @@ func (p *pairs) blameInDoubt(i, k int, assigned [][]int) bool {
 			return true // (a doubt not looked into is a doubt)
 		}
 		if k2 := assigned[i2][0]; !keyedScan(p.scan(k2)) && p.fits(i, k2) {
+			return true
+		}
+	}
+	return false
+}
+
+// arrayInDoubt is blameInDoubt for an array k judged against batch i: it
+// may be another batch's when another batch that needs a reply has none,
+// or an array that answers it wrongly too, or one that would answer
+// batch i correctly (a concurrent server sends the arrays of [0,0] and
+// [{"id":0,"id":0},0] in any order, and neither answers its batch
+// correctly).
+func (p *pairs) arrayInDoubt(i, k int, assigned [][]int) bool {
+	if p.fits(i, k) {
+		return false
+	}
+	for i2 := range p.infos {
+		fi := &p.infos[i2]
+		if i2 == i || !fi.needs || !(fi.class == oracle.Batch || fi.asBatch) {
+			continue
+		}
+		if len(assigned[i2]) == 0 {
+			return true
+		}
+		if k2 := assigned[i2][0]; p.kind(k2) == wire.KindBatch && (!p.fits(i2, k2) || p.fits(i, k2)) {
 			return true
 		}
 	}

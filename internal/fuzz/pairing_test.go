@@ -663,6 +663,13 @@ func TestOutOfOrderVerdicts(t *testing.T) {
 		// and a batch its array: the -32700 took the batch by a tolerance
 		// and left the array a second reply.
 		{"refusals behind a parse error", dupFrames, dupReplies, check.Set(0).Add(check.WrongErrorCode), true, 0},
+		// jrpc2: a batch of invalid elements and an invalid request, each
+		// answered -32700 (the batch with an array): the single -32700 is
+		// not the batch's second reply.
+		{"an array and a single error", []string{`[0,0,1]`, `{"method":0}`}, []string{`[` + errID("null", -32700) + `,` + errID("null", -32700) + `,` + errID("null", -32700) + `]`, errID("null", -32700)}, check.Set(0).Add(check.WrongErrorCode), false, 0},
+		// (Which of [] and 0 got the -32700 is a guess, settled by
+		// confirmation: TestBlameInDoubt.)
+		{"[], [0] and 0", []string{`[]`, `[0]`, `0`}, []string{errID("null", -32600), `[` + errID("null", -32700) + `]`, errID("null", -32700)}, check.Set(0).Add(check.WrongErrorCode).Add(check.EmptyBatchReplyWrong), false, 0},
 		{"an array before an id-null error for a batch", []string{`{"method":0}`, `[{"params":null}]`}, []string{errID("null", -32700), `[` + errID("null", -32600) + `]`}, check.Set(0).Add(check.WrongErrorCode), false, 0},
 		{"refusable notification batch and an invalid batch", []string{`[{"jsonrpc":"2.0","method":"notifications/cancelled","params":[1e400]}]`, `[null]`}, []string{`[` + errID("null", -32600) + `]`}, 0, false, 0},
 	} {
@@ -726,6 +733,12 @@ func TestBlameInDoubt(t *testing.T) {
 		{"a parse error and []", []string{`"`, `[]`}, []string{errID("null", -32700), errID("null", -32700)}, check.EmptyBatchReplyWrong, false},
 		// The other frame has an id: its reply tells.
 		{"[] and a call", []string{`[]`, `{"jsonrpc":"2.0","id":1,"method":"echo"}`}, []string{errID("null", -32700), `{"jsonrpc":"2.0","id":1,"result":1}`}, check.EmptyBatchReplyWrong, false},
+		// Two batches answered with arrays that answer neither correctly:
+		// which is which is a guess.
+		{"two batches, two wrong arrays", []string{`[0,0]`, `[{"id":0,"id":0},0]`}, []string{`[` + errID("null", -32700) + `,` + errID("null", -32700) + `]`, `[` + errID("0", -32600) + `,` + errID("null", -32700) + `]`}, check.WrongErrorCode, true},
+		// One batch: its array is its own.
+		{"one batch and a call", []string{`[0,0]`, `{"jsonrpc":"2.0","id":1,"method":"echo"}`}, []string{`[` + errID("null", -32700) + `,` + errID("null", -32700) + `]`, `{"jsonrpc":"2.0","id":1,"result":1}`}, check.WrongErrorCode, false},
+		{"[], [0] and 0", []string{`[]`, `[0]`, `0`}, []string{errID("null", -32600), `[` + errID("null", -32700) + `]`, errID("null", -32700)}, check.EmptyBatchReplyWrong, true},
 		// One frame alone.
 		{"[] alone", []string{`[]`}, []string{errID("null", -32700)}, check.EmptyBatchReplyWrong, false},
 	} {

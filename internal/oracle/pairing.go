@@ -45,10 +45,14 @@ func (b *batchMatch) pairReplies() {
 	if b.fitOnly {
 		return
 	}
-	for j := range pend {
-		if p := &pend[j]; p.state != pendDone {
-			rm = p.message()
-			b.settle(&rm, p.state, int32(j))
+	// Arrays first: an array answers nothing but a batch, where a single
+	// error settled first would have left it a second reply.
+	for _, arrays := range [2]bool{true, false} {
+		for j := range pend {
+			if p := &pend[j]; p.state != pendDone && (p.state == pendArray) == arrays {
+				rm = p.message()
+				b.settle(&rm, p.state, int32(j))
+			}
 		}
 	}
 	if b.judges == nil {

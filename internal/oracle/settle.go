@@ -110,11 +110,15 @@ func (b *batchMatch) settleNull(rm *wire.Message, state uint8, j int32) {
 }
 
 // settleArray settles rm, reply j, an array on a stream: judged against
-// the first batch without a reply; else, when the caller knows it for a
+// the first batch without a reply (not [] while another is left); else, when the caller knows it for a
 // late reply, set aside; else a second reply to a batch, or judged
 // against the first required frame without a reply.
 func (b *batchMatch) settleArray(rm *wire.Message, j int32) {
 	batches := &b.lists[listBatch]
+	if i := b.firstNonEmptyBatch(); i >= 0 {
+		b.answer(i, rm, j)
+		return
+	}
 	if i := batches.first(b.reqs); i >= 0 {
 		b.answer(i, rm, j)
 		return
@@ -127,6 +131,20 @@ func (b *batchMatch) settleArray(rm *wire.Message, j int32) {
 		return
 	}
 	b.blameRequired(rm, pendArray, j)
+}
+
+// firstNonEmptyBatch returns the first batch without a reply that is not
+// [] (whose answer is a single error, never an array), or -1: an array
+// that answers no batch correctly is more likely a batch's than []'s
+// ([], [0] and 0 answered -32600, [-32700] and -32700: the array went to
+// [] and the -32700 to [0]).
+func (b *batchMatch) firstNonEmptyBatch() int {
+	for _, i := range b.lists[listBatch].unmatched(b.reqs) {
+		if q := &b.reqs[i]; !q.matched && q.class != EmptyBatch {
+			return int(i)
+		}
+	}
+	return -1
 }
 
 // blameRequired judges rm, reply j, against the first required request
