@@ -409,6 +409,7 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 			// (An input that ended the session, as LSP's exit does, is owed
 			// nothing after that.)
 			rules, note = p.memo.judge(f, infos[i].class, nil, false)
+			j.curPair = [2]int{i, -1}
 			if o.end != endTimeout {
 				// Silence is a hang only once the timeout has passed; an
 				// exchange that ended sooner ended by a crash (judged above).
@@ -429,12 +430,14 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 			if infos[i].class == oracle.Notification {
 				r = check.Set(0).Add(check.ReplyToNotification)
 			}
+			j.curPair = [2]int{i, extra}
 			j.add(r, "a second reply to the same frame", o.replies[extra], &scans[extra], status)
 		}
+		j.curPair = [2]int{-1, -1}
 	}
 	j.cur = nil
 	if i, k := j.vPair[0], j.vPair[1]; i >= 0 && j.v.rule != check.Crash {
-		j.v.guess = p.blameInDoubt(i, k, assigned)
+		j.v.guess = p.inDoubt(i, k, assigned)
 	}
 	for _, extra := range assigned[len(c.Frames)] {
 		rules, note := p.strayVerdict(o.replies[extra])

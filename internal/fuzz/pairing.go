@@ -313,6 +313,76 @@ func (p *pairs) stale(id []byte, null *int) bool {
 // req is requiredAt for frame i.
 func (p *pairs) req(i int) bool { return requiredAt(p.frames, p.infos, i, &p.memo) }
 
+// inDoubt reports whether the verdict about frame i and reply k (-1: no
+// reply) rests on a guess the replies leave open: which of several frames
+// without an id a reply answers (verdict.guess).
+func (p *pairs) inDoubt(i, k int, assigned [][]int) bool {
+	switch {
+	case k < 0:
+		return p.silenceInDoubt(i, assigned)
+	case len(assigned[i]) > 0 && assigned[i][0] != k:
+		return p.secondInDoubt(i, k) || p.secondInDoubt(i, assigned[i][0])
+	}
+	return p.blameInDoubt(i, k, assigned)
+}
+
+// takesArray reports whether an array answers frame i (not [], whose
+// answer is a single error).
+func (p *pairs) takesArray(i int) bool {
+	return p.infos[i].class == oracle.Batch || p.infos[i].asBatch
+}
+
+// silenceInDoubt reports whether frame i, without a readable id and left
+// without a reply, may have had one that went to another frame: a reply
+// without an id of the kind i takes (an array for a batch), on a frame
+// that may go without it, or that it answers wrongly, or that would
+// answer i correctly ([], a notification a server may refuse and
+// {"method":0}, answered -32600 and -32700: the -32600 went to
+// {"method":0}, the -32700 to the notification, and [] was called
+// unanswered).
+func (p *pairs) silenceInDoubt(i int, assigned [][]int) bool {
+	if fi := &p.infos[i]; fi.id != nil && fi.readable {
+		return false
+	}
+	tries := 0
+	for i2 := range p.infos {
+		if i2 == i || len(assigned[i2]) == 0 {
+			continue
+		}
+		k2 := assigned[i2][0]
+		if keyedScan(p.scan(k2)) || (p.kind(k2) == wire.KindBatch) != p.takesArray(i) {
+			continue
+		}
+		if tries++; tries > maxFitFrames {
+			return true
+		}
+		if !p.req(i2) || !p.fits(i2, k2) || p.fits(i, k2) {
+			return true
+		}
+	}
+	return false
+}
+
+// secondInDoubt reports whether reply k, one of two replies to frame i,
+// may be another frame's: it has no id, and another frame without a
+// readable id takes its kind ({"id":null,"id":0} and {"method":0} answered
+// -32600 with id 0 and -32700 with id null: the -32700 went to the first,
+// whose id two members make unreadable, and the -32600 was called its
+// second reply).
+func (p *pairs) secondInDoubt(i, k int) bool {
+	if keyedScan(p.scan(k)) {
+		return false
+	}
+	array := p.kind(k) == wire.KindBatch
+	for i2 := range p.infos {
+		fi := &p.infos[i2]
+		if i2 != i && fi.needs && !(fi.id != nil && fi.readable) && p.takesArray(i2) == array {
+			return true
+		}
+	}
+	return false
+}
+
 // blameInDoubt reports whether reply k, which answers frame i wrongly, may
 // as well be another frame's: it has no id, and another frame that
 // requires a reply and has no readable id either has none, or has one

@@ -739,6 +739,13 @@ func TestBlameInDoubt(t *testing.T) {
 		// One batch: its array is its own.
 		{"one batch and a call", []string{`[0,0]`, `{"jsonrpc":"2.0","id":1,"method":"echo"}`}, []string{`[` + errID("null", -32700) + `,` + errID("null", -32700) + `]`, `{"jsonrpc":"2.0","id":1,"result":1}`}, check.WrongErrorCode, false},
 		{"[], [0] and 0", []string{`[]`, `[0]`, `0`}, []string{errID("null", -32600), `[` + errID("null", -32700) + `]`, errID("null", -32700)}, check.EmptyBatchReplyWrong, true},
+		// [] left without a reply while the notification took a -32700 a
+		// server may refuse it with: the -32700 may be []'s (or
+		// {"method":0}'s, and the -32600 []'s).
+		{"[] unanswered beside a refused notification", []string{`[]`, `{"jsonrpc":"2.0","method":"a","params":{"":0,"":0}}`, `{"method":0}`}, []string{errID("null", -32600), errID("null", -32700)}, check.EmptyBatchReplyWrong, true},
+		{"[] unanswered alone", []string{`[]`}, nil, check.EmptyBatchReplyWrong, false},
+		// A second reply without an id may be the other frame's.
+		{"a second reply that may be another's", []string{`{"id":null,"id":0}`, `{"method":0}`}, []string{errID("0", -32600), errID("null", -32700)}, check.DuplicateReply, true},
 		// One frame alone.
 		{"[] alone", []string{`[]`}, []string{errID("null", -32700)}, check.EmptyBatchReplyWrong, false},
 	} {
