@@ -436,15 +436,15 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 		j.curPair = [2]int{-1, -1}
 	}
 	j.cur = nil
-	if i, k := j.vPair[0], j.vPair[1]; i >= 0 && j.v.rule != check.Crash {
-		j.v.guess = p.inDoubt(i, k, assigned)
-	}
 	for _, extra := range assigned[len(c.Frames)] {
 		rules, note := p.strayVerdict(o.replies[extra])
 		j.add(rules, note, o.replies[extra], &scans[extra], status)
 	}
 	if o.tooLarge > 0 {
 		j.add(check.Set(0).Add(check.FrameTooLarge), "a reply longer than the reply limit was skipped", nil, nil, status)
+	}
+	if i, k := j.vPair[0], j.vPair[1]; i >= 0 && j.v.rule != check.Crash {
+		j.v.guess = p.inDoubt(i, k, assigned)
 	}
 }
 

@@ -662,6 +662,14 @@ func TestOutOfOrderVerdicts(t *testing.T) {
 		// jrpc2: an invalid request without an id answered -32700 (wrong)
 		// and a batch its array: the -32700 took the batch by a tolerance
 		// and left the array a second reply.
+		// jrpc2 over TCP, one reply per line: the -32600 is the empty-method
+		// notification's, the -32700s the invalid requests', but by fit
+		// the -32600 goes to an invalid request, and the -32700 left over
+		// was a reply to nothing or a second reply, by the order the
+		// replies came in. It is the notification's now, in any order.
+		{"jrpc2's replies to ten lines", []string{`n`, `{`, `0`, `}`, `e`, `{"method":0}`, `[`, `{"jsonrpc":"2.0","method":""}`, `{"jsonrpc":true,"id":5}`, `{"jsonrpc":"2.0","id":5,"method":"e","params":[],"params":[]}`},
+			[]string{errID("null", -32700), errID("null", -32700), errID("null", -32700), errID("null", -32700), errID("null", -32700), errID("null", -32700), errID("null", -32700), errID("null", -32600), errID("5", -32700), errID("5", -32601)},
+			check.Set(0).Add(check.ReplyToNotification).Add(check.WrongErrorCode), false, 0},
 		{"refusals behind a parse error", dupFrames, dupReplies, check.Set(0).Add(check.WrongErrorCode), true, 0},
 		// jrpc2: a batch of invalid elements and an invalid request, each
 		// answered -32700 (the batch with an array): the single -32700 is

@@ -281,6 +281,9 @@ type batchMatch struct {
 	// needed: pair replies without an id with requests whose silence
 	// breaks a rule only (see pairReplies).
 	needed bool
+	// quietAt: the requests before it are matched or no notification
+	// (silentNotification).
+	quietAt int
 }
 
 // newBatchMatch indexes sc.reqs for a reply array of replies elements

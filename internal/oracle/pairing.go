@@ -46,13 +46,20 @@ func (b *batchMatch) pairReplies() {
 		return
 	}
 	// Arrays first: an array answers nothing but a batch, where a single
-	// error settled first would have left it a second reply.
-	for _, arrays := range [2]bool{true, false} {
+	// error settled first would have left it a second reply. Then the
+	// replies with an id, which say whose they are, before those without
+	// one, which a tolerance may let take a request with an id: settled in
+	// the order the replies came, a concurrent server's order, an id-null
+	// error took {"jsonrpc":true,"id":5} before its own -32700 with id 5
+	// came up, which was then called a second reply.
+	for _, pass := range [3]uint8{pendArray, pendID, pendDone} {
 		for j := range pend {
-			if p := &pend[j]; p.state != pendDone && (p.state == pendArray) == arrays {
-				rm = p.message()
-				b.settle(&rm, p.state, int32(j))
+			p := &pend[j]
+			if p.state == pendDone || pass != pendDone && p.state != pass || pass == pendDone && (p.state == pendArray || p.state == pendID) {
+				continue
 			}
+			rm = p.message()
+			b.settle(&rm, p.state, int32(j))
 		}
 	}
 	if b.judges == nil {

@@ -275,6 +275,15 @@ func (b *batchMatch) second(i int, rm *wire.Message, j int32) {
 func (b *batchMatch) stray(rm *wire.Message, state uint8, j int32) {
 	k := b.sc.pend[j].k
 	if b.judges != nil {
+		if i := b.silentNotification(rm); i >= 0 {
+			// On a stream, a reply without an id that no request takes
+			// is judged against a notification left without a reply (a
+			// reply to nothing would say less than the server did: it
+			// answered as many messages as the input had, one of them a
+			// notification).
+			b.answer(i, rm, j)
+			return
+		}
 		b.fates[k] = Fate{Kind: Stray, Of: -1}
 		return
 	}
@@ -284,6 +293,22 @@ func (b *batchMatch) stray(rm *wire.Message, state uint8, j int32) {
 	if rule, why := strayRule(rm, b.notifs, b.allIDs, true); b.found(check.Set(0).Add(rule)) {
 		b.note = "reply element " + strconv.Itoa(k) + " (id " + short(rm.ID) + ")" + why
 	}
+}
+
+// silentNotification returns the first notification without a reply a
+// reply rm without an id may be judged against, or -1.
+func (b *batchMatch) silentNotification(rm *wire.Message) int {
+	if rm.IDKind == wire.IDNumber || rm.IDKind == wire.IDString || rm.Kind == wire.KindBatch {
+		return -1
+	}
+	for ; b.quietAt < len(b.reqs); b.quietAt++ {
+		// (Requests before quietAt are matched or no notification: the
+		// walk is linear over all the strays of an exchange.)
+		if q := &b.reqs[b.quietAt]; !q.matched && q.class == Notification {
+			return b.quietAt
+		}
+	}
+	return -1
 }
 
 // strayRule names a reply that answers no request of an input: a reply to
