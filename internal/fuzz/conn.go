@@ -489,13 +489,18 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 	}
 	timer := s.armTimer(deadline)
 	defer timer.Stop()
-	graced := false
+	graced, lingering := false, false
 	var grace time.Duration
 	rs := receiving{seq: seq, start: start}
 	s.syncReal = time.Time{}
 	for o.end == endNone {
-		if rs.gotSync && !halfClosed && wait.complete(o.replies, o.scans) {
-			break
+		if rs.gotSync && !halfClosed && !lingering && wait.complete(o.replies, o.scans) {
+			if grace = s.d.grace(rs.syncAt.Sub(start)); !wait.linger || grace >= time.Until(deadline) {
+				break
+			}
+			// (From now on the grace of silence ends the exchange.)
+			lingering, graced = true, true
+			timer.Reset(grace)
 		}
 		if rs.gotSync && !halfClosed && !graced && (wait.keysDone() || wait.done(len(o.replies))) {
 			// Only replies without a key are missing: wait a grace for
@@ -511,7 +516,7 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 		case m := <-s.msgs:
 			replied := s.receive(&o, &m, &wait, &rs)
 			replied = s.receiveQueued(&o, &wait, &rs) || replied
-			if replied && graced && !wait.patient && grace < time.Until(deadline) {
+			if replied && graced && (lingering || !wait.patient) && grace < time.Until(deadline) {
 				// The grace is for silence: a server still sending
 				// replies has not finished (hundreds of refusals kept
 				// coming past a grace counted from the sync reply, and

@@ -283,6 +283,12 @@ type worker struct {
 	// a missing reply is confirmed (a reply later than the grace on a
 	// loaded machine made a false "no reply").
 	patientAll bool
+	// linger: after the replies an input waits for, the replies it may
+	// still get (a refused notification's, a second reply) are waited
+	// for until the server has been silent for the grace: set while a
+	// finding is confirmed or replayed, whose verdict must not depend on
+	// whether such a reply came before the wait ended.
+	linger bool
 	// patience, when longer than --timeout, is the exchanges' timeout:
 	// set while a hang is confirmed (hangPatience).
 	patience time.Duration
@@ -382,6 +388,7 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 		gen = w.r.sending(w, c, infos)
 		wait := newWaitFor(c.Frames, infos)
 		wait.patient = w.patientAll || w.patient && awaitNullIDs(c.Frames, infos)
+		wait.linger = w.linger
 		w.sw.to(w.sw.exchange(phaseSend))
 		o = w.c.exchange(ctx, c, wait, max(w.r.cfg.Timeout, w.patience))
 		if o.written.IsZero() {

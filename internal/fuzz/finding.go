@@ -392,8 +392,9 @@ func (r *run) reproducer(w *worker, cand *candidate) func(ctx context.Context, c
 			w.patience = hangPatience(r.cfg.Timeout) + 10*writeAllowance(caseSize(c))
 		}
 		w.patientAll = silent && *confirming
+		w.linger = *confirming
 		res := w.exec(ctx, c, fresh || *confirming)
-		w.patient, w.patientAll, w.patience = false, false, 0
+		w.patient, w.patientAll, w.patience, w.linger = false, false, 0, false
 		r.checks.Add(1)
 		if res.o.end == endInterrupted || !cand.reproduces(&res.v, key) {
 			return false

@@ -132,7 +132,7 @@ func (p *pairs) fits(i, j int) bool {
 }
 
 // arraysForBatches reports whether the replies hold as many arrays as the
-// input has batches that need a reply.
+// input has batches.
 func (p *pairs) arraysForBatches() bool {
 	if p.countedAt != len(p.replies) || p.countedOf != len(p.infos) {
 		p.countedAt, p.countedOf = len(p.replies), len(p.infos)
@@ -143,8 +143,8 @@ func (p *pairs) arraysForBatches() bool {
 			}
 		}
 		for i := range p.infos {
-			if fi := &p.infos[i]; fi.needs && (fi.class == oracle.Batch || fi.asBatch) {
-				p.batches++
+			if p.takesArray(i) {
+				p.batches++ // (one of notifications too: a refusal may answer it)
 			}
 		}
 	}

@@ -754,6 +754,11 @@ func TestBlameInDoubt(t *testing.T) {
 		{"[] unanswered alone", []string{`[]`}, nil, check.EmptyBatchReplyWrong, false},
 		// A second reply without an id may be the other frame's.
 		{"a second reply that may be another's", []string{`{"id":null,"id":0}`, `{"method":0}`}, []string{errID("0", -32600), errID("null", -32700)}, check.DuplicateReply, true},
+		// jrpc2 refuses a batch of a notification with an extra member
+		// with an array: the array is that batch's, not []'s (which was
+		// judged "answered with an array", no guess); then which of [] and
+		// {"method":0} got the -32700 is a guess.
+		{"a refused notification batch, [] and an invalid request", []string{`[{"jsonrpc":"2.0","method":"","\ud80a":[]}]`, `[]`, `{"method":0}`}, []string{`[` + errID("null", -32600) + `]`, errID("null", -32600), errID("null", -32700)}, check.EmptyBatchReplyWrong, true},
 		// One frame alone.
 		{"[] alone", []string{`[]`}, []string{errID("null", -32700)}, check.EmptyBatchReplyWrong, false},
 	} {

@@ -256,6 +256,10 @@ func (s *replaySession) prepare(ctx context.Context, seeds []mutate.Case) error 
 		cand.slowOver = time.Duration(f.Target.SlowOverMS * float64(time.Millisecond))
 	}
 	s.check = r.reproducer(w, &cand)
+	// A replay checks as the run's confirmation did: the same patience
+	// for missing replies and hangs, and the replies that may still come
+	// after those waited for.
+	*cand.confirming = true
 	return nil
 }
 

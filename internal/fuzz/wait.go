@@ -44,6 +44,9 @@ type waitFor struct {
 	// patient: replies without a key are waited for until the timeout,
 	// not a grace after the sync reply (awaitNullIDs).
 	patient bool
+	// linger: once complete, replies are still taken until the server
+	// has been silent for the grace (worker.linger).
+	linger bool
 	// batches that need a reply, those holding calls (owing "["), and the
 	// arrays that came
 	batches, owedBatches, arrays int

@@ -194,6 +194,8 @@ func (b *batchMatch) pairByID() {
 	// array, and a single error a tolerance lets answer it too would
 	// leave the array a second reply ({"method":0} and [{"params":null}]
 	// answered with a -32700 and an array: the -32700 went to the batch).
+	needed := b.needed
+	b.needed = false // (a batch of notifications a server refuses takes its array too)
 	for j := range pend {
 		if p := &pend[j]; p.state == pendArray {
 			if rm = p.message(); b.scan(&b.lists[listBatch], &rm, false, int32(j)) >= 0 {
@@ -201,6 +203,7 @@ func (b *batchMatch) pairByID() {
 			}
 		}
 	}
+	b.needed = needed
 	b.pairNulls()
 }
 
