@@ -386,8 +386,8 @@ func (p *pairs) secondInDoubt(i, k int) bool {
 // blameInDoubt reports whether reply k, which answers frame i wrongly, may
 // as well be another frame's: it has no id, and another frame that
 // requires a reply and has no readable id either has none, or has one
-// without an id that answers frame i correctly. Then the replies could
-// be swapped, and which frame the server answered wrongly is not known
+// without an id the two frames could as well have swapped
+// (swapInDoubt). Then which frame the server answered wrongly is not known
 // ([] and {"jsonrpc":false,"method":"echo"}, both owed -32600 with id
 // null, answered -32600 and -32700: jrpc2's -32700 is the second's).
 func (p *pairs) blameInDoubt(i, k int, assigned [][]int) bool {
@@ -409,7 +409,7 @@ func (p *pairs) blameInDoubt(i, k int, assigned [][]int) bool {
 		if tries++; tries > maxFitFrames {
 			return true // (a doubt not looked into is a doubt)
 		}
-		if k2 := assigned[i2][0]; !keyedScan(p.scan(k2)) && p.fits(i, k2) {
+		if k2 := assigned[i2][0]; !keyedScan(p.scan(k2)) && p.swapInDoubt(i, k, i2, k2) {
 			return true
 		}
 	}
@@ -418,10 +418,9 @@ func (p *pairs) blameInDoubt(i, k int, assigned [][]int) bool {
 
 // arrayInDoubt is blameInDoubt for an array k judged against batch i: it
 // may be another batch's when another batch that needs a reply has none,
-// or an array that answers it wrongly too, or one that would answer
-// batch i correctly (a concurrent server sends the arrays of [0,0] and
-// [{"id":0,"id":0},0] in any order, and neither answers its batch
-// correctly).
+// or an array the two batches could as well have swapped (swapInDoubt: a
+// concurrent server sends the arrays of [0,0] and [{"id":0,"id":0},0] in
+// any order, and neither answers its batch correctly).
 func (p *pairs) arrayInDoubt(i, k int, assigned [][]int) bool {
 	if p.fits(i, k) {
 		return false
@@ -434,9 +433,20 @@ func (p *pairs) arrayInDoubt(i, k int, assigned [][]int) bool {
 		if len(assigned[i2]) == 0 {
 			return true
 		}
-		if k2 := assigned[i2][0]; p.kind(k2) == wire.KindBatch && (!p.fits(i2, k2) || p.fits(i, k2)) {
+		if k2 := assigned[i2][0]; p.kind(k2) == wire.KindBatch && p.swapInDoubt(i, k, i2, k2) {
 			return true
 		}
 	}
 	return false
+}
+
+// swapInDoubt reports whether frames i and i2 could as well have each
+// other's replies k and k2, and frame i's verdict would then differ: k2
+// answers i correctly (the blame moves to i2), or it answers i otherwise
+// wrongly while i2 is no worse off with k.
+func (p *pairs) swapInDoubt(i, k, i2, k2 int) bool {
+	if p.fits(i, k2) {
+		return true
+	}
+	return p.judge(i, k2) != p.judge(i, k) && (p.fits(i2, k) || !p.fits(i2, k2))
 }

@@ -752,8 +752,16 @@ func TestBlameInDoubt(t *testing.T) {
 		// {"method":0}'s, and the -32600 []'s).
 		{"[] unanswered beside a refused notification", []string{`[]`, `{"jsonrpc":"2.0","method":"a","params":{"":0,"":0}}`, `{"method":0}`}, []string{errID("null", -32600), errID("null", -32700)}, check.EmptyBatchReplyWrong, true},
 		{"[] unanswered alone", []string{`[]`}, nil, check.EmptyBatchReplyWrong, false},
-		// A second reply without an id may be the other frame's.
-		{"a second reply that may be another's", []string{`{"id":null,"id":0}`, `{"method":0}`}, []string{errID("0", -32600), errID("null", -32700)}, check.DuplicateReply, true},
+		// The reply with id 0 is the repeated-id request's (it holds 0),
+		// the -32700 {"method":0}'s: no second reply (the -32700 went to
+		// the first, which takes any reply, and the id 0 was its second).
+		{"a repeated id and an invalid request", []string{`{"id":null,"id":0}`, `{"method":0}`}, []string{errID("0", -32600), errID("null", -32700)}, check.WrongErrorCode, false},
+		// Two repeated ids, [], and an invalid request (jrpc2 over TCP):
+		// each id to the request holding it, whatever order they came in.
+		{"repeated ids held", []string{`{"id":null,"id":0}`, `[]`, "{\"jsonrpc\":\"2.0\",\"method\":\"\xbc\",\"id\":false,\"id\":1}", `{"jsonrpc":0}`}, []string{errID("null", -32600), errID("null", -32700), errID("0", -32600), errID("1", -32601)}, check.EmptyBatchReplyWrong, true},
+		// Two batches, one of which any array answers (invalid UTF-8): the
+		// other's verdict depends on which array it got.
+		{"a batch any array answers", []string{`[0]`, "[{\"jsonrpc\":\"2.0\",\"method\":\"\xbc\",\"id\":0}]"}, []string{`[` + errID("null", -32700) + `]`, `[` + errID("0", -32601) + `]`}, check.WrongErrorCode, true},
 		// jrpc2 refuses a batch of a notification with an extra member
 		// with an array: the array is that batch's, not []'s (which was
 		// judged "answered with an array", no guess); then which of [] and

@@ -182,6 +182,16 @@ func (b *batchMatch) pairByID() {
 			}
 		}
 	}
+	// A request whose "id" is repeated takes any reply; the one whose id
+	// it holds first ({"id":null,"id":0} and {"id":false,"id":1} answered
+	// with ids 0 and 1 were paired by the order the replies came in).
+	for j := range pend {
+		if p := &pend[j]; p.state == pendID {
+			if rm = p.message(); b.dupIDHolder(&rm, int32(j)) >= 0 {
+				p.state = pendDone
+			}
+		}
+	}
 	for j := range pend {
 		if p := &pend[j]; p.state == pendID {
 			rm = p.message()
@@ -205,6 +215,22 @@ func (b *batchMatch) pairByID() {
 	}
 	b.needed = needed
 	b.pairNulls()
+}
+
+// dupIDHolder pairs rm, reply j, with an unmatched request whose "id"
+// member is repeated, one of them holding rm's id, that rm answers
+// correctly, and returns it, or -1.
+func (b *batchMatch) dupIDHolder(rm *wire.Message, j int32) int {
+	for k, i := range b.lists[listAnyID].idx {
+		if k >= scanLimit {
+			break
+		}
+		if q := &b.reqs[i]; !q.matched && holdsID(q.raw, rm.ID) && b.fits(int(i), rm, j, false) {
+			q.matched, q.by, q.blamed = true, j, false
+			return int(i)
+		}
+	}
+	return -1
 }
 
 // pairNulls pairs the responses with id null, results first (a result

@@ -52,6 +52,10 @@ func (b *batchMatch) settleID(rm *wire.Message, j int32) {
 	if b.late(j) {
 		return
 	}
+	if i := b.dupIDOwner(rm); i >= 0 {
+		b.answer(i, rm, j)
+		return
+	}
 	if i := b.typeChanged(rm); i >= 0 {
 		b.answer(i, rm, j)
 		return
@@ -292,6 +296,52 @@ func (b *batchMatch) stray(rm *wire.Message, state uint8, j int32) {
 	}
 	if rule, why := strayRule(rm, b.notifs, b.allIDs, true); b.found(check.Set(0).Add(rule)) {
 		b.note = "reply element " + strconv.Itoa(k) + " (id " + short(rm.ID) + ")" + why
+	}
+}
+
+// dupIDOwner returns a request whose "id" member is repeated, one of them
+// holding rm's id, that has no reply or one without an id that can move
+// to another request (then moved); -1 if none. A server that reads the
+// last of repeated members echoes that id ({"id":null,"id":0} answered
+// with id 0): the reply is that request's, whatever the oracle says of
+// its id, not a reply to the first request left without one.
+func (b *batchMatch) dupIDOwner(rm *wire.Message) int {
+	for k, i := range b.lists[listAnyID].idx {
+		if k >= scanLimit {
+			break
+		}
+		q := &b.reqs[i]
+		if !holdsID(q.raw, rm.ID) {
+			continue
+		}
+		if !q.matched {
+			return int(i)
+		}
+		if by := &b.sc.pend[q.by]; by.idKind != wire.IDNumber && by.idKind != wire.IDString && b.budget > 0 && b.moveAway(i) {
+			return int(i)
+		}
+	}
+	return -1
+}
+
+// holdsID reports whether the object raw has an "id" member whose value
+// is id, byte for byte.
+func holdsID(raw, id []byte) bool {
+	for rest := raw; ; {
+		k := bytes.Index(rest, []byte(`"id"`))
+		if k < 0 || len(id) == 0 {
+			return false
+		}
+		rest = rest[k+4:]
+		v := rest[wire.SkipSpace(rest, 0):]
+		if len(v) == 0 || v[0] != ':' {
+			continue
+		}
+		v = v[1:]
+		v = v[wire.SkipSpace(v, 0):]
+		if bytes.HasPrefix(v, id) && (len(v) == len(id) || v[len(id)] == ',' || v[len(id)] == '}' || v[len(id)] == ' ' || v[len(id)] == '\t' || v[len(id)] == '\n' || v[len(id)] == '\r') {
+			return true
+		}
 	}
 }
 
