@@ -579,29 +579,6 @@ func (r *run) confirm(ctx context.Context, cand *candidate) bool {
 	return cand.v.rule == check.SlowInput
 }
 
-// settleGuess settles a verdict whose reply may be another frame's
-// (verdict.guess): the frame it was judged against, sent alone, must
-// break the rule the same way; that frame is then the input. Otherwise
-// the finding is dropped: which frame the server answered wrongly is not
-// known, and a finding must not name the wrong one. (The frame that was
-// answered wrongly breaks the rule alone too, and is found so.)
-func (cand *candidate) settleGuess(ctx context.Context) bool {
-	if !cand.v.guess || len(cand.in.Frames) < 2 || cand.v.in == nil {
-		return true
-	}
-	alone := mutate.Case{Frames: [][]byte{cand.v.in}}
-	for range confirmTries {
-		if cand.check(ctx, alone) {
-			cand.in = alone
-			return true
-		}
-		if ctx.Err() != nil {
-			return false
-		}
-	}
-	return false
-}
-
 func joinNotes(a, b string) string {
 	switch {
 	case a == "":

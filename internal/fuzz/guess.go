@@ -1,0 +1,176 @@
+package fuzz
+
+import (
+	"context"
+
+	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/oracle"
+	"github.com/rpcload/rpcload/internal/wire"
+)
+
+// A verdict is a guess (verdict.guess) when the replies leave open which
+// frame a reply answers: it has no id (or it is an array), and another
+// frame could as well have had it, with another verdict for the frame
+// named. Confirmation settles a guess by sending that frame alone
+// (candidate.settleGuess); a guess never becomes a finding as it is.
+
+// inDoubt reports whether the verdict about frame i and reply k (-1: no
+// reply) rests on a guess the replies leave open: which of several frames
+// without an id a reply answers (verdict.guess).
+func (p *pairs) inDoubt(i, k int, assigned [][]int) bool {
+	switch {
+	case k < 0:
+		return p.silenceInDoubt(i, assigned)
+	case len(assigned[i]) > 0 && assigned[i][0] != k:
+		return p.secondInDoubt(i, k) || p.secondInDoubt(i, assigned[i][0])
+	}
+	return p.blameInDoubt(i, k, assigned)
+}
+
+// takesArray reports whether an array answers frame i (not [], whose
+// answer is a single error).
+func (p *pairs) takesArray(i int) bool {
+	return p.infos[i].class == oracle.Batch || p.infos[i].asBatch
+}
+
+// silenceInDoubt reports whether frame i, without a readable id and left
+// without a reply, may have had one that went to another frame: a reply
+// without an id of the kind i takes (an array for a batch), on a frame
+// that may go without it, or that it answers wrongly, or that would
+// answer i correctly ([], a notification a server may refuse and
+// {"method":0}, answered -32600 and -32700: the -32600 went to
+// {"method":0}, the -32700 to the notification, and [] was called
+// unanswered).
+func (p *pairs) silenceInDoubt(i int, assigned [][]int) bool {
+	if fi := &p.infos[i]; fi.id != nil && fi.readable {
+		return false
+	}
+	tries := 0
+	for i2 := range p.infos {
+		if i2 == i || len(assigned[i2]) == 0 {
+			continue
+		}
+		k2 := assigned[i2][0]
+		if keyedScan(p.scan(k2)) || (p.kind(k2) == wire.KindBatch) != p.takesArray(i) {
+			continue
+		}
+		if tries++; tries > maxFitFrames {
+			return true
+		}
+		if !p.req(i2) || !p.fits(i2, k2) || p.fits(i, k2) {
+			return true
+		}
+	}
+	return false
+}
+
+// secondInDoubt reports whether reply k, one of two replies to frame i,
+// may be another frame's: it has no id, and another frame without a
+// readable id takes its kind ({"id":null,"id":0} and {"method":0} answered
+// -32600 with id 0 and -32700 with id null: the -32700 went to the first,
+// whose id two members make unreadable, and the -32600 was called its
+// second reply).
+func (p *pairs) secondInDoubt(i, k int) bool {
+	if keyedScan(p.scan(k)) {
+		return false
+	}
+	array := p.kind(k) == wire.KindBatch
+	for i2 := range p.infos {
+		fi := &p.infos[i2]
+		if i2 != i && fi.needs && !(fi.id != nil && fi.readable) && p.takesArray(i2) == array {
+			return true
+		}
+	}
+	return false
+}
+
+// blameInDoubt reports whether reply k, which answers frame i wrongly, may
+// as well be another frame's: it has no id, and another frame that
+// requires a reply and has no readable id either has none, or has one
+// without an id the two frames could as well have swapped
+// (swapInDoubt). Then which frame the server answered wrongly is not known
+// ([] and {"jsonrpc":false,"method":"echo"}, both owed -32600 with id
+// null, answered -32600 and -32700: jrpc2's -32700 is the second's).
+func (p *pairs) blameInDoubt(i, k int, assigned [][]int) bool {
+	if p.kind(k) == wire.KindBatch {
+		return p.arrayInDoubt(i, k, assigned)
+	}
+	if sc := p.scan(k); keyedScan(sc) || p.fits(i, k) {
+		return false
+	}
+	tries := 0
+	for i2 := range p.infos {
+		fi := &p.infos[i2]
+		if i2 == i || !fi.needs || fi.id != nil && fi.readable || !p.req(i2) {
+			continue
+		}
+		if len(assigned[i2]) == 0 {
+			return true
+		}
+		if tries++; tries > maxFitFrames {
+			return true // (a doubt not looked into is a doubt)
+		}
+		if k2 := assigned[i2][0]; !keyedScan(p.scan(k2)) && p.swapInDoubt(i, k, i2, k2) {
+			return true
+		}
+	}
+	return false
+}
+
+// arrayInDoubt is blameInDoubt for an array k judged against batch i: it
+// may be another batch's when another batch that needs a reply has none,
+// or an array the two batches could as well have swapped (swapInDoubt: a
+// concurrent server sends the arrays of [0,0] and [{"id":0,"id":0},0] in
+// any order, and neither answers its batch correctly).
+func (p *pairs) arrayInDoubt(i, k int, assigned [][]int) bool {
+	if p.fits(i, k) {
+		return false
+	}
+	for i2 := range p.infos {
+		fi := &p.infos[i2]
+		if i2 == i || !fi.needs || !(fi.class == oracle.Batch || fi.asBatch) {
+			continue
+		}
+		if len(assigned[i2]) == 0 {
+			return true
+		}
+		if k2 := assigned[i2][0]; p.kind(k2) == wire.KindBatch && p.swapInDoubt(i, k, i2, k2) {
+			return true
+		}
+	}
+	return false
+}
+
+// swapInDoubt reports whether frames i and i2 could as well have each
+// other's replies k and k2, and frame i's verdict would then differ: k2
+// answers i correctly (the blame moves to i2), or it answers i otherwise
+// wrongly while i2 is no worse off with k.
+func (p *pairs) swapInDoubt(i, k, i2, k2 int) bool {
+	if p.fits(i, k2) {
+		return true
+	}
+	return p.judge(i, k2) != p.judge(i, k) && (p.fits(i2, k) || !p.fits(i2, k2))
+}
+
+// settleGuess settles a verdict whose reply may be another frame's
+// (verdict.guess): the frame it was judged against, sent alone, must
+// break the rule the same way; that frame is then the input. Otherwise
+// the finding is dropped: which frame the server answered wrongly is not
+// known, and a finding must not name the wrong one. (The frame that was
+// answered wrongly breaks the rule alone too, and is found so.)
+func (cand *candidate) settleGuess(ctx context.Context) bool {
+	if !cand.v.guess || len(cand.in.Frames) < 2 || cand.v.in == nil {
+		return true
+	}
+	alone := mutate.Case{Frames: [][]byte{cand.v.in}}
+	for range confirmTries {
+		if cand.check(ctx, alone) {
+			cand.in = alone
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+	}
+	return false
+}

@@ -1,0 +1,121 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/rpcload/rpcload/internal/check"
+	"github.com/rpcload/rpcload/internal/mutate"
+)
+
+// TestBlameInDoubt: a reply without an id that answers its frame wrongly
+// is a guess when another frame could have taken it (their replies
+// swapped), and the verdict says so, whatever order the replies came in.
+func TestBlameInDoubt(t *testing.T) {
+	errID := func(id string, code int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"m"}}`, id, code)
+	}
+	for _, tc := range []struct {
+		name    string
+		frames  []string
+		replies []string
+		want    check.Rule
+		guess   bool
+	}{
+		// Both owe -32600 with id null: the -32700 is either's.
+		{"[] and an invalid request", []string{`[]`, `{"jsonrpc":"2.0","method":"echo"}`, `{"jsonrpc":false,"method":"echo"}`}, []string{errID("null", -32600), errID("null", -32700)}, check.EmptyBatchReplyWrong, true},
+		// Two frames without a reply to blame it on.
+		{"two invalid requests, one wrong reply", []string{`{"jsonrpc":false,"method":"echo"}`, `{"jsonrpc":"2.0","method":1}`}, []string{errID("null", -32700)}, check.WrongErrorCode, true},
+		// A parse error's -32700 answers it, and cannot answer []: the
+		// second -32700 is []'s (a server wedged by the broken frame).
+		{"a parse error and []", []string{`"`, `[]`}, []string{errID("null", -32700), errID("null", -32700)}, check.EmptyBatchReplyWrong, false},
+		// The other frame has an id: its reply tells.
+		{"[] and a call", []string{`[]`, `{"jsonrpc":"2.0","id":1,"method":"echo"}`}, []string{errID("null", -32700), `{"jsonrpc":"2.0","id":1,"result":1}`}, check.EmptyBatchReplyWrong, false},
+		// Two batches answered with arrays that answer neither correctly:
+		// which is which is a guess.
+		{"two batches, two wrong arrays", []string{`[0,0]`, `[{"id":0,"id":0},0]`}, []string{`[` + errID("null", -32700) + `,` + errID("null", -32700) + `]`, `[` + errID("0", -32600) + `,` + errID("null", -32700) + `]`}, check.WrongErrorCode, true},
+		// One batch: its array is its own.
+		{"one batch and a call", []string{`[0,0]`, `{"jsonrpc":"2.0","id":1,"method":"echo"}`}, []string{`[` + errID("null", -32700) + `,` + errID("null", -32700) + `]`, `{"jsonrpc":"2.0","id":1,"result":1}`}, check.WrongErrorCode, false},
+		{"[], [0] and 0", []string{`[]`, `[0]`, `0`}, []string{errID("null", -32600), `[` + errID("null", -32700) + `]`, errID("null", -32700)}, check.EmptyBatchReplyWrong, true},
+		// [] left without a reply while the notification took a -32700 a
+		// server may refuse it with: the -32700 may be []'s (or
+		// {"method":0}'s, and the -32600 []'s).
+		{"[] unanswered beside a refused notification", []string{`[]`, `{"jsonrpc":"2.0","method":"a","params":{"":0,"":0}}`, `{"method":0}`}, []string{errID("null", -32600), errID("null", -32700)}, check.EmptyBatchReplyWrong, true},
+		{"[] unanswered alone", []string{`[]`}, nil, check.EmptyBatchReplyWrong, false},
+		// The reply with id 0 is the repeated-id request's (it holds 0),
+		// the -32700 {"method":0}'s: no second reply (the -32700 went to
+		// the first, which takes any reply, and the id 0 was its second).
+		{"a repeated id and an invalid request", []string{`{"id":null,"id":0}`, `{"method":0}`}, []string{errID("0", -32600), errID("null", -32700)}, check.WrongErrorCode, false},
+		// Two repeated ids, [], and an invalid request (jrpc2 over TCP):
+		// each id to the request holding it, whatever order they came in.
+		{"repeated ids held", []string{`{"id":null,"id":0}`, `[]`, "{\"jsonrpc\":\"2.0\",\"method\":\"\xbc\",\"id\":false,\"id\":1}", `{"jsonrpc":0}`}, []string{errID("null", -32600), errID("null", -32700), errID("0", -32600), errID("1", -32601)}, check.EmptyBatchReplyWrong, true},
+		// Two batches, one of which any array answers (invalid UTF-8): the
+		// other's verdict depends on which array it got.
+		{"a batch any array answers", []string{`[0]`, "[{\"jsonrpc\":\"2.0\",\"method\":\"\xbc\",\"id\":0}]"}, []string{`[` + errID("null", -32700) + `]`, `[` + errID("0", -32601) + `]`}, check.WrongErrorCode, true},
+		// jrpc2 refuses a batch of a notification with an extra member
+		// with an array: the array is that batch's, not []'s (which was
+		// judged "answered with an array", no guess); then which of [] and
+		// {"method":0} got the -32700 is a guess.
+		{"a refused notification batch, [] and an invalid request", []string{`[{"jsonrpc":"2.0","method":"","\ud80a":[]}]`, `[]`, `{"method":0}`}, []string{`[` + errID("null", -32600) + `]`, errID("null", -32600), errID("null", -32700)}, check.EmptyBatchReplyWrong, true},
+		// One frame alone.
+		{"[] alone", []string{`[]`}, []string{errID("null", -32700)}, check.EmptyBatchReplyWrong, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := frames(tc.frames...)
+			for _, perm := range permutations(len(tc.replies), 24) {
+				var reps [][]byte
+				for _, k := range perm {
+					reps = append(reps, []byte(tc.replies[k]))
+				}
+				infos, _ := inspect(c, nil)
+				o := outcome{replies: reps, end: endNone}
+				v := judgeOutcome(c, infos, &o, nil)
+				if v.rule != tc.want || v.guess != tc.guess {
+					t.Errorf("replies in order %v: rule %v guess %v (%s), want %v guess %v", perm, v.rule, v.guess, v.note, tc.want, tc.guess)
+				}
+			}
+		})
+	}
+}
+
+// TestSettleGuess: a verdict in doubt is confirmed only by its frame sent
+// alone, which becomes the input; one that is not in doubt is left as it
+// was found.
+func TestSettleGuess(t *testing.T) {
+	empty, invalid := []byte(`[]`), []byte(`{"jsonrpc":false,"method":"echo"}`)
+	both := mutate.Case{Frames: [][]byte{empty, invalid}}
+	for _, tc := range []struct {
+		name      string
+		guess     bool
+		aloneFail bool // the frame alone breaks the rule the same way
+		want      bool
+		wantIn    int // frames of the input afterwards
+	}{
+		{"in doubt, the frame alone fails", true, true, true, 1},
+		{"in doubt, the frame alone is answered right", true, false, false, 2},
+		{"not in doubt", false, false, true, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sent := 0
+			cand := candidate{in: both, v: verdict{guess: tc.guess, in: empty}}
+			cand.check = func(_ context.Context, c mutate.Case) bool {
+				sent++
+				if len(c.Frames) == 1 && !bytes.Equal(c.Frames[0], empty) {
+					t.Errorf("sent %q alone, want the frame the verdict is about", c.Frames[0])
+				}
+				return len(c.Frames) == 2 || tc.aloneFail
+			}
+			if got := cand.settleGuess(context.Background()); got != tc.want {
+				t.Errorf("settleGuess = %v, want %v", got, tc.want)
+			}
+			if len(cand.in.Frames) != tc.wantIn {
+				t.Errorf("input has %d frames afterwards, want %d", len(cand.in.Frames), tc.wantIn)
+			}
+			if !tc.guess && sent != 0 {
+				t.Errorf("sent %d inputs for a verdict not in doubt", sent)
+			}
+		})
+	}
+}
