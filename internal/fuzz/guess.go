@@ -95,8 +95,11 @@ func (p *pairs) blameInDoubt(i, k int, assigned [][]int) bool {
 	if p.kind(k) == wire.KindBatch {
 		return p.arrayInDoubt(i, k, assigned)
 	}
-	if sc := p.scan(k); keyedScan(sc) || p.fits(i, k) {
+	if p.fits(i, k) {
 		return false
+	}
+	if sc := p.scan(k); keyedScan(sc) {
+		return p.sharedIDInDoubt(i, k, sc.id, assigned)
 	}
 	tries := 0
 	for i2 := range p.infos {
@@ -111,6 +114,31 @@ func (p *pairs) blameInDoubt(i, k int, assigned [][]int) bool {
 			return true // (a doubt not looked into is a doubt)
 		}
 		if k2 := assigned[i2][0]; !keyedScan(p.scan(k2)) && p.swapInDoubt(i, k, i2, k2) {
+			return true
+		}
+	}
+	return false
+}
+
+// sharedIDInDoubt is blameInDoubt for a reply k with an id: it may be
+// another frame's that has the same id, and that the two frames could as
+// well have swapped (mcp-go serves concurrently: a tools/list with id 3
+// and an invalid request with id 3, answered -32602 and -32600 with id 3,
+// had the -32602 judged against the invalid request).
+func (p *pairs) sharedIDInDoubt(i, k int, id []byte, assigned [][]int) bool {
+	tries := 0
+	for i2 := range p.infos {
+		fi := &p.infos[i2]
+		if i2 == i || !fi.needs || fi.id == nil || !fi.readable || !wire.EchoesID(fi.id, id) {
+			continue
+		}
+		if len(assigned[i2]) == 0 {
+			return true
+		}
+		if tries++; tries > maxFitFrames {
+			return true
+		}
+		if p.swapInDoubt(i, k, i2, assigned[i2][0]) {
 			return true
 		}
 	}

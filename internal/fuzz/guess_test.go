@@ -59,6 +59,9 @@ func TestBlameInDoubt(t *testing.T) {
 		// judged "answered with an array", no guess); then which of [] and
 		// {"method":0} got the -32700 is a guess.
 		{"a refused notification batch, [] and an invalid request", []string{`[{"jsonrpc":"2.0","method":"","\ud80a":[]}]`, `[]`, `{"method":0}`}, []string{`[` + errID("null", -32600) + `]`, errID("null", -32600), errID("null", -32700)}, check.EmptyBatchReplyWrong, true},
+		// Two frames of one id (mcp-go, concurrent): the -32602 may be the
+		// tools/list's, and the invalid request's reply not come yet.
+		{"a shared id", []string{`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"g"}}`, `{"jsonrpc":"2.0","id":3,"ps":[]}`, `{}`}, []string{errID("3", -32602), errID("3", -32601), errID("null", -32600)}, check.WrongErrorCode, true},
 		// One frame alone.
 		{"[] alone", []string{`[]`}, []string{errID("null", -32700)}, check.EmptyBatchReplyWrong, false},
 	} {
