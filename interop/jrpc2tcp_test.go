@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -214,6 +215,67 @@ func jrpc2Kills(t *testing.T, bin string, input []byte, n int) int {
 		}
 	}
 	return kills
+}
+
+// jrpc2ReplySets sends input to n fresh jrpc2tcp processes (bin) by hand
+// and returns
+// how many different sets of replies came back (the replies' order aside):
+// more than one says the server itself answers the input differently from
+// run to run, so a replay that disagrees shows the server, not rpcfuzz.
+func jrpc2ReplySets(t *testing.T, bin string, input []byte, n int) int {
+	t.Helper()
+	sets := map[string]bool{}
+	for range n {
+		sets[jrpc2Replies(t, bin, input)] = true
+	}
+	return len(sets)
+}
+
+// jrpc2Replies is one try of jrpc2ReplySets: the replies, sorted, one per
+// line.
+func jrpc2Replies(t *testing.T, bin string, input []byte) string {
+	t.Helper()
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("jrpc2tcp printed no address: %v", err)
+	}
+	c, err := net.DialTimeout("tcp", strings.TrimPrefix(strings.TrimSpace(line), "tcp://"), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Write(input); err != nil {
+		t.Fatal(err)
+	}
+	// (The write side stays open: jrpc2 may drop what it has not answered
+	// when it reads the end of the stream. The replies are read until
+	// the server has been silent for half a second.)
+	var out []byte
+	buf := make([]byte, 64<<10)
+	for {
+		_ = c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		n, err := c.Read(buf)
+		out = append(out, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	replies := strings.Split(strings.TrimSpace(string(out)), "\n")
+	slices.Sort(replies)
+	return strings.Join(replies, "\n")
 }
 
 // jrpc2Kill is one try of jrpc2Kills.
@@ -424,6 +486,13 @@ func jrpc2ReplayCheck(t *testing.T, seed uint64, dur time.Duration, out string) 
 					t.Logf("TODO(rpcfuzz bug) %s\n  why   %s\n  seen  %q", line, why, res.Seen)
 					continue
 				}
+			}
+			if sets := jrpc2ReplySets(t, argv[0], raw, 30); sets > 1 {
+				// (jrpc2 checks a request's members in map order: the
+				// same input gets -32700 "invalid version key" or -32600
+				// "invalid request ID" from one run to the next.)
+				t.Logf("server nondeterminism %s\n  why   jrpc2 answered the input in %d different ways in 30 fresh runs by hand\n  seen  %q", line, sets, res.Seen)
+				continue
 			}
 			if fp, ok := matchFalsePositive("jrpc2-tcp", fuzzFinding{Rule: f.Rule, Key: f.Key, Note: f.Note}, raw); ok {
 				known++
