@@ -212,10 +212,11 @@ type verdict struct {
 	// of the dedup key.
 	in      []byte
 	inClass oracle.RequestClass
-	// guess: the reply that broke the rule has no id, and another frame
-	// could as well have got it (a correct reply of that frame answers
-	// this one too): which of them the server answered wrongly is a
-	// guess, which confirm settles by sending the frame alone.
+	// guess: which frame the reply that broke the rule answers (or which
+	// frame a missing reply was owed to) is left open by the replies:
+	// another frame could as well have had it, with another verdict for
+	// this one (guess.go). Confirmation settles it by sending the frame
+	// alone (candidate.settleGuess).
 	guess bool
 }
 

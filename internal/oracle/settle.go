@@ -114,9 +114,10 @@ func (b *batchMatch) settleNull(rm *wire.Message, state uint8, j int32) {
 }
 
 // settleArray settles rm, reply j, an array on a stream: judged against
-// the first batch without a reply (not [] while another is left); else, when the caller knows it for a
-// late reply, set aside; else a second reply to a batch, or judged
-// against the first required frame without a reply.
+// the first batch without a reply (not [] while another is left); else,
+// when the caller knows it for a late reply, set aside; else a second
+// reply to a batch, or judged against the first required frame without a
+// reply.
 func (b *batchMatch) settleArray(rm *wire.Message, j int32) {
 	batches := &b.lists[listBatch]
 	if i := b.firstNonEmptyBatch(); i >= 0 {
