@@ -392,7 +392,11 @@ func (r *run) reproducer(w *worker, cand *candidate) func(ctx context.Context, c
 			w.patience = hangPatience(r.cfg.Timeout) + 10*writeAllowance(caseSize(c))
 		}
 		w.patientAll = silent && *confirming
-		w.linger = *confirming
+		// (Not for a crash or a hang, whose verdict is not about replies:
+		// lingering on a connection before closing it gave jrpc2 the time
+		// to finish what its close-time panic needs unfinished, and its
+		// crash replayed 2/3.)
+		w.linger = *confirming && !hang && cand.v.rule != check.Crash
 		res := w.exec(ctx, c, fresh || *confirming)
 		w.patient, w.patientAll, w.patience, w.linger = false, false, 0, false
 		r.checks.Add(1)
