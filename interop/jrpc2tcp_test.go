@@ -228,8 +228,8 @@ func jrpc2Kills(t *testing.T, bin string, input []byte, n int) int {
 }
 
 // jrpc2ReplySets sends input to n fresh jrpc2tcp processes (bin) by hand
-// and returns
-// how many different sets of replies came back (the replies' order aside):
+// and returns how many different sets of replies came back (the replies'
+// order aside):
 // more than one says the server itself answers the input differently from
 // run to run, so a replay that disagrees shows the server, not rpcfuzz.
 func jrpc2ReplySets(t *testing.T, bin string, input []byte, n int) int {
@@ -245,27 +245,8 @@ func jrpc2ReplySets(t *testing.T, bin string, input []byte, n int) int {
 // line.
 func jrpc2Replies(t *testing.T, bin string, input []byte) string {
 	t.Helper()
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	}()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("jrpc2tcp printed no address: %v", err)
-	}
-	c, err := net.DialTimeout("tcp", strings.TrimPrefix(strings.TrimSpace(line), "tcp://"), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, _, stop := dialFreshJRPC2(t, bin)
+	defer stop()
 	_ = c.SetWriteDeadline(time.Now().Add(5 * time.Second))
 	if _, err := c.Write(input); err != nil {
 		t.Fatal(err)
@@ -288,8 +269,10 @@ func jrpc2Replies(t *testing.T, bin string, input []byte) string {
 	return strings.Join(replies, "\n")
 }
 
-// jrpc2Kill is one try of jrpc2Kills.
-func jrpc2Kill(t *testing.T, bin string, input []byte) bool {
+// dialFreshJRPC2 starts a jrpc2tcp process (bin) and connects to it. It
+// returns the connection, a channel closed when the process has exited,
+// and stop, which closes the connection and ends the process.
+func dialFreshJRPC2(t *testing.T, bin string) (net.Conn, <-chan struct{}, func()) {
 	t.Helper()
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")
 	stdout, err := cmd.StdoutPipe()
@@ -304,19 +287,28 @@ func jrpc2Kill(t *testing.T, bin string, input []byte) bool {
 		_ = cmd.Wait()
 		close(exited)
 	}()
-	defer func() {
+	kill := func() {
 		_ = cmd.Process.Kill()
 		<-exited
-	}()
+	}
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
+		kill()
 		t.Fatalf("jrpc2tcp printed no address: %v", err)
 	}
 	c, err := net.DialTimeout("tcp", strings.TrimPrefix(strings.TrimSpace(line), "tcp://"), 5*time.Second)
 	if err != nil {
+		kill()
 		t.Fatal(err)
 	}
-	defer c.Close()
+	return c, exited, func() { c.Close(); kill() }
+}
+
+// jrpc2Kill is one try of jrpc2Kills.
+func jrpc2Kill(t *testing.T, bin string, input []byte) bool {
+	t.Helper()
+	c, exited, stop := dialFreshJRPC2(t, bin)
+	defer stop()
 	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
 	if _, err := c.Write(input); err != nil {
 		t.Fatal(err)

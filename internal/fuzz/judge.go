@@ -536,26 +536,6 @@ func crashLine(low string) bool {
 		strings.Contains(low, "segmentation fault") || strings.Contains(low, "exception") || strings.HasPrefix(low, "goroutine ")
 }
 
-// judgeWire judges the replies to bytes that broke the framing on purpose:
-// nothing is owed (the server may close the stream), but what comes back
-// must be well-formed JSON-RPC, and the server must not die.
-func judgeWire(j *judgement, o *outcome) {
-	status := uint16(o.end)
-	if died, shape, note, ev := streamCrash(o, nil, 0); died && o.end != endClosed && !orderlyExit(o) {
-		j.crash(shape, note, ev, status)
-	}
-	var m wire.Message
-	for _, r := range o.replies {
-		wire.Scan(r, &m)
-		rules := check.Envelope(&m)
-		if m.Kind == wire.KindBatch {
-			rules = 0 // an array answers the batch the broken framing delimited
-		}
-		sc := scanOf(&m)
-		j.add(rules, "a reply to input with broken framing is not a valid response", r, &sc, status)
-	}
-}
-
 // judgeHTTP judges each frame's response: its status, then its body.
 func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 	for i := 0; i < o.sent; i++ {
