@@ -578,10 +578,7 @@ func (s *streamConn) writeInput(c mutate.Case, seq uint64, deadline time.Time) (
 		b := append(slices.Clip(raw), '\n')
 		return wroteRawSynced, transport.WriteRaw(s.st, append(append(b, syncMsg...), '\n'), deadline)
 	case raw != nil && s.d.cfg.Target.Framing != transport.Messages:
-		if err := transport.WriteRaw(s.st, raw, deadline); err != nil {
-			return wroteRaw, err
-		}
-		if err := transport.CloseWrite(s.st); err != nil {
+		if err := transport.WriteRawClose(s.st, raw, deadline); err != nil {
 			return wroteRaw, err
 		}
 		return wroteRawClosed, nil

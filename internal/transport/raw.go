@@ -27,11 +27,11 @@ func WriteRaw(s Stream, b []byte, deadline time.Time) error {
 	return s.Flush(deadline)
 }
 
-// CloseWrite half-closes a stream: the server reads end-of-file while
+// closeWrite half-closes a stream: the server reads end-of-file while
 // replies can still be read. TCP and Unix sockets shut down their write
 // side; a child process gets its stdin closed (after which it is expected
 // to answer what it read and exit). WebSocket returns ErrNoRaw.
-func CloseWrite(s Stream) error {
+func closeWrite(s Stream) error {
 	if cs, ok := s.(*childStream); ok {
 		return cs.stdin.Close()
 	}
@@ -44,6 +44,24 @@ func CloseWrite(s Stream) error {
 		return ErrNoRaw
 	}
 	return cw.CloseWrite()
+}
+
+// WriteRawClose writes b as WriteRaw does and then half-closes the stream
+// as closeWrite does, so that the server reads b and the end of the
+// stream at once where the system allows it (TCP on Linux: b and the FIN
+// go in one segment). Otherwise a server may read b, act on it and only
+// then see the end, or see both together, as the scheduling of this
+// process between the two calls decides, and a server whose behaviour
+// depends on that (jrpc2 panics when the end comes while a message is
+// still queued) would answer one input in two ways.
+func WriteRawClose(s Stream, b []byte, deadline time.Time) error {
+	if bs, ok := s.(*byteStream); ok && bs.werr == nil {
+		cork(bs.rw)
+	}
+	if err := WriteRaw(s, b, deadline); err != nil {
+		return err
+	}
+	return closeWrite(s)
 }
 
 // byteStreamOf returns the byte stream under s (a socket's own, or a child
