@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -193,4 +194,81 @@ func checkOutDir(t *testing.T, out string, complete bool) {
 	if !lat.Interrupted {
 		t.Error("latency.json is not marked interrupted")
 	}
+}
+
+// TestSecondInterruptEndsServer: a second SIGINT, which exits at once,
+// ends the server rpcfuzz started with --server-cmd too. The server lives
+// in a process group of its own, out of reach of a terminal's Ctrl-C, so
+// nothing else would end it.
+func TestSecondInterruptEndsServer(t *testing.T) {
+	rpcfuzz, rpcload := binaries(t)
+	addr := freeAddr(t)
+	pidFile := filepath.Join(t.TempDir(), "server.pid")
+	server := fmt.Sprintf(`sh -c 'echo $$ > %s; exec %s serve --tcp %s'`, pidFile, rpcload, addr)
+	ctx, cancel := context.WithTimeout(context.Background(), childLimit)
+	defer cancel()
+	cmd, _, l := clitest.Start(ctx, t, rpcfuzz, "run", "tcp://"+addr, "--server-cmd", server,
+		"--out", filepath.Join(t.TempDir(), "out"), "--duration", "1h", "--seed", "7", "--workers", "2")
+	l.Wait(t, childLimit, "a status line with inputs sent", func(s string) bool {
+		m := execsLine.FindStringSubmatch(s)
+		n := 0
+		if m != nil {
+			n, _ = strconv.Atoi(m[1])
+		}
+		return n > 0
+	})
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (Whatever happens, the server does not outlive the test.)
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	// (Two signals sent at once may arrive as one.)
+	l.Wait(t, childLimit, "the interrupted line", func(s string) bool { return strings.Contains(s, "interrupted;") })
+	if err := cmd.Process.Signal(os.Interrupt); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		t.Fatal(err)
+	}
+	<-l.Done()
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != cli.ExitInterrupted {
+		t.Fatalf("exit %d, want 130\nstderr:\n%s", code, l)
+	}
+	// SIGKILL is delivered at once, but the exit is the kernel's to
+	// finish: a bounded wait for it, polled.
+	deadline := time.Now().Add(5 * time.Second)
+	for processAlive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server (pid %d) still runs 5 s after rpcfuzz exited on a second interrupt\nstderr:\n%s", pid, l)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// processAlive reports whether pid runs (a zombie, dead but not yet
+// reaped by its new parent, does not).
+func processAlive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil // (no /proc: a zombie counts as alive)
+	}
+	// The state follows the command name, which is in parentheses.
+	rest := string(b[strings.LastIndexByte(string(b), ')')+1:])
+	return !strings.HasPrefix(strings.TrimSpace(rest), "Z")
+}
+
+// freeAddr is a loopback address no one listens on just now.
+func freeAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }

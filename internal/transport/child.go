@@ -219,9 +219,51 @@ func startProcess(argv []string, o ChildOptions, stdio bool) (*childStream, erro
 		start: start, grace: grace, tail: newTailRing(tailN),
 		exited: make(chan struct{}), waitDone: make(chan struct{}), stderrDone: make(chan struct{}),
 	}
+	live.add(s)
 	go s.copyStderr(errFile)
 	go s.wait()
 	return s, nil
+}
+
+// live holds the processes started and not yet reaped, for KillChildren.
+var live = liveSet{procs: map[*childStream]struct{}{}}
+
+type liveSet struct {
+	mu    sync.Mutex
+	procs map[*childStream]struct{}
+}
+
+func (l *liveSet) add(s *childStream) {
+	l.mu.Lock()
+	l.procs[s] = struct{}{}
+	l.mu.Unlock()
+}
+
+func (l *liveSet) remove(s *childStream) {
+	l.mu.Lock()
+	delete(l.procs, s)
+	l.mu.Unlock()
+}
+
+// KillChildren sends SIGKILL to the process group of every process
+// started here (a stdio child, a server command) that has not been
+// reaped yet, and returns how many it signalled. A command calls it just
+// before exiting at once (a second interrupt): the children live in
+// process groups of their own, so the terminal's Ctrl-C never reaches
+// them, and without it a server rpcfuzz started would outlive rpcfuzz.
+func KillChildren() int {
+	live.mu.Lock()
+	defer live.mu.Unlock()
+	n := 0
+	for s := range live.procs {
+		if s.dead.Load() {
+			continue // reaped or being reaped: its pid may be another's soon
+		}
+		if signalChild(s.cmd.Process, syscall.SIGKILL) == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // lookChild resolves the program like exec.Command does, but relative to
@@ -249,6 +291,7 @@ func lookChild(prog, dir string) (string, error) {
 func (s *childStream) wait() {
 	defer close(s.waitDone)
 	err := s.cmd.Wait()
+	live.remove(s)
 	d := time.Since(s.start)
 	how := ""
 	if ps := s.cmd.ProcessState; ps != nil {

@@ -638,3 +638,37 @@ func TestStartProcess(t *testing.T) {
 		t.Errorf("StartProcess of a missing program: %v", err)
 	}
 }
+
+// TestKillChildren: KillChildren ends, with SIGKILL, a server process
+// that has not been closed, and does not count one already reaped.
+func TestKillChildren(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(mode string) Process {
+		o := ChildOptions{Grace: 10 * time.Second, Env: []string{childModeEnv + "=" + mode, "GORACE=" + os.Getenv("GORACE") + " atexit_sleep_ms=0"}}
+		p, err := StartProcess([]string{self, "server-" + mode}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		return p
+	}
+	done := start("log-exit")
+	within(t, 10*time.Second, "exit", func() bool { <-done.Exited(); return true })
+	p := start("sleep")
+	if n := KillChildren(); n < 1 {
+		t.Fatalf("KillChildren signalled %d processes, want the sleeping one", n)
+	}
+	within(t, 10*time.Second, "exit after KillChildren", func() bool { <-p.Exited(); return true })
+	if !strings.HasPrefix(p.ExitStatus(), "killed by signal SIGKILL") {
+		t.Errorf("ExitStatus %q, want killed by SIGKILL", p.ExitStatus())
+	}
+	live.mu.Lock()
+	_, held := live.procs[done.(*childStream)]
+	live.mu.Unlock()
+	if held {
+		t.Error("a reaped process is still in the live set")
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/transport"
 )
 
 // Exit codes of both commands; README.md and docs/fuzzing.md document them.
@@ -52,7 +53,9 @@ func ExitCode(code int, err error) int {
 // notice to stderr, so a run stops and still writes what it has; a second
 // one exits at once with ExitInterrupted (every file is written
 // atomically, and stats.AbortWrites removes those being written, so none
-// is left half-written). stop releases the signals.
+// is left half-written), and the processes the run started (stdio
+// children, a server command) are killed with it. stop releases the
+// signals.
 func SignalContext(stderr io.Writer, notice string) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
@@ -67,6 +70,7 @@ func SignalContext(stderr io.Writer, notice string) (ctx context.Context, stop f
 			}
 			if n > 1 {
 				stats.AbortWrites()
+				transport.KillChildren()
 				os.Exit(ExitInterrupted)
 			}
 			fmt.Fprintln(stderr, notice)
