@@ -400,7 +400,7 @@ func (r *run) reproducer(w *worker, cand *candidate) func(ctx context.Context, c
 		res := w.exec(ctx, c, fresh || *confirming)
 		w.patient, w.patientAll, w.patience, w.linger = false, false, 0, false
 		r.checks.Add(1)
-		if res.o.end == endInterrupted || !cand.reproduces(&res.v, key) {
+		if res.o.end == endInterrupted || !cand.reproduces(&res.v, key, *confirming) {
 			return false
 		}
 		ev.v, ev.set = res.v, true
@@ -410,8 +410,16 @@ func (r *run) reproducer(w *worker, cand *candidate) func(ctx context.Context, c
 
 // reproduces reports whether v is the candidate's failure again: the same
 // key, or for a traced finding the same key but for traits the original
-// input had too.
-func (cand *candidate) reproduces(v *verdict, key string) bool {
+// input had too. While a candidate is minimized (not confirming), a
+// verdict that is a guess does not count: confirmation settled the
+// candidate's own (settleGuess), and a smaller input must not bring the
+// doubt back ([[]] and a notification batch answered [-32600] and
+// [-32700] by jrpc2, which one the -32700 answers a guess, was the
+// minimized input of a finding whose original verdict was in no doubt).
+func (cand *candidate) reproduces(v *verdict, key string, confirming bool) bool {
+	if v.guess && !confirming {
+		return false
+	}
 	if cand.coarse == "" {
 		return dedupKey(*v) == key
 	}

@@ -104,12 +104,20 @@ func (p *pairs) blameInDoubt(i, k int, assigned [][]int) bool {
 	tries := 0
 	for i2 := range p.infos {
 		fi := &p.infos[i2]
-		if i2 == i || !fi.needs || fi.id != nil && fi.readable || !p.req(i2) {
+		if i2 == i || fi.id != nil && fi.readable {
 			continue
 		}
-		if len(assigned[i2]) == 0 {
-			return true
+		if required := fi.needs && p.req(i2); len(assigned[i2]) == 0 {
+			if required {
+				return true
+			}
+			continue
 		}
+		// (A frame that may go without a reply and got one, without an
+		// id, could as well have had the other: {"error":0}, which
+		// reads as a response, and a notification with scalar params,
+		// answered -32700 and -32600 by jrpc2, had the -32700 judged
+		// against the notification.)
 		if tries++; tries > maxFitFrames {
 			return true // (a doubt not looked into is a doubt)
 		}

@@ -62,6 +62,14 @@ func TestBlameInDoubt(t *testing.T) {
 		// Two frames of one id (mcp-go, concurrent): the -32602 may be the
 		// tools/list's, and the invalid request's reply not come yet.
 		{"a shared id", []string{`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"g"}}`, `{"jsonrpc":"2.0","id":3,"ps":[]}`, `{}`}, []string{errID("3", -32602), errID("3", -32601), errID("null", -32600)}, check.WrongErrorCode, true},
+		// jrpc2 answers {"error":0} (a response to it reads) -32700 and
+		// the notification -32600 (refused, allowed): the -32700 judged
+		// against the notification may be the other's, which may go
+		// without a reply and got one.
+		{"a response-like frame and a refusable notification", []string{`{"error":0}`, `{"jsonrpc":"2.0","method":"","params":""}`}, []string{errID("null", -32600), errID("null", -32700)}, check.WrongErrorCode, true},
+		// Two arrays for a batch that needs one and a notification batch
+		// that may be refused: which got the [-32700] is a guess.
+		{"an invalid batch and a notification batch", []string{`[[]]`, `[{"jsonrpc":"2.0","method":"","params":null}]`}, []string{`[` + errID("null", -32600) + `]`, `[` + errID("null", -32700) + `]`}, check.WrongErrorCode, true},
 		// One frame alone.
 		{"[] alone", []string{`[]`}, []string{errID("null", -32700)}, check.EmptyBatchReplyWrong, false},
 	} {
@@ -118,6 +126,34 @@ func TestSettleGuess(t *testing.T) {
 			}
 			if !tc.guess && sent != 0 {
 				t.Errorf("sent %d inputs for a verdict not in doubt", sent)
+			}
+		})
+	}
+}
+
+// TestReproducesWhileMinimizing: a verdict that is a guess reproduces a
+// candidate while it is confirmed (settleGuess then settles it), never
+// while it is minimized, so that a smaller input cannot bring back a doubt
+// the candidate's own verdict did not have.
+func TestReproducesWhileMinimizing(t *testing.T) {
+	v := verdict{rule: check.WrongErrorCode, note: "an invalid request answered with error -32700; want error -32600"}
+	key := dedupKey(v)
+	for _, tc := range []struct {
+		name              string
+		guess, confirming bool
+		want              bool
+	}{
+		{"no doubt, minimizing", false, false, true},
+		{"no doubt, confirming", false, true, true},
+		{"a guess, confirming", true, true, true},
+		{"a guess, minimizing", true, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cand := candidate{v: v, key: key}
+			got := v
+			got.guess = tc.guess
+			if r := cand.reproduces(&got, key, tc.confirming); r != tc.want {
+				t.Errorf("reproduces = %v, want %v", r, tc.want)
 			}
 		})
 	}

@@ -459,6 +459,34 @@ func TestDedupKeysConverge(t *testing.T) {
 	}
 }
 
+// TestDedupKeyLongElementID: a batch element whose id is cut in the note
+// (an object holding strings) keys like any other element breaking the
+// rule the same way; its note's open quote once hid the rest of the note
+// from the key.
+func TestDedupKeyLongElementID(t *testing.T) {
+	key := func(frame string, replies ...string) string {
+		c := frames(frame)
+		infos, _ := inspect(c, nil)
+		o := outcome{end: endNone}
+		for _, r := range replies {
+			o.replies = append(o.replies, []byte(r))
+		}
+		v := judgeOutcome(c, infos, &o, nil)
+		if v.rule != check.WrongErrorCode {
+			t.Fatalf("%s: %v (%s), want wrong_error_code", frame, v.rule, v.note)
+		}
+		return dedupKey(v)
+	}
+	e := func(code int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":"m"}}`, code)
+	}
+	plain := key(`[0]`, `[`+e(-32700)+`]`)
+	long := key(`[{"id":{"jsonrpc":"2.0","id":2.5,"method":"echo"}},{"id":{"jsonrpc":"2.0","id":2.5,"method":"echo"}}]`, `[`+e(-32600)+`,`+e(-32700)+`]`)
+	if plain != long {
+		t.Errorf("keys differ for one deviation:\n %s\n %s", plain, long)
+	}
+}
+
 // TestReplayFraming: replay sends a finding's input in the framing it
 // recorded, whatever framing the command given for the replay defaults to.
 func TestReplayFraming(t *testing.T) {
