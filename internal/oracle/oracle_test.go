@@ -527,6 +527,11 @@ var batchTests = []judgeTestCase{
 		arr(append([]string{errReply("0", -32601), errReply("0", -32600)}, slices.Repeat([]string{errReply("null", -32600)}, 60)...)...), 0},
 	{"id null: a result for the invalid one", arr(`{"jsonrpc":"2.0","method":"x","id":null}`, `{"jsonrpc":null,"method":"x"}`),
 		arr(result("null"), result("null")), set(check.WrongErrorCode)},
+	// jrpc2: the id 0 answers the first element (which a repeated member
+	// and its error member let go unanswered or take any error), the
+	// id-null -32700 the 0; it was "a second response for id 0".
+	{"an id for an element that may take any error", `[{"error":0,"id":0,"method":0,"method":0},0]`,
+		arr(errReply("0", -32700), errReply("null", -32700)), set(check.WrongErrorCode)},
 }
 
 const (

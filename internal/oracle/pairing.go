@@ -38,7 +38,12 @@ func (b *batchMatch) pairReplies() {
 		b.budget = max(b.budget, budget)
 	}
 	b.needed = false
-	b.pairNulls()
+	// (Replies with an id again, now to requests a tolerance lets take
+	// one, before the replies without: [{"error":0,"id":0,"method":0,
+	// "method":0},0] answered -32700 with id 0 and with id null gave the
+	// null one to the first element, which a repeated member lets take
+	// any error, and called the id 0 a second reply.)
+	b.pairByID()
 	b.augmentAll()
 	pend := b.sc.pend
 	var rm wire.Message
