@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rpcload/rpcload/internal/check"
@@ -70,6 +71,15 @@ func TestBlameInDoubt(t *testing.T) {
 		// Two arrays for a batch that needs one and a notification batch
 		// that may be refused: which got the [-32700] is a guess.
 		{"an invalid batch and a notification batch", []string{`[[]]`, `[{"jsonrpc":"2.0","method":"","params":null}]`}, []string{`[` + errID("null", -32600) + `]`, `[` + errID("null", -32700) + `]`}, check.WrongErrorCode, true},
+		// Both have id null and owe a reply, which the oracle lets the
+		// call go without (null_id_unanswered): the -32700 is either's.
+		{"an invalid request and a call, both with id null", []string{`{"id":null,"method":[],"":[]}`, `{"jsonrpc":"2.0","id":null,"method":"e"}`}, []string{errID("null", -32700)}, check.WrongErrorCode, true},
+		// A batch longer than 100 may be refused with one error, but its
+		// array came, so no single error is its: then which of [] and the
+		// strings got the -32600 is a guess (a -32700 took the batch, the
+		// array went to [], and "[] answered with an array" was no guess).
+		{"a long batch, its array, [] and strings", []string{`[{"jsonrpc":"2.0","method":"gte_time","params":null}]`, "[" + strings.Repeat("1,", 100) + "1]", `[]`, `"\u0001\u001f"`, `"2.0"`},
+			[]string{errID("null", -32600), errID("null", -32700), "[" + strings.Repeat(errID("null", -32700)+",", 100) + errID("null", -32700) + "]", errID("null", -32700)}, check.EmptyBatchReplyWrong, true},
 		// One frame alone.
 		{"[] alone", []string{`[]`}, []string{errID("null", -32700)}, check.EmptyBatchReplyWrong, false},
 	} {

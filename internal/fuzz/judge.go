@@ -158,10 +158,12 @@ type replyScan struct {
 	id      []byte // these alias the reply
 	errMsg  []byte
 	errData []byte
+	// batchLen: an array's number of elements.
+	batchLen int
 }
 
 func scanOf(m *wire.Message) replyScan {
-	return replyScan{kind: m.Kind, idKind: m.IDKind, hasCode: m.HasCode, code: m.Code, id: m.ID, errMsg: m.ErrMsg, errData: m.ErrData}
+	return replyScan{kind: m.Kind, idKind: m.IDKind, hasCode: m.HasCode, code: m.Code, id: m.ID, errMsg: m.ErrMsg, errData: m.ErrData, batchLen: m.BatchLen}
 }
 
 func scanReply(reply []byte) replyScan {

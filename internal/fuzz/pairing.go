@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/rpcload/rpcload/internal/check"
@@ -77,6 +78,11 @@ type pairs struct {
 	// frames (arraysForBatches).
 	arrays, batches      int
 	countedAt, countedOf int
+	// The lengths of the arrays among the replies, and of each batch
+	// frame (-1: not a batch), for ownArray; set when first needed.
+	arrayLens []int
+	batchLens []int
+	lensAt    int // the replies arrayLens counts
 }
 
 type pairVerdict struct {
@@ -120,12 +126,15 @@ func (p *pairs) fits(i, j int) bool {
 	switch {
 	case p.kind(j) == wire.KindBatch && !batch:
 		return false
-	case p.kind(j) != wire.KindBatch && batch && p.arraysForBatches():
+	case p.kind(j) != wire.KindBatch && batch && (p.arraysForBatches() || p.ownArray(i)):
 		// A batch's own answer is an array: with an array for every
 		// batch among the replies, a single error a tolerance would let
 		// answer a batch is another message's ([0,0,1] and {"method":0}
 		// answered with an array and a -32700: the -32700 took the batch
-		// and the array was called a second reply).
+		// and the array was called a second reply). So it is when an
+		// array as long as the batch came: a batch of 101 elements, which
+		// may be refused with one error, took a -32700 of a string beside
+		// it, and its array of 101 errors went to [].
 		return false
 	}
 	return p.judge(i, j).rules == 0
@@ -149,6 +158,34 @@ func (p *pairs) arraysForBatches() bool {
 		}
 	}
 	return p.batches > 0 && p.arrays >= p.batches
+}
+
+// ownArray reports whether an array as long as batch frame i (not [])
+// is among the replies.
+func (p *pairs) ownArray(i int) bool {
+	if len(p.batchLens) != len(p.frames) {
+		p.batchLens = p.batchLens[:0]
+		var m wire.Message
+		for k, f := range p.frames {
+			n := -1
+			if p.takesArray(k) {
+				wire.Scan(f, &m)
+				n = m.BatchLen
+			}
+			p.batchLens = append(p.batchLens, n)
+		}
+	}
+	if p.lensAt != len(p.replies) || p.arrayLens == nil {
+		p.lensAt = len(p.replies)
+		p.arrayLens = p.arrayLens[:0:0]
+		for j := range p.replies {
+			if sc := p.scan(j); sc.kind == wire.KindBatch {
+				p.arrayLens = append(p.arrayLens, sc.batchLen)
+			}
+		}
+	}
+	n := p.batchLens[i]
+	return n > 0 && slices.Contains(p.arrayLens, n)
 }
 
 // scan is reply j's scan.
