@@ -136,6 +136,12 @@ func (p *pairs) fits(i, j int) bool {
 		// may be refused with one error, took a -32700 of a string beside
 		// it, and its array of 101 errors went to [].
 		return false
+	case p.kind(j) == wire.KindBatch && p.scan(j).batchLen != p.batchLen(i) && p.ownArray(i):
+		// (Nor an array of another length: [""] and a batch of two
+		// notifications jrpc2 refuses, answered [-32700] and [-32600,
+		// -32600]: the one-element array refused one notification well
+		// enough, and took the batch of two when it came first.)
+		return false
 	}
 	return p.judge(i, j).rules == 0
 }
@@ -186,6 +192,15 @@ func (p *pairs) ownArray(i int) bool {
 	}
 	n := p.batchLens[i]
 	return n > 0 && slices.Contains(p.arrayLens, n)
+}
+
+// batchLen is the number of elements of batch frame i (-1: no batch),
+// once ownArray has counted them.
+func (p *pairs) batchLen(i int) int {
+	if len(p.batchLens) != len(p.frames) {
+		p.ownArray(i)
+	}
+	return p.batchLens[i]
 }
 
 // scan is reply j's scan.

@@ -707,6 +707,11 @@ func TestOutOfOrderVerdicts(t *testing.T) {
 		// confirmation: TestBlameInDoubt.)
 		{"[], [0] and 0", []string{`[]`, `[0]`, `0`}, []string{errID("null", -32600), `[` + errID("null", -32700) + `]`, errID("null", -32700)}, check.Set(0).Add(check.WrongErrorCode).Add(check.EmptyBatchReplyWrong), false, 0},
 		{"an array before an id-null error for a batch", []string{`{"method":0}`, `[{"params":null}]`}, []string{errID("null", -32700), `[` + errID("null", -32600) + `]`}, check.Set(0).Add(check.WrongErrorCode), false, 0},
+		// Each array as long as its batch: the one-element refusal that
+		// would do for the notification batch is [""]'s (it took the
+		// batch of two when it came first: batch_extra_reply).
+		{"arrays by length", []string{`[""]`, `[{"jsonrpc":"2.0","method":""},{"jsonrpc":"2.0","\udffd":0,"method":""}]`},
+			[]string{`[` + errID("null", -32600) + `,` + errID("null", -32600) + `]`, `[` + errID("null", -32700) + `]`}, check.Set(0).Add(check.WrongErrorCode), false, 0},
 		{"refusable notification batch and an invalid batch", []string{`[{"jsonrpc":"2.0","method":"notifications/cancelled","params":[1e400]}]`, `[null]`}, []string{`[` + errID("null", -32600) + `]`}, 0, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
