@@ -183,11 +183,18 @@ func (p *pairs) arrayInDoubt(i, k int, assigned [][]int) bool {
 		if len(assigned[i2]) == 0 {
 			return true
 		}
-		if k2 := assigned[i2][0]; p.kind(k2) == wire.KindBatch && p.swapInDoubt(i, k, i2, k2) {
+		if k2 := assigned[i2][0]; p.kind(k2) == wire.KindBatch && !p.tied(i, k, i2, k2) && p.swapInDoubt(i, k, i2, k2) {
 			return true
 		}
 	}
 	return false
+}
+
+// tied reports whether what the arrays show (pairs.owns: ids, lengths)
+// says whose they are: array k is batch i's and not i2's, or k2 is i2's
+// and not i's.
+func (p *pairs) tied(i, k, i2, k2 int) bool {
+	return p.owns(i, k) && !p.owns(i2, k) || p.owns(i2, k2) && !p.owns(i, k2)
 }
 
 // swapInDoubt reports whether frames i and i2 could as well have each

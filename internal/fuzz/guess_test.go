@@ -35,8 +35,11 @@ func TestBlameInDoubt(t *testing.T) {
 		// The other frame has an id: its reply tells.
 		{"[] and a call", []string{`[]`, `{"jsonrpc":"2.0","id":1,"method":"echo"}`}, []string{errID("null", -32700), `{"jsonrpc":"2.0","id":1,"result":1}`}, check.EmptyBatchReplyWrong, false},
 		// Two batches answered with arrays that answer neither correctly:
-		// which is which is a guess.
-		{"two batches, two wrong arrays", []string{`[0,0]`, `[{"id":0,"id":0},0]`}, []string{`[` + errID("null", -32700) + `,` + errID("null", -32700) + `]`, `[` + errID("0", -32600) + `,` + errID("null", -32700) + `]`}, check.WrongErrorCode, true},
+		// which is which is a guess, unless an array carries an id only
+		// one of them has.
+		{"two batches, two wrong arrays", []string{`[0,0]`, `[0,{"id":null}]`}, []string{`[` + errID("null", -32700) + `,` + errID("null", -32700) + `]`, `[` + errID("null", -32700) + `,` + errID("null", -32600) + `]`}, check.WrongErrorCode, true},
+		{"two batches, two wrong arrays of their lengths", []string{`[0,0]`, `[0,{"id":null},0]`}, []string{`[` + errID("null", -32700) + `,` + errID("null", -32700) + `]`, `[` + errID("null", -32700) + `,` + errID("null", -32600) + `,` + errID("null", -32700) + `]`}, check.WrongErrorCode, false},
+		{"two batches, two wrong arrays, one with an id", []string{`[0,0]`, `[{"id":0,"id":0},0]`}, []string{`[` + errID("null", -32700) + `,` + errID("null", -32700) + `]`, `[` + errID("0", -32600) + `,` + errID("null", -32700) + `]`}, check.WrongErrorCode, false},
 		// One batch: its array is its own.
 		{"one batch and a call", []string{`[0,0]`, `{"jsonrpc":"2.0","id":1,"method":"echo"}`}, []string{`[` + errID("null", -32700) + `,` + errID("null", -32700) + `]`, `{"jsonrpc":"2.0","id":1,"result":1}`}, check.WrongErrorCode, false},
 		{"[], [0] and 0", []string{`[]`, `[0]`, `0`}, []string{errID("null", -32600), `[` + errID("null", -32700) + `]`, errID("null", -32700)}, check.EmptyBatchReplyWrong, true},
@@ -53,8 +56,10 @@ func TestBlameInDoubt(t *testing.T) {
 		// each id to the request holding it, whatever order they came in.
 		{"repeated ids held", []string{`{"id":null,"id":0}`, `[]`, "{\"jsonrpc\":\"2.0\",\"method\":\"\xbc\",\"id\":false,\"id\":1}", `{"jsonrpc":0}`}, []string{errID("null", -32600), errID("null", -32700), errID("0", -32600), errID("1", -32601)}, check.EmptyBatchReplyWrong, true},
 		// Two batches, one of which any array answers (invalid UTF-8): the
-		// other's verdict depends on which array it got.
-		{"a batch any array answers", []string{`[0]`, "[{\"jsonrpc\":\"2.0\",\"method\":\"\xbc\",\"id\":0}]"}, []string{`[` + errID("null", -32700) + `]`, `[` + errID("0", -32601) + `]`}, check.WrongErrorCode, true},
+		// other's verdict depends on which array it got, unless the id
+		// one carries tells.
+		{"a batch any array answers", []string{`[0]`, "[{\"jsonrpc\":\"2.0\",\"method\":\"\xbc\",\"id\":null}]"}, []string{`[` + errID("null", -32700) + `]`, `[` + errID("null", -32601) + `]`}, check.WrongErrorCode, true},
+		{"a batch any array answers, its id carried", []string{`[0]`, "[{\"jsonrpc\":\"2.0\",\"method\":\"\xbc\",\"id\":0}]"}, []string{`[` + errID("null", -32700) + `]`, `[` + errID("0", -32601) + `]`}, check.WrongErrorCode, false},
 		// jrpc2 refuses a batch of a notification with an extra member
 		// with an array: the array is that batch's, not []'s (which was
 		// judged "answered with an array", no guess); then which of [] and
@@ -80,6 +85,13 @@ func TestBlameInDoubt(t *testing.T) {
 		// array went to [], and "[] answered with an array" was no guess).
 		{"a long batch, its array, [] and strings", []string{`[{"jsonrpc":"2.0","method":"gte_time","params":null}]`, "[" + strings.Repeat("1,", 100) + "1]", `[]`, `"\u0001\u001f"`, `"2.0"`},
 			[]string{errID("null", -32600), errID("null", -32700), "[" + strings.Repeat(errID("null", -32700)+",", 100) + errID("null", -32700) + "]", errID("null", -32700)}, check.EmptyBatchReplyWrong, true},
+		// The id 0 an array carries ties it to the batch with id 0 (the
+		// other array answers the deep batch well enough, as a parser
+		// may refuse depth, and took it): no guess, whatever the order.
+		{"arrays tied by ids", []string{`[[],{}]`, `[{"jsonrpc":"2.0","id":0,"method":"R","params":` + strings.Repeat("[", 63) + strings.Repeat("]", 63) + `},0]`},
+			[]string{`[` + errID("0", -32601) + `,` + errID("null", -32700) + `]`, `[` + errID("null", -32700) + `,` + errID("null", -32600) + `]`}, check.WrongErrorCode, false},
+		{"arrays tied by ids, neither fitting", []string{`[[],{}]`, `[{"jsonrpc":"2.0","id":0,"method":"R","params":[]},0]`},
+			[]string{`[` + errID("0", -32601) + `,` + errID("null", -32700) + `]`, `[` + errID("null", -32700) + `,` + errID("null", -32600) + `]`}, check.WrongErrorCode, false},
 		// One frame alone.
 		{"[] alone", []string{`[]`}, []string{errID("null", -32700)}, check.EmptyBatchReplyWrong, false},
 	} {

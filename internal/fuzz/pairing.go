@@ -82,7 +82,8 @@ type pairs struct {
 	// frame (-1: not a batch), for ownArray; set when first needed.
 	arrayLens []int
 	batchLens []int
-	lensAt    int // the replies arrayLens counts
+	lensAt    int             // the replies arrayLens counts
+	carried   map[[2]int]bool // carries's answers by frame and reply
 }
 
 type pairVerdict struct {
@@ -142,6 +143,13 @@ func (p *pairs) fits(i, j int) bool {
 		// -32600]: the one-element array refused one notification well
 		// enough, and took the batch of two when it came first.)
 		return false
+	case p.kind(j) == wire.KindBatch && !p.carries(i, j) && p.carriedElsewhere(i, j):
+		// (Nor one without the batch's ids when another array has them:
+		// [[],{}] and a deep call with id 0 beside a 0, answered [-32601
+		// with id 0, -32700] and [-32700, -32600]: the second array
+		// answered the deep batch well enough, as a parser may refuse
+		// depth, and took it.)
+		return false
 	}
 	return p.judge(i, j).rules == 0
 }
@@ -193,6 +201,96 @@ func (p *pairs) ownArray(i int) bool {
 	n := p.batchLens[i]
 	return n > 0 && slices.Contains(p.arrayLens, n)
 }
+
+// owns reports whether reply k, an array, is batch frame i's by what it
+// shows: an id of i's, or a length no other batch has.
+func (p *pairs) owns(i, k int) bool {
+	if p.kind(k) != wire.KindBatch || !p.takesArray(i) {
+		return false
+	}
+	if p.carries(i, k) {
+		return true
+	}
+	n := p.batchLen(i)
+	if p.scan(k).batchLen != n {
+		return false
+	}
+	for i2, n2 := range p.batchLens {
+		if i2 != i && n2 == n {
+			return false
+		}
+	}
+	return true
+}
+
+// carriedElsewhere reports whether an array other than reply k carries
+// an id of batch frame i.
+func (p *pairs) carriedElsewhere(i, k int) bool {
+	for j := range p.replies {
+		if j != k && p.carries(i, j) {
+			return true
+		}
+	}
+	return false
+}
+
+// carries reports whether reply k, an array, holds an id other than
+// null that batch frame i has (among the first carryLimit elements of
+// each). The answers are kept: the pairing asks again.
+func (p *pairs) carries(i, k int) bool {
+	if p.kind(k) != wire.KindBatch || !p.takesArray(i) {
+		return false
+	}
+	key := [2]int{i, k}
+	if c, ok := p.carried[key]; ok {
+		return c
+	}
+	c := p.carriesIDs(i, k)
+	if p.carried == nil {
+		p.carried = map[[2]int]bool{}
+	}
+	p.carried[key] = c
+	return c
+}
+
+func (p *pairs) carriesIDs(i, k int) bool {
+	var ids [carryLimit][]byte
+	n := 0
+	var m wire.Message
+	for off := 0; n < carryLimit; {
+		elem, next, ok := wire.NextElement(p.replies[k], off)
+		if !ok {
+			break
+		}
+		off = next
+		if wire.Scan(elem, &m); m.IDKind == wire.IDNumber || m.IDKind == wire.IDString {
+			ids[n] = m.ID
+			n++
+		}
+	}
+	if n == 0 {
+		return false
+	}
+	for off, seen := 0, 0; seen < carryLimit; seen++ {
+		elem, next, ok := wire.NextElement(p.frames[i], off)
+		if !ok {
+			break
+		}
+		off = next
+		if wire.Scan(elem, &m); m.IDKind != wire.IDNumber && m.IDKind != wire.IDString {
+			continue
+		}
+		for _, id := range ids[:n] {
+			if wire.EchoesID(m.ID, id) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// carryLimit bounds the elements carries looks at in an array and a batch.
+const carryLimit = 64
 
 // batchLen is the number of elements of batch frame i (-1: no batch),
 // once ownArray has counted them.
@@ -270,7 +368,7 @@ func (p *pairs) pair(late, fitOnly bool) []oracle.Fate {
 		rm := p.message(j)
 		pg.AddReply(&rm)
 	}
-	judges := oracle.Judges{Fits: p.fits, Required: p.req}
+	judges := oracle.Judges{Fits: p.fits, Required: p.req, Owns: p.owns}
 	if late && (p.staleNull > 0 || len(p.staleIDs) > 0) {
 		null := p.staleNull
 		judges.Late = func(k int) bool {

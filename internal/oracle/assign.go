@@ -47,6 +47,11 @@ type Judges struct {
 	// its ids, or id null while it still lacked such replies), to be set
 	// aside. It is asked once per such reply at most.
 	Late func(k int) bool
+	// Owns, when set, reports whether reply k, an array, is request i's,
+	// a batch, by what it shows (an id of i's, i's length): of several
+	// batches no array answers correctly, the one an array shows it is
+	// for takes it.
+	Owns func(i, k int) bool
 }
 
 // FateKind is what the pairing made of a reply.

@@ -120,6 +120,10 @@ func (b *batchMatch) settleNull(rm *wire.Message, state uint8, j int32) {
 // reply.
 func (b *batchMatch) settleArray(rm *wire.Message, j int32) {
 	batches := &b.lists[listBatch]
+	if i := b.batchOwning(j); i >= 0 {
+		b.answer(i, rm, j)
+		return
+	}
 	if i := b.firstNonEmptyBatch(); i >= 0 {
 		b.answer(i, rm, j)
 		return
@@ -136,6 +140,25 @@ func (b *batchMatch) settleArray(rm *wire.Message, j int32) {
 		return
 	}
 	b.blameRequired(rm, pendArray, j)
+}
+
+// batchOwning returns the first batch without a reply that array j
+// shows it is for (Judges.Owns), or -1: ([[],{}] and [{"id":0,…},0],
+// answered [-32601 with id 0, -32700] and [-32700, -32600], neither
+// correct, gave the first array to [[],{}] by the input's order).
+func (b *batchMatch) batchOwning(j int32) int {
+	if b.judges == nil || b.judges.Owns == nil {
+		return -1
+	}
+	for n, i := range b.lists[listBatch].unmatched(b.reqs) {
+		if n >= scanLimit {
+			break
+		}
+		if q := &b.reqs[i]; !q.matched && q.class != EmptyBatch && b.judges.Owns(int(i), b.sc.pend[j].k) {
+			return int(i)
+		}
+	}
+	return -1
 }
 
 // firstNonEmptyBatch returns the first batch without a reply that is not
