@@ -258,12 +258,6 @@ func bigBatchRepeatedID(input []byte) bool {
 // TODO(oracle false positives): remove each entry once rpcfuzz stops
 // reporting it; the test's log names every finding that still needs one.
 var fuzzOracleFalsePositives = []fuzzFalsePositive{
-	// TODO(oracle false positive): integer ids beyond float64. 10^21 echoed
-	// as 1e+21 (which docs/fuzzing.md allows: "ids beyond float64 echoed as
-	// floats") is flagged by the mcp profile as fractional_id although the
-	// value has no fraction.
-	{targets: []string{"mcpgo-stdio", "mcpgo-http"}, rule: "mcp_bad_id", re: regexp.MustCompile(`fractional_id`),
-		why: "an integer id beyond float64 echoed in exponent form is called fractional"},
 	// TODO(oracle false positive): -32020 HeaderMismatch. MCP 2026-07-28
 	// makes the server reject a params._meta protocolVersion that differs
 	// from the MCP-Protocol-Version header with -32020 (HTTP 400); the
@@ -280,21 +274,6 @@ var fuzzOracleFalsePositives = []fuzzFalsePositive{
 	// request has no method.
 	{targets: []string{"mcpgo-stdio", "mcpgo-http", "gosdk-stdio", "gosdk-http"}, re: regexp.MustCompile(`^an invalid request answered with error -32022; want error -32600`),
 		why: "-32022 for an unsupported _meta protocolVersion, checked before the envelope"},
-	// TODO(oracle false positive): the same Streamable HTTP rule: the
-	// TypeScript SDK refuses a notification it cannot validate with HTTP
-	// 400 and a -32700 body.
-	{targets: []string{"everything-http"}, rule: "reply_to_notification", re: regexp.MustCompile(`^reply_to_notification\|[^|]*\|error:-32700\|`),
-		why: "a notification refused with HTTP 400 and an error body, as Streamable HTTP allows"},
-	// TODO(oracle false positive, internal/fuzz keys): a batch element
-	// with two id members, [{"id":null,"id":"ééé…"},[]], answered once
-	// per element by jrpc2 (the last id echoed), is duplicate_reply "a
-	// second response for id"; and since the note cuts the quoted id
-	// inside a UTF-8 sequence, no closing quote is left for noteClass to
-	// blank, the key keeps the half character, finding.json stores it as
-	// U+FFFD, and replay never matches the key (NOT REPRODUCED 0/3 while
-	// it sees the same rule and note every time).
-	{targets: []string{"jrpc2-tcp"}, rule: "duplicate_reply", re: regexp.MustCompile(`a second response for id "`), input: inputMatches(`\{[^{}]*"id"\s*:[^{}]*"id"\s*:`),
-		why: "an element with two id members, its key cut inside a UTF-8 sequence"},
 	// TODO(oracle false positive, timing): a batch of tens of thousands of
 	// invalid elements ([[],[],…], 262 KB) is answered with one array of
 	// as many -32700 errors (8 MB), which jrpc2 takes seconds to write on

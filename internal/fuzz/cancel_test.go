@@ -3,6 +3,8 @@ package fuzz
 import (
 	"testing"
 
+	"github.com/rpcload/rpcload/internal/check"
+
 	"github.com/rpcload/rpcload/internal/profile"
 )
 
@@ -39,6 +41,38 @@ func TestInspectCancels(t *testing.T) {
 		}
 		if infos, _ := inspect(frames(tc.frames...), nil); !infos[tc.req].needs {
 			t.Errorf("%s: plain JSON-RPC: a cancelled request needs no reply", tc.name)
+		}
+	}
+}
+
+// TestStreamableHTTPRefusal: under MCP over HTTP, a notification refused
+// with an HTTP error status and an error body without an id is a refusal
+// Streamable HTTP allows, not a reply to the notification; the same
+// answer under plain JSON-RPC is one, and a 200 with that body is one
+// under MCP too.
+func TestStreamableHTTPRefusal(t *testing.T) {
+	p, err := profile.New(profile.MCP, profile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcp := profile.NewFuzzRules(p, nil)
+	notif := frames(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	body := []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
+	for _, tc := range []struct {
+		name   string
+		pr     *profileRules
+		status int
+		want   bool // reply_to_notification
+	}{
+		{"mcp, 400", mcp, 400, false},
+		{"mcp, 200", mcp, 200, true},
+		{"plain JSON-RPC, 400", nil, 400, true},
+	} {
+		o := outcome{perFrame: true, sent: 1, httpStatus: []int{tc.status}, frameReplies: [][][]byte{{body}}}
+		infos, _ := inspect(notif, tc.pr)
+		v := judgeOutcome(notif, infos, &o, tc.pr)
+		if got := v.rules.Has(check.ReplyToNotification); got != tc.want {
+			t.Errorf("%s: %v (%s); want reply_to_notification %v", tc.name, v.rules, v.note, tc.want)
 		}
 	}
 }

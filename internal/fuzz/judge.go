@@ -582,9 +582,13 @@ func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 				continue
 			}
 		}
-		if o.httpStatus[i] >= 400 && !looksLikeJSON(body) {
+		if o.httpStatus[i] >= 400 && (!looksLikeJSON(body) || j.pr.HTTPRefusals() && !infos[i].needs && idlessError(body)) {
 			// Refused at the HTTP level: the profile's rules may want a
 			// given status; else a parse error so refused is a warning.
+			// (MCP's Streamable HTTP refuses a notification or response
+			// it cannot accept with an HTTP error status, whose body "MAY
+			// comprise a JSON-RPC error response that has no id": that
+			// is no reply to a notification.)
 			rules, note := j.pr.Exchange(c.Frames, o.header, o.httpStatus[i], nil)
 			if rules == 0 && !j.pr.HTTPRefusals() {
 				rules, note = oracle.JudgeRefusal(infos[i].class)
@@ -619,6 +623,14 @@ func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 		j.cur = nil
 		j.add(check.Set(0).Add(check.FrameTooLarge), "a response body longer than the reply limit", nil, nil, uint16(o.end))
 	}
+}
+
+// idlessError reports whether b is one JSON-RPC error response with id
+// null or none.
+func idlessError(b []byte) bool {
+	var m wire.Message
+	wire.Scan(b, &m)
+	return m.Kind == wire.KindError && (m.IDKind == wire.IDNull || m.IDKind == wire.IDAbsent)
 }
 
 func looksLikeJSON(b []byte) bool {
