@@ -92,6 +92,12 @@ func TestBlameInDoubt(t *testing.T) {
 			[]string{`[` + errID("0", -32601) + `,` + errID("null", -32700) + `]`, `[` + errID("null", -32700) + `,` + errID("null", -32600) + `]`}, check.WrongErrorCode, false},
 		{"arrays tied by ids, neither fitting", []string{`[[],{}]`, `[{"jsonrpc":"2.0","id":0,"method":"R","params":[]},0]`},
 			[]string{`[` + errID("0", -32601) + `,` + errID("null", -32700) + `]`, `[` + errID("null", -32700) + `,` + errID("null", -32600) + `]`}, check.WrongErrorCode, false},
+		// Two one-element arrays, either of which a batch holding []
+		// and a refusable notification batch may take: which [] got
+		// is a guess (jrpc2: [-32700] for [], [-32600] refusing the
+		// empty method).
+		{"two one-element arrays", []string{`[{"jsonrpc":"2.0","method":"r"},[]]`, `[{"jsonrpc":"2.0","method":"","params":null}]`},
+			[]string{`[` + errID("null", -32600) + `]`, `[` + errID("null", -32700) + `]`}, check.WrongErrorCode, true},
 		// One frame alone.
 		{"[] alone", []string{`[]`}, []string{errID("null", -32700)}, check.EmptyBatchReplyWrong, false},
 	} {
@@ -176,6 +182,48 @@ func TestReproducesWhileMinimizing(t *testing.T) {
 			got.guess = tc.guess
 			if r := cand.reproduces(&got, key, tc.confirming); r != tc.want {
 				t.Errorf("reproduces = %v, want %v", r, tc.want)
+			}
+		})
+	}
+}
+
+// TestNoFindingWithoutProof: inputs whose replies leave open which frame
+// each answers (arrays of lengths both batches could have, jrpc2 over
+// TCP) give, in every order of the replies, either no failure or a guess
+// that confirmation settles by sending a frame alone: never a failure as
+// it is.
+func TestNoFindingWithoutProof(t *testing.T) {
+	errID := func(id string, code int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"m"}}`, id, code)
+	}
+	for _, tc := range []struct {
+		name            string
+		frames, replies []string
+	}{
+		// [0,0] got [-32700,-32700], the batch of [1e400] and a
+		// notification [-32700]; either batch may take the short array
+		// (the notification may go unanswered, and [0,0]'s element
+		// too, by a reading of the replies).
+		{"two batches of two, arrays of one and two", []string{`[0,0]`, `[[1e400],{"jsonrpc":"2.0","method":"n","params":[1e400]}]`},
+			[]string{`[` + errID("null", -32700) + `]`, `[` + errID("null", -32700) + `,` + errID("null", -32700) + `]`}},
+		// jrpc2: [-32700] for [[]], and [-32600] refusing the empty
+		// method, the id-null call read as a notification.
+		{"two one-element arrays, a call with id null", []string{`[[]]`, `[{"jsonrpc":"2.0","method":""},{"jsonrpc":"2.0","method":"a","id":null}]`},
+			[]string{`[` + errID("null", -32600) + `]`, `[` + errID("null", -32700) + `]`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := frames(tc.frames...)
+			for _, perm := range permutations(len(tc.replies), 24) {
+				var reps [][]byte
+				for _, k := range perm {
+					reps = append(reps, []byte(tc.replies[k]))
+				}
+				infos, _ := inspect(c, nil)
+				o := outcome{replies: reps, end: endNone}
+				v := judgeOutcome(c, infos, &o, nil)
+				if v.rules.Failures() != 0 && !v.guess {
+					t.Errorf("replies in order %v: %s (%s), no guess", perm, v.rule, v.note)
+				}
 			}
 		})
 	}

@@ -1,7 +1,6 @@
 package fuzz
 
 import (
-	"slices"
 	"sync"
 
 	"github.com/rpcload/rpcload/internal/check"
@@ -79,7 +78,7 @@ type pairs struct {
 	arrays, batches      int
 	countedAt, countedOf int
 	// The lengths of the arrays among the replies, and of each batch
-	// frame (-1: not a batch), for ownArray; set when first needed.
+	// frame (-1: not a batch), for owns; set when first needed (lens).
 	arrayLens []int
 	batchLens []int
 	lensAt    int             // the replies arrayLens counts
@@ -127,28 +126,25 @@ func (p *pairs) fits(i, j int) bool {
 	switch {
 	case p.kind(j) == wire.KindBatch && !batch:
 		return false
-	case p.kind(j) != wire.KindBatch && batch && (p.arraysForBatches() || p.ownArray(i)):
+	case p.kind(j) != wire.KindBatch && batch && (p.arraysForBatches() || p.ownedElsewhere(i, j)):
 		// A batch's own answer is an array: with an array for every
 		// batch among the replies, a single error a tolerance would let
 		// answer a batch is another message's ([0,0,1] and {"method":0}
 		// answered with an array and a -32700: the -32700 took the batch
 		// and the array was called a second reply). So it is when an
-		// array as long as the batch came: a batch of 101 elements, which
-		// may be refused with one error, took a -32700 of a string beside
-		// it, and its array of 101 errors went to [].
+		// array shows it is the batch's (owns): a batch of 101
+		// elements, which may be refused with one error, took a -32700
+		// of a string beside it, and its array of 101 errors went to [].
 		return false
-	case p.kind(j) == wire.KindBatch && p.scan(j).batchLen != p.batchLen(i) && p.ownArray(i):
-		// (Nor an array of another length: [""] and a batch of two
-		// notifications jrpc2 refuses, answered [-32700] and [-32600,
-		// -32600]: the one-element array refused one notification well
-		// enough, and took the batch of two when it came first.)
-		return false
-	case p.kind(j) == wire.KindBatch && !p.carries(i, j) && p.carriedElsewhere(i, j):
-		// (Nor one without the batch's ids when another array has them:
-		// [[],{}] and a deep call with id 0 beside a 0, answered [-32601
-		// with id 0, -32700] and [-32700, -32600]: the second array
-		// answered the deep batch well enough, as a parser may refuse
-		// depth, and took it.)
+	case p.kind(j) == wire.KindBatch && !p.owns(i, j) && p.ownedElsewhere(i, j):
+		// (Nor an array while another shows it is the batch's: [""] and
+		// a batch of two notifications jrpc2 refuses, answered [-32700]
+		// and [-32600, -32600], where the one-element array refused one
+		// notification well enough, and took the batch of two when it
+		// came first; [[],{}] and a deep call with id 0 beside a 0,
+		// answered [-32601 with id 0, -32700] and [-32700, -32600],
+		// where the second array answered the deep batch well enough,
+		// as a parser may refuse depth.)
 		return false
 	}
 	return p.judge(i, j).rules == 0
@@ -174,9 +170,9 @@ func (p *pairs) arraysForBatches() bool {
 	return p.batches > 0 && p.arrays >= p.batches
 }
 
-// ownArray reports whether an array as long as batch frame i (not [])
-// is among the replies.
-func (p *pairs) ownArray(i int) bool {
+// lens counts the elements of each batch frame and of each array among
+// the replies, once per number of replies.
+func (p *pairs) lens() {
 	if len(p.batchLens) != len(p.frames) {
 		p.batchLens = p.batchLens[:0]
 		var m wire.Message
@@ -198,12 +194,13 @@ func (p *pairs) ownArray(i int) bool {
 			}
 		}
 	}
-	n := p.batchLens[i]
-	return n > 0 && slices.Contains(p.arrayLens, n)
 }
 
 // owns reports whether reply k, an array, is batch frame i's by what it
-// shows: an id of i's, or a length no other batch has.
+// shows: an id of i's, or a length that only i and k have among the
+// batches and arrays (a batch's array is shorter when the server leaves
+// some elements unanswered, so a length two batches or two arrays share
+// tells nothing).
 func (p *pairs) owns(i, k int) bool {
 	if p.kind(k) != wire.KindBatch || !p.takesArray(i) {
 		return false
@@ -211,23 +208,33 @@ func (p *pairs) owns(i, k int) bool {
 	if p.carries(i, k) {
 		return true
 	}
-	n := p.batchLen(i)
-	if p.scan(k).batchLen != n {
+	p.lens()
+	n := p.batchLens[i]
+	if n <= 0 || p.scan(k).batchLen != n {
 		return false
 	}
-	for i2, n2 := range p.batchLens {
-		if i2 != i && n2 == n {
-			return false
+	batches, arrays := 0, 0
+	for _, n2 := range p.batchLens {
+		if n2 == n {
+			batches++
 		}
 	}
-	return true
+	for _, n2 := range p.arrayLens {
+		if n2 == n {
+			arrays++
+		}
+	}
+	return batches == 1 && arrays == 1
 }
 
-// carriedElsewhere reports whether an array other than reply k carries
-// an id of batch frame i.
-func (p *pairs) carriedElsewhere(i, k int) bool {
+// ownedElsewhere reports whether an array other than reply k is batch
+// frame i's (owns).
+func (p *pairs) ownedElsewhere(i, k int) bool {
+	if !p.takesArray(i) {
+		return false
+	}
 	for j := range p.replies {
-		if j != k && p.carries(i, j) {
+		if j != k && p.owns(i, j) {
 			return true
 		}
 	}
@@ -291,15 +298,6 @@ func (p *pairs) carriesIDs(i, k int) bool {
 
 // carryLimit bounds the elements carries looks at in an array and a batch.
 const carryLimit = 64
-
-// batchLen is the number of elements of batch frame i (-1: no batch),
-// once ownArray has counted them.
-func (p *pairs) batchLen(i int) int {
-	if len(p.batchLens) != len(p.frames) {
-		p.ownArray(i)
-	}
-	return p.batchLens[i]
-}
 
 // scan is reply j's scan.
 func (p *pairs) scan(j int) *replyScan {
