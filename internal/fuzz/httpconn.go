@@ -14,6 +14,7 @@ import (
 	"github.com/rpcload/rpcload/internal/mutate"
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/wire"
 )
 
 // httpConn POSTs each frame of a case on one keep-alive HTTP/1.1
@@ -232,4 +233,17 @@ func looksLikeSSE(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// idlessError reports whether b is one JSON-RPC error response with id
+// null or none.
+func idlessError(b []byte) bool {
+	var m wire.Message
+	wire.Scan(b, &m)
+	return m.Kind == wire.KindError && (m.IDKind == wire.IDNull || m.IDKind == wire.IDAbsent)
+}
+
+func looksLikeJSON(b []byte) bool {
+	t := bytes.TrimSpace(b)
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
 }

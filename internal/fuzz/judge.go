@@ -625,19 +625,6 @@ func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 	}
 }
 
-// idlessError reports whether b is one JSON-RPC error response with id
-// null or none.
-func idlessError(b []byte) bool {
-	var m wire.Message
-	wire.Scan(b, &m)
-	return m.Kind == wire.KindError && (m.IDKind == wire.IDNull || m.IDKind == wire.IDAbsent)
-}
-
-func looksLikeJSON(b []byte) bool {
-	t := bytes.TrimSpace(b)
-	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
-}
-
 // stderrNoise matches what differs between two crashes at one site: file
 // paths and positions (/x/y.go:12, main.go:123:4), quoted text (the input's
 // bytes a message cites), addresses and other numbers as whole tokens, sign,
