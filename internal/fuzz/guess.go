@@ -183,11 +183,34 @@ func (p *pairs) arrayInDoubt(i, k int, assigned [][]int) bool {
 		if len(assigned[i2]) == 0 {
 			return true
 		}
-		if k2 := assigned[i2][0]; p.kind(k2) == wire.KindBatch && !p.tied(i, k, i2, k2) && p.swapInDoubt(i, k, i2, k2) {
+		k2 := assigned[i2][0]
+		if p.kind(k2) != wire.KindBatch {
+			// A batch that took a single error (a refusal of the whole)
+			// may as well have had the array ([{"method":"l","params":
+			// null}], [{"method":"_","params":null},0] and }, answered
+			// -32700 and [-32700] by jrpc2: the -32700 refused the
+			// second batch, and the array was the first's).
+			if p.scan(k).batchLen <= p.batchLen(i2) && !p.owns(i, k) {
+				return true
+			}
+			continue
+		}
+		// Either array's verdict stands on the pairing alone: the swap
+		// is in doubt even where it leaves i2 worse off ([{"method":
+		// "\xbf"},[]] and [0,null], answered [-32700] and [-32700,
+		// -32600]: the longer array answers the first batch well, and
+		// the shorter was called the second's, an element short).
+		if !p.tied(i, k, i2, k2) && (p.fits(i, k2) || p.judge(i, k2) != p.judge(i, k)) {
 			return true
 		}
 	}
 	return false
+}
+
+// batchLen is the number of elements of batch frame i (-1: no batch).
+func (p *pairs) batchLen(i int) int {
+	p.lens()
+	return p.batchLens[i]
 }
 
 // tied reports whether what the arrays show (pairs.owns: ids, lengths)

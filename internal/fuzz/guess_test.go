@@ -210,6 +210,17 @@ func TestNoFindingWithoutProof(t *testing.T) {
 		// method, the id-null call read as a notification.
 		{"two one-element arrays, a call with id null", []string{`[[]]`, `[{"jsonrpc":"2.0","method":""},{"jsonrpc":"2.0","method":"a","id":null}]`},
 			[]string{`[` + errID("null", -32600) + `]`, `[` + errID("null", -32700) + `]`}},
+		// jrpc2: [[-32700] for [] (the notification with bad UTF-8
+		// silent), [-32700, -32600] for [0,null]; the longer array
+		// answers the first batch well (a refusal of the notification,
+		// -32600 for []), and the shorter one was then called short.
+		{"the array that fits is the other batch's", []string{"[{\"jsonrpc\":\"2.0\",\"method\":\"\xbf\"},[]]", `[0,null]`},
+			[]string{`[` + errID("null", -32700) + `,` + errID("null", -32600) + `]`, `[` + errID("null", -32700) + `]`}},
+		// jrpc2: -32700 for }, [-32700] for the 0 of the second batch (its
+		// notification silent): a batch of one is not the only one an
+		// array of one can answer.
+		{"an array of one, batches of one and two", []string{`[{"jsonrpc":"2.0","method":"l","params":null}]`, `[{"jsonrpc":"2.0","method":"_","params":null},0]`, `}`},
+			[]string{errID("null", -32700), `[` + errID("null", -32700) + `]`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := frames(tc.frames...)

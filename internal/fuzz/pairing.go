@@ -77,11 +77,9 @@ type pairs struct {
 	// frames (arraysForBatches).
 	arrays, batches      int
 	countedAt, countedOf int
-	// The lengths of the arrays among the replies, and of each batch
-	// frame (-1: not a batch), for owns; set when first needed (lens).
-	arrayLens []int
+	// The number of elements of each batch frame (-1: not a batch), for
+	// owns; set when first needed (lens).
 	batchLens []int
-	lensAt    int             // the replies arrayLens counts
 	carried   map[[2]int]bool // carries's answers by frame and reply
 }
 
@@ -170,37 +168,28 @@ func (p *pairs) arraysForBatches() bool {
 	return p.batches > 0 && p.arrays >= p.batches
 }
 
-// lens counts the elements of each batch frame and of each array among
-// the replies, once per number of replies.
+// lens counts the elements of each batch frame, once.
 func (p *pairs) lens() {
-	if len(p.batchLens) != len(p.frames) {
-		p.batchLens = p.batchLens[:0]
-		var m wire.Message
-		for k, f := range p.frames {
-			n := -1
-			if p.takesArray(k) {
-				wire.Scan(f, &m)
-				n = m.BatchLen
-			}
-			p.batchLens = append(p.batchLens, n)
-		}
+	if len(p.batchLens) == len(p.frames) {
+		return
 	}
-	if p.lensAt != len(p.replies) || p.arrayLens == nil {
-		p.lensAt = len(p.replies)
-		p.arrayLens = p.arrayLens[:0:0]
-		for j := range p.replies {
-			if sc := p.scan(j); sc.kind == wire.KindBatch {
-				p.arrayLens = append(p.arrayLens, sc.batchLen)
-			}
+	p.batchLens = p.batchLens[:0]
+	var m wire.Message
+	for k, f := range p.frames {
+		n := -1
+		if p.takesArray(k) {
+			wire.Scan(f, &m)
+			n = m.BatchLen
 		}
+		p.batchLens = append(p.batchLens, n)
 	}
 }
 
 // owns reports whether reply k, an array, is batch frame i's by what it
-// shows: an id of i's, or a length that only i and k have among the
-// batches and arrays (a batch's array is shorter when the server leaves
-// some elements unanswered, so a length two batches or two arrays share
-// tells nothing).
+// shows: an id of i's, or a length no other batch could have an array
+// of (longer than each of them; an array is shorter than its batch when
+// the server leaves elements unanswered, so a batch of two with a
+// notification takes an array of one as well as a batch of one does).
 func (p *pairs) owns(i, k int) bool {
 	if p.kind(k) != wire.KindBatch || !p.takesArray(i) {
 		return false
@@ -209,22 +198,16 @@ func (p *pairs) owns(i, k int) bool {
 		return true
 	}
 	p.lens()
-	n := p.batchLens[i]
-	if n <= 0 || p.scan(k).batchLen != n {
+	n := p.scan(k).batchLen
+	if n <= 0 || n > p.batchLens[i] {
 		return false
 	}
-	batches, arrays := 0, 0
-	for _, n2 := range p.batchLens {
-		if n2 == n {
-			batches++
+	for i2, n2 := range p.batchLens {
+		if i2 != i && n2 >= n {
+			return false
 		}
 	}
-	for _, n2 := range p.arrayLens {
-		if n2 == n {
-			arrays++
-		}
-	}
-	return batches == 1 && arrays == 1
+	return true
 }
 
 // ownedElsewhere reports whether an array other than reply k is batch
