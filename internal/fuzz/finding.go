@@ -387,8 +387,11 @@ func (r *run) reproducer(w *worker, cand *candidate) func(ctx context.Context, c
 	silent := !hang && !patient && cand.v.shape == "none"
 	return func(ctx context.Context, c mutate.Case) bool {
 		w.patient = patient
-		if hang && *confirming {
-			// (A big batch on a loaded machine is slow in proportion.)
+		if (hang || silent) && *confirming {
+			// (A big batch on a loaded machine is slow in proportion: a
+			// batch of 65,625 elements, answered with an array of 8 MB
+			// past --timeout beside other work, was "no reply to a
+			// batch", and its replay saw the array.)
 			w.patience = hangPatience(r.cfg.Timeout) + 10*writeAllowance(caseSize(c))
 		}
 		w.patientAll = silent && *confirming
