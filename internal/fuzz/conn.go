@@ -31,9 +31,14 @@ const (
 	endExited                     // the child process exited
 	endUnreachable                // a new connection could not be made
 	endInterrupted                // the run's context ended
+	// endReplaced: the server process the exchange used died, and
+	// another worker's exchange, which saw it die, started a new one: the
+	// death is judged there (and its suspects, this input among them,
+	// tried), not here.
+	endReplaced
 )
 
-var endNames = [...]string{"ok", "timeout", "closed", "reset", "exited", "unreachable", "interrupted"}
+var endNames = [...]string{"ok", "timeout", "closed", "reset", "exited", "unreachable", "interrupted", "replaced"}
 
 func (e endKind) String() string { return endNames[e] }
 

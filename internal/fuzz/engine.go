@@ -429,7 +429,7 @@ func ownHandshake(c mutate.Case, pr *profileRules) bool {
 
 // record feeds the latency histograms and counters of latency.json.
 func (w *worker) record(o *outcome, v *verdict) {
-	if o.end == endInterrupted {
+	if o.end == endInterrupted || o.end == endReplaced {
 		return
 	}
 	w.rec.Record(stats.Sample{Kind: stats.MessageSent})

@@ -363,6 +363,9 @@ func judgeOutcome(c mutate.Case, infos []frameInfo, o *outcome, pr *profileRules
 		j.mask = j.mask.Add(check.MCPBadID)
 	}
 	switch {
+	case o.end == endReplaced:
+		// (Nothing to judge: the exchange was cut by another input's
+		// crash, judged where it was seen.)
 	case o.perFrame:
 		judgeHTTP(j, c, infos, o)
 	case o.wire:

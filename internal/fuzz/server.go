@@ -213,7 +213,17 @@ func (s *server) settle(ctx context.Context, o *outcome, gen uint64, timeout tim
 		return
 	}
 	p, cur := s.current()
-	if p == nil || cur != gen {
+	if p == nil {
+		return
+	}
+	if cur != gen {
+		// (jrpc2 over TCP, eight workers: an input's connection reset
+		// as another input killed the process, restarted before this
+		// exchange looked, was a crash "conn_reset" of its own, which
+		// its replays never showed.)
+		if o.end != endNone {
+			o.end = endReplaced
+		}
 		return
 	}
 	// Broken framing is followed by a half-close, and a server that

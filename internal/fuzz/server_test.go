@@ -204,3 +204,45 @@ func TestServerGone(t *testing.T) {
 		t.Errorf("text output does not name the suspects:\n%s", text.String())
 	}
 }
+
+// liveProcess is a transport.Process that runs until the test ends.
+type liveProcess struct{ exited chan struct{} }
+
+func (p liveProcess) PID() int                { return 1 << 22 }
+func (p liveProcess) Exited() <-chan struct{} { return p.exited }
+func (p liveProcess) ExitStatus() string      { return "" }
+func (p liveProcess) RanFor() time.Duration   { return 0 }
+func (p liveProcess) StderrTail() []string    { return nil }
+func (p liveProcess) RSS() (int64, error)     { return 0, nil }
+func (p liveProcess) Close() error            { return nil }
+
+// TestSettleReplacedProcess: an exchange cut short with a process that
+// another exchange already saw die and replaced is no crash of its own
+// input (endReplaced, judged as nothing): over TCP against jrpc2 with
+// eight workers, such an input was a crash "conn_reset" that its replays
+// never showed. An exchange with the current process keeps its end.
+func TestSettleReplacedProcess(t *testing.T) {
+	s := &server{p: liveProcess{exited: make(chan struct{})}, gen: 2, network: "tcp", addr: freeAddr(t)}
+	for _, tc := range []struct {
+		name      string
+		end, want endKind
+		gen       uint64
+	}{
+		{"reset, replaced", endReset, endReplaced, 1},
+		{"timeout, replaced", endTimeout, endReplaced, 1},
+		{"closed, replaced", endClosed, endReplaced, 1},
+		{"ok, replaced", endNone, endNone, 1},
+		{"timeout, current process alive", endTimeout, endTimeout, 2},
+	} {
+		o := outcome{end: tc.end}
+		s.settle(context.Background(), &o, tc.gen, 50*time.Millisecond)
+		if o.end != tc.want {
+			t.Errorf("%s: end %s, want %s", tc.name, o.end, tc.want)
+		}
+	}
+	c := frames(`{"jsonrpc":"2.0","id":1,"method":"echo"}`)
+	infos, _ := inspect(c, nil)
+	if v := judgeOutcome(c, infos, &outcome{end: endReplaced}, nil); v.rules != 0 {
+		t.Errorf("an exchange cut by another input's crash is judged %v (%s)", v.rules, v.note)
+	}
+}
