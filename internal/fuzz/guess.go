@@ -79,7 +79,17 @@ func (p *pairs) silenceInDoubt(i int, assigned [][]int) bool {
 // whose id two members make unreadable, and the -32600 was called its
 // second reply).
 func (p *pairs) secondInDoubt(i, k int) bool {
-	if keyedScan(p.scan(k)) {
+	if sc := p.scan(k); keyedScan(sc) {
+		// An id another frame has too may be that frame's (jrpc2: a
+		// call with id "" and an invalid request with id "", answered
+		// -32600 and -32700 with id "", and a -32700 with id null a
+		// tolerance let the second take: the -32700 with id "" was
+		// called the call's second reply).
+		for i2 := range p.infos {
+			if fi := &p.infos[i2]; i2 != i && keyedFrame(fi) && wire.EchoesID(fi.id, sc.id) {
+				return true
+			}
+		}
 		return false
 	}
 	array := p.kind(k) == wire.KindBatch
