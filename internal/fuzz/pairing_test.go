@@ -712,6 +712,12 @@ func TestOutOfOrderVerdicts(t *testing.T) {
 		// batch of two when it came first: batch_extra_reply).
 		{"arrays by length", []string{`[""]`, `[{"jsonrpc":"2.0","method":""},{"jsonrpc":"2.0","\udffd":0,"method":""}]`},
 			[]string{`[` + errID("null", -32600) + `,` + errID("null", -32600) + `]`, `[` + errID("null", -32700) + `]`}, check.Set(0).Add(check.WrongErrorCode), false, 0},
+		// The -32700 with id 0 is the invalid request's, which has id 0,
+		// not the call's whose "id":"1","id":null takes any id (jrpc2
+		// reads the last, null, and stays silent): it was "no reply to
+		// an invalid request with id 0" at the timeout.
+		{"an id held, beside a repeated id", []string{`{"jsonrpc":0,"method":0,"id":0}`, `{"jsonrpc":"2.0","method":"echo","params":[],"id":"1","id":null}`},
+			[]string{errID("0", -32700)}, check.Set(0).Add(check.WrongErrorCode), true, 0},
 		{"refusable notification batch and an invalid batch", []string{`[{"jsonrpc":"2.0","method":"notifications/cancelled","params":[1e400]}]`, `[null]`}, []string{`[` + errID("null", -32600) + `]`}, 0, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -200,6 +200,14 @@ func (b *batchMatch) pairByID() {
 	for j := range pend {
 		if p := &pend[j]; p.state == pendID {
 			rm = p.message()
+			if b.heldByID(&rm) {
+				// (The request whose id it carries takes it, answered
+				// wrongly or not, when what is left over is settled: an
+				// element with "id":"1","id":null, which takes any reply,
+				// took a -32700 with id 0 from {"jsonrpc":0,"method":0,
+				// "id":0}, which was then called unanswered.)
+				continue
+			}
 			if b.scan(&b.lists[listAnyID], &rm, false, int32(j)) >= 0 || b.scan(&b.lists[listLoose], &rm, false, int32(j)) >= 0 {
 				p.state = pendDone
 			}
@@ -220,6 +228,18 @@ func (b *batchMatch) pairByID() {
 	}
 	b.needed = needed
 	b.pairNulls()
+}
+
+// heldByID reports whether a request without a reply has rm's id (not in
+// the any-id list: one whose "id" is repeated holds no one id).
+func (b *batchMatch) heldByID(rm *wire.Message) bool {
+	var out [numCategories]candidates
+	for _, g := range b.groups(rm, b.idKey(rm), &out) {
+		if i := g.first(b.reqs); i >= 0 && b.reqs[i].edges&edgeDupID == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // dupIDHolder pairs rm, reply j, with an unmatched request whose "id"
@@ -352,8 +372,12 @@ func (b *batchMatch) each(rm *wire.Message, visit func(i int) bool) {
 			lists[n] = &groups[k]
 			n++
 		}
-		lists[n], lists[n+1] = &b.lists[listAnyID], &b.lists[listLoose]
-		n += 2
+		if len(groups) == 0 {
+			// (Requests that may take any id, or a rounded one, only for
+			// an id no request has: see heldByID.)
+			lists[n], lists[n+1] = &b.lists[listAnyID], &b.lists[listLoose]
+			n += 2
+		}
 	}
 	for _, l := range lists[:n] {
 		for _, i := range l.idx {
