@@ -284,6 +284,9 @@ type batchMatch struct {
 	// quietAt: the requests before it are matched or no notification
 	// (silentNotification).
 	quietAt int
+	// complete: a batch's reply array has as many elements as the batch
+	// (atPosition).
+	complete bool
 }
 
 // newBatchMatch indexes sc.reqs for a reply array of replies elements
@@ -292,7 +295,8 @@ type batchMatch struct {
 func newBatchMatch(sc *batchScratch, replies int, judges *Judges, fates []Fate) *batchMatch {
 	b := &sc.match
 	lists := b.lists
-	*b = batchMatch{sc: sc, reqs: sc.reqs, allIDs: true, budget: judgeBudget*(len(sc.reqs)+replies) + 256, judges: judges, fates: fates}
+	*b = batchMatch{sc: sc, reqs: sc.reqs, allIDs: true, budget: judgeBudget*(len(sc.reqs)+replies) + 256, judges: judges, fates: fates,
+		complete: judges == nil && replies == len(sc.reqs)}
 	for k := range b.lists {
 		b.lists[k] = candidates{idx: lists[k].idx[:0], start: &b.starts[k], jump: lists[k].jump[:0], jumps: true}
 	}

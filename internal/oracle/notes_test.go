@@ -31,3 +31,29 @@ func TestShort(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchBlameByPosition: of two batch elements each owed an error with
+// id null, answered in the batch's order with errors that do not tell
+// whose they are, the one the reply array's order gives is blamed, not
+// the one a category order would (jrpc2 answers {"jsonrpc":0,"id":null}
+// -32700 and refuses the empty-method notification with -32600, in that
+// order; the -32600 was given to the first, and the -32700 blamed on the
+// notification). Out of order, the reply that fits still goes where it
+// fits.
+func TestBatchBlameByPosition(t *testing.T) {
+	in := `[{"jsonrpc":0,"id":null},{"jsonrpc":"2.0","method":"","params":null}]`
+	e := func(code string) string {
+		return `{"jsonrpc":"2.0","id":null,"error":{"code":` + code + `,"message":"m"}}`
+	}
+	for _, tc := range []struct {
+		reply, note string
+	}{
+		{"[" + e("-32700") + "," + e("-32600") + "]", "element 0 (id null): an invalid request answered with error -32700"},
+		{"[" + e("-32600") + "," + e("-32700") + "]", "element 1: "},
+	} {
+		rules, note := JudgeFuzzReply([]byte(in), Batch, []byte(tc.reply), true)
+		if rules == 0 || !strings.HasPrefix(note, tc.note) {
+			t.Errorf("reply %s: %v %q, want a note starting %q", tc.reply, rules, note, tc.note)
+		}
+	}
+}

@@ -307,6 +307,9 @@ func (b *batchMatch) idKey(rm *wire.Message) []byte {
 // byNull pairs rm, a response with id null and reply j, with an unmatched
 // request it answers correctly, and returns the request's index, or -1.
 func (b *batchMatch) byNull(rm *wire.Message, j int32) int {
+	if i := b.atPosition(rm, j); i >= 0 {
+		return i
+	}
 	order := categoryOrder(rm)
 	for _, strict := range [2]bool{true, false} {
 		for tier := range numNullTiers {
@@ -318,6 +321,31 @@ func (b *batchMatch) byNull(rm *wire.Message, j int32) int {
 		}
 	}
 	return b.scan(b.edgyList(), rm, false, j)
+}
+
+// atPosition pairs rm, a response with id null and element j of a reply
+// array as long as the batch, with the batch's element at its position
+// when it answers that element correctly, and returns it, or -1. A reply
+// with id null says nothing of whose it is, and a server that answers a
+// batch in its order (most do) says it by the position: of two elements
+// both owed an id-null error, answered -32700 and -32600 in their order,
+// the -32600 went to the first (an invalid request, which it answers
+// best) and the -32700 was blamed on the second, a notification the
+// -32600 refused (jrpc2). Where the position pairs wrongly, the moves of
+// the pairing still give every reply an element it answers.
+func (b *batchMatch) atPosition(rm *wire.Message, j int32) int {
+	if b.judges != nil || !b.complete {
+		return -1
+	}
+	i := b.sc.pend[j].k
+	if i >= len(b.reqs) {
+		return -1
+	}
+	if q := &b.reqs[i]; !q.matched && b.fits(i, rm, j, false) {
+		q.matched, q.by, q.blamed = true, j, false
+		return i
+	}
+	return -1
 }
 
 // edgyList returns the list of requests with an edge, walking them all the
