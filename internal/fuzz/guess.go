@@ -187,7 +187,7 @@ func (p *pairs) arrayInDoubt(i, k int, assigned [][]int) bool {
 	}
 	for i2 := range p.infos {
 		fi := &p.infos[i2]
-		if i2 == i || !fi.needs || !(fi.class == oracle.Batch || fi.asBatch) {
+		if i2 == i || !fi.needs || !p.takesArray(i2) {
 			continue
 		}
 		if len(assigned[i2]) == 0 {
@@ -215,12 +215,6 @@ func (p *pairs) arrayInDoubt(i, k int, assigned [][]int) bool {
 		}
 	}
 	return false
-}
-
-// batchLen is the number of elements of batch frame i (-1: no batch).
-func (p *pairs) batchLen(i int) int {
-	p.lens()
-	return p.batchLens[i]
 }
 
 // tied reports whether what the arrays show (pairs.owns: ids, lengths)

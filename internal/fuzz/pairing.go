@@ -185,6 +185,12 @@ func (p *pairs) lens() {
 	}
 }
 
+// batchLen is the number of elements of batch frame i (-1: no batch).
+func (p *pairs) batchLen(i int) int {
+	p.lens()
+	return p.batchLens[i]
+}
+
 // owns reports whether reply k, an array, is batch frame i's by what it
 // shows: an id of i's, or a length no other batch could have an array
 // of (longer than each of them; an array is shorter than its batch when
@@ -197,9 +203,8 @@ func (p *pairs) owns(i, k int) bool {
 	if p.carries(i, k) {
 		return true
 	}
-	p.lens()
 	n := p.scan(k).batchLen
-	if n <= 0 || n > p.batchLens[i] {
+	if n <= 0 || n > p.batchLen(i) {
 		return false
 	}
 	for i2, n2 := range p.batchLens {
@@ -226,11 +231,9 @@ func (p *pairs) ownedElsewhere(i, k int) bool {
 
 // carries reports whether reply k, an array, holds an id other than
 // null that batch frame i has (among the first carryLimit elements of
-// each). The answers are kept: the pairing asks again.
+// each); owns asks it of arrays and batches only. The answers are kept:
+// the pairing asks again.
 func (p *pairs) carries(i, k int) bool {
-	if p.kind(k) != wire.KindBatch || !p.takesArray(i) {
-		return false
-	}
 	key := [2]int{i, k}
 	if c, ok := p.carried[key]; ok {
 		return c

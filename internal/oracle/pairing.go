@@ -197,19 +197,21 @@ func (b *batchMatch) pairByID() {
 			}
 		}
 	}
-	for j := range pend {
-		if p := &pend[j]; p.state == pendID {
-			rm = p.message()
-			if b.heldByID(&rm) {
-				// (The request whose id it carries takes it, answered
-				// wrongly or not, when what is left over is settled: an
-				// element with "id":"1","id":null, which takes any reply,
-				// took a -32700 with id 0 from {"jsonrpc":0,"method":0,
-				// "id":0}, which was then called unanswered.)
-				continue
-			}
-			if b.scan(&b.lists[listAnyID], &rm, false, int32(j)) >= 0 || b.scan(&b.lists[listLoose], &rm, false, int32(j)) >= 0 {
-				p.state = pendDone
+	if len(b.lists[listAnyID].idx) > 0 || len(b.lists[listLoose].idx) > 0 {
+		for j := range pend {
+			if p := &pend[j]; p.state == pendID {
+				rm = p.message()
+				if b.heldByID(&rm) {
+					// (The request whose id it carries takes it, answered
+					// wrongly or not, when what is left over is settled: an
+					// element with "id":"1","id":null, which takes any reply,
+					// took a -32700 with id 0 from {"jsonrpc":0,"method":0,
+					// "id":0}, which was then called unanswered.)
+					continue
+				}
+				if b.scan(&b.lists[listAnyID], &rm, false, int32(j)) >= 0 || b.scan(&b.lists[listLoose], &rm, false, int32(j)) >= 0 {
+					p.state = pendDone
+				}
 			}
 		}
 	}
