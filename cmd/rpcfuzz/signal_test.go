@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -202,7 +201,7 @@ func checkOutDir(t *testing.T, out string, complete bool) {
 // nothing else would end it.
 func TestSecondInterruptEndsServer(t *testing.T) {
 	rpcfuzz, rpcload := binaries(t)
-	addr := freeAddr(t)
+	addr := clitest.FreeAddr(t)
 	pidFile := filepath.Join(t.TempDir(), "server.pid")
 	server := fmt.Sprintf(`sh -c 'echo $$ > %s; exec %s serve --tcp %s'`, pidFile, rpcload, addr)
 	ctx, cancel := context.WithTimeout(context.Background(), childLimit)
@@ -261,14 +260,4 @@ func processAlive(pid int) bool {
 	// The state follows the command name, which is in parentheses.
 	rest := string(b[strings.LastIndexByte(string(b), ')')+1:])
 	return !strings.HasPrefix(strings.TrimSpace(rest), "Z")
-}
-
-// freeAddr is a loopback address no one listens on just now.
-func freeAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

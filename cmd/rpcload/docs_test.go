@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -344,21 +343,11 @@ func (e *docEnv) addrs(c docCmd, a, profile string) string {
 			e.ports = map[string]string{}
 		}
 		if _, ok := e.ports[a]; !ok {
-			e.ports[a] = freeAddr(e.t)
+			e.ports[a] = clitest.FreeAddr(e.t)
 		}
 		a = e.ports[a]
 	}
 	return a
-}
-
-// freeAddr is a loopback address no one listens on just now.
-func freeAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // host is where the server the docs call hostport really is: started by

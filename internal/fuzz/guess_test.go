@@ -102,19 +102,11 @@ func TestBlameInDoubt(t *testing.T) {
 		{"[] alone", []string{`[]`}, []string{errID("null", -32700)}, check.EmptyBatchReplyWrong, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := frames(tc.frames...)
-			for _, perm := range permutations(len(tc.replies), 24) {
-				var reps [][]byte
-				for _, k := range perm {
-					reps = append(reps, []byte(tc.replies[k]))
-				}
-				infos, _ := inspect(c, nil)
-				o := outcome{replies: reps, end: endNone}
-				v := judgeOutcome(c, infos, &o, nil)
+			inOrders(tc.frames, tc.replies, outcome{end: endNone}, func(perm []int, v verdict) {
 				if v.rule != tc.want || v.guess != tc.guess {
 					t.Errorf("replies in order %v: rule %v guess %v (%s), want %v guess %v", perm, v.rule, v.guess, v.note, tc.want, tc.guess)
 				}
-			}
+			})
 		})
 	}
 }
@@ -230,19 +222,11 @@ func TestNoFindingWithoutProof(t *testing.T) {
 			[]string{errID(`""`, -32700), errID(`""`, -32600), errID("null", -32700)}, check.WrongErrorCode},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := frames(tc.frames...)
-			for _, perm := range permutations(len(tc.replies), 24) {
-				var reps [][]byte
-				for _, k := range perm {
-					reps = append(reps, []byte(tc.replies[k]))
-				}
-				infos, _ := inspect(c, nil)
-				o := outcome{replies: reps, end: endNone}
-				v := judgeOutcome(c, infos, &o, nil)
+			inOrders(tc.frames, tc.replies, outcome{end: endNone}, func(perm []int, v verdict) {
 				if v.rules.Failures() != 0 && !v.guess && (tc.fact == 0 || v.rule != tc.fact) {
 					t.Errorf("replies in order %v: %s (%s), no guess", perm, v.rule, v.note)
 				}
-			}
+			})
 		})
 	}
 }

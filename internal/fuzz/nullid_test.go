@@ -19,13 +19,15 @@ import (
 // JSON-RPC 1.0 made it a notification.
 const nullIDCall = `{"jsonrpc":"2.0","id":null,"method":"x"}`
 
-// startNullIDServer serves newline-delimited JSON-RPC on 127.0.0.1: the
-// fuzzer's own requests get a result at once, a request with id null gets
-// a result with id null after delay (never when delay is negative), and
-// every other message an error -32600 with id null at once. The delayed
-// replies are written by goroutines of their own, as a server serving
+// scriptedReply writes a reply line of a scripted server: at once (after
+// 0), or after a delay from a goroutine of its own, as a server serving
 // messages concurrently does.
-func startNullIDServer(t *testing.T, delay time.Duration) transport.Target {
+type scriptedReply func(line string, after time.Duration)
+
+// startScriptedServer serves newline-delimited JSON-RPC on 127.0.0.1: the
+// fuzzer's own requests (ids "rpcfuzz-…") get a result at once, and every
+// other message is answered by answer, through reply.
+func startScriptedServer(t *testing.T, answer func(m *wire.Message, reply scriptedReply)) transport.Target {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -39,7 +41,7 @@ func startNullIDServer(t *testing.T, delay time.Duration) transport.Target {
 			if err != nil {
 				return
 			}
-			wg.Go(func() { serveNullID(c, delay) })
+			wg.Go(func() { serveScripted(c, answer) })
 		}
 	})
 	tg, err := transport.ParseTarget("tcp://" + ln.Addr().String())
@@ -49,7 +51,7 @@ func startNullIDServer(t *testing.T, delay time.Duration) transport.Target {
 	return tg
 }
 
-func serveNullID(c net.Conn, delay time.Duration) {
+func serveScripted(c net.Conn, answer func(m *wire.Message, reply scriptedReply)) {
 	defer c.Close()
 	var mu sync.Mutex
 	write := func(line string) {
@@ -59,27 +61,46 @@ func serveNullID(c net.Conn, delay time.Duration) {
 	}
 	var late sync.WaitGroup
 	defer late.Wait()
+	reply := func(line string, after time.Duration) {
+		if after <= 0 {
+			write(line)
+			return
+		}
+		late.Go(func() {
+			t := time.NewTimer(after)
+			defer t.Stop()
+			<-t.C
+			write(line)
+		})
+	}
 	r := bufio.NewScanner(c)
 	var m wire.Message
 	for r.Scan() {
 		wire.Scan(r.Bytes(), &m)
-		switch {
-		case m.IDKind == wire.IDString && bytes.HasPrefix(m.ID, []byte(`"rpcfuzz-`)):
+		if m.IDKind == wire.IDString && bytes.HasPrefix(m.ID, []byte(`"rpcfuzz-`)) {
 			write(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{}}`)
-		case m.IDKind == wire.IDNull && m.Kind == wire.KindRequest:
-			if delay < 0 {
-				continue
-			}
-			late.Go(func() {
-				t := time.NewTimer(delay)
-				defer t.Stop()
-				<-t.C
-				write(`{"jsonrpc":"2.0","id":null,"result":1}`)
-			})
-		default:
-			write(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`)
+			continue
 		}
+		answer(&m, reply)
 	}
+}
+
+// startNullIDServer is a scripted server (startScriptedServer) that
+// answers a request with id null with a result with id null after delay
+// (never when delay is negative), and every other message with an error
+// -32600 with id null at once.
+func startNullIDServer(t *testing.T, delay time.Duration) transport.Target {
+	t.Helper()
+	return startScriptedServer(t, func(m *wire.Message, reply scriptedReply) {
+		switch {
+		case m.IDKind == wire.IDNull && m.Kind == wire.KindRequest:
+			if delay >= 0 {
+				reply(`{"jsonrpc":"2.0","id":null,"result":1}`, delay)
+			}
+		default:
+			reply(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`, 0)
+		}
+	})
 }
 
 // TestNullIDUnanswered: a server that reads id null as a notification gets

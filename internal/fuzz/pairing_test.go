@@ -721,24 +721,32 @@ func TestOutOfOrderVerdicts(t *testing.T) {
 		{"refusable notification batch and an invalid batch", []string{`[{"jsonrpc":"2.0","method":"notifications/cancelled","params":[1e400]}]`, `[null]`}, []string{`[` + errID("null", -32600) + `]`}, 0, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := frames(tc.frames...)
-			perms := permutations(len(tc.replies), 24)
-			for _, perm := range perms {
-				var reps [][]byte
-				for _, k := range perm {
-					reps = append(reps, []byte(tc.replies[k]))
-				}
-				infos, _ := inspect(c, nil)
-				o := outcome{replies: reps, end: endNone, staleNull: tc.stale}
-				if tc.timedOut {
-					o.end = endTimeout
-				}
-				v := judgeOutcome(c, infos, &o, nil)
+			base := outcome{end: endNone, staleNull: tc.stale}
+			if tc.timedOut {
+				base.end = endTimeout
+			}
+			inOrders(tc.frames, tc.replies, base, func(perm []int, v verdict) {
 				if v.rules != tc.want {
 					t.Errorf("replies in order %v: rules %v (%s), want %v", perm, v.rules, v.note, tc.want)
 				}
-			}
+			})
 		})
+	}
+}
+
+// inOrders judges the stream exchange of frames whose replies came in
+// each order permutations gives (up to 24), base giving the rest of the
+// outcome, and hands each verdict to check.
+func inOrders(frameTexts, replies []string, base outcome, check func(perm []int, v verdict)) {
+	c := frames(frameTexts...)
+	for _, perm := range permutations(len(replies), 24) {
+		o := base
+		o.replies = nil
+		for _, k := range perm {
+			o.replies = append(o.replies, []byte(replies[k]))
+		}
+		infos, _ := inspect(c, nil)
+		check(perm, judgeOutcome(c, infos, &o, nil))
 	}
 }
 

@@ -1,11 +1,7 @@
 package fuzz
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"net"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,61 +11,17 @@ import (
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
-// startSlowBatchServer serves newline-delimited JSON-RPC on 127.0.0.1:
-// the fuzzer's own requests get a result at once, and a batch gets its
-// array (-32600 for each element) after delay, written by a goroutine of
-// its own, as a server slowed down by a huge batch on a loaded machine
-// answers.
+// startSlowBatchServer is a scripted server (startScriptedServer) that
+// answers a batch with its array (-32600 for each element) after delay,
+// as a server slowed down by a huge batch on a loaded machine does, and
+// nothing else.
 func startSlowBatchServer(t *testing.T, delay time.Duration) transport.Target {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Go(func() { serveSlowBatch(c, delay) })
+	return startScriptedServer(t, func(m *wire.Message, reply scriptedReply) {
+		if m.Kind == wire.KindBatch {
+			reply(`[{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}]`, delay)
 		}
 	})
-	tg, err := transport.ParseTarget("tcp://" + ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tg
-}
-
-func serveSlowBatch(c net.Conn, delay time.Duration) {
-	defer c.Close()
-	var mu sync.Mutex
-	write := func(line string) {
-		mu.Lock()
-		defer mu.Unlock()
-		c.Write([]byte(line + "\n"))
-	}
-	var late sync.WaitGroup
-	defer late.Wait()
-	r := bufio.NewScanner(c)
-	var m wire.Message
-	for r.Scan() {
-		wire.Scan(r.Bytes(), &m)
-		switch {
-		case m.IDKind == wire.IDString && bytes.HasPrefix(m.ID, []byte(`"rpcfuzz-`)):
-			write(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{}}`)
-		case m.Kind == wire.KindBatch:
-			late.Go(func() {
-				t := time.NewTimer(delay)
-				defer t.Stop()
-				<-t.C
-				write(`[{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}]`)
-			})
-		}
-	}
 }
 
 // TestMissingReplyConfirmedWithPatience: a reply the main loop missed at
