@@ -80,6 +80,11 @@ type Config struct {
 	// Tool is the MCP tool the load calls (--tool); before the load, the
 	// server's tools/list must offer it.
 	Tool string
+	// Warmup is the first part of the sending phase (which is Duration
+	// long in all): the requests scheduled in it are sent as any other,
+	// counted apart in Result.Warmup and left out of the run's figures,
+	// whose sending phase starts where it ends.
+	Warmup time.Duration
 }
 
 // Validate checks c and fills in its defaults. The command line validates
@@ -97,6 +102,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%s must be at least 1 (got %d)", c.Name("conns"), c.Conns)
 	case c.MaxFrame < 64:
 		return fmt.Errorf("%s must be at least 64 bytes (got %d)", c.Name("max-frame"), c.MaxFrame)
+	case c.Warmup < 0 || c.Warmup > 0 && c.Warmup >= c.Duration:
+		return fmt.Errorf("the warm-up (%s) must be shorter than the sending phase (%s)", c.Warmup, c.Duration)
+	case c.Warmup > 0 && (len(c.Stages) > 0 || c.Requests > 0):
+		return errors.New("a warm-up needs a steady load ended by its duration: no stages, no request count")
 	}
 	if c.Profile == nil {
 		c.Profile, _ = profile.New(profile.JSONRPC, profile.Options{})

@@ -118,7 +118,7 @@ func (r *run) prepare(o *outgoing, reuse *idReuse, rec *stats.Recorder, cc *conn
 		// Tables are as large as the in-flight cap, so the cap was raced
 		// past: count the tick like a dropped one.
 		for range n {
-			rec.Record(stats.Sample{Kind: stats.Dropped, Method: t.call})
+			rec.Record(stats.Sample{Kind: stats.Dropped, Method: t.call, Warmup: r.warm(t.intended)})
 		}
 		o.release += n
 		return msg[:0]
@@ -182,16 +182,16 @@ func (r *run) commit(o *outgoing, rec *stats.Recorder, g *paramGen, pool *credit
 			o.samples = make([]stats.Sample, 0, recordChunk)
 		}
 		for _, m := range o.msgs {
-			lag := now - m.intended
+			lag, warm := now-m.intended, r.warm(m.intended)
 			for range m.requests {
-				o.stage(rec, stats.Sample{Kind: stats.Sent, Method: m.call, A: lag})
+				o.stage(rec, stats.Sample{Kind: stats.Sent, Method: m.call, A: lag, Warmup: warm})
 			}
 			for range m.notes {
-				o.stage(rec, stats.Sample{Kind: stats.NotifySent, Method: m.call, A: lag})
+				o.stage(rec, stats.Sample{Kind: stats.NotifySent, Method: m.call, A: lag, Warmup: warm})
 			}
-			o.stage(rec, stats.Sample{Kind: stats.MessageSent, Method: m.call})
+			o.stage(rec, stats.Sample{Kind: stats.MessageSent, Method: m.call, Warmup: warm})
 			if m.requests+m.notes > 1 {
-				o.stage(rec, stats.Sample{Kind: stats.BatchSent, Method: m.call})
+				o.stage(rec, stats.Sample{Kind: stats.BatchSent, Method: m.call, Warmup: warm})
 			}
 		}
 		rec.RecordAll(o.samples)

@@ -273,7 +273,7 @@ func (r *run) settle(tb *pending.Table, rec *stats.Recorder, ids []uint64, kind 
 	n := 0
 	for _, id := range ids {
 		if e, ok := tb.Forget(id); ok {
-			rec.Record(stats.Sample{Kind: kind, Method: e.Method})
+			rec.Record(stats.Sample{Kind: kind, Method: e.Method, Warmup: r.warm(e.Intended)})
 			r.done()
 			n++
 		}

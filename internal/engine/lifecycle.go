@@ -45,7 +45,7 @@ func (r *run) sweepAll(rec *stats.Recorder, buf []pending.Entry) []pending.Entry
 		}
 		buf = tb.Sweep(now, buf[:0])
 		for i := range buf {
-			rec.Record(stats.Sample{Kind: stats.Timeout, Method: buf[i].Method})
+			rec.Record(stats.Sample{Kind: stats.Timeout, Method: buf[i].Method, Warmup: r.warm(buf[i].Intended)})
 		}
 		if len(buf) > 0 {
 			r.release(o.pool, len(buf), now)
@@ -71,7 +71,7 @@ func (r *run) finalSweep() {
 		}
 		buf = tb.Leak(buf[:0])
 		for i := range buf {
-			rec.Record(stats.Sample{Kind: stats.Leaked, Method: buf[i].Method})
+			rec.Record(stats.Sample{Kind: stats.Leaked, Method: buf[i].Method, Warmup: r.warm(buf[i].Intended)})
 		}
 		if len(buf) > 0 {
 			r.release(o.pool, len(buf), now)

@@ -278,7 +278,7 @@ func (j *judge) answer(e pending.Entry, invalid bool, frame []byte, now int64) {
 	case m.Kind == wire.KindError && m.HasCode:
 		kind, code = stats.RPCError, m.Code
 	}
-	j.answered(stats.Sample{Kind: kind, Method: e.Method, A: now - e.Intended, B: now - e.Sent, Code: code}, now)
+	j.answered(stats.Sample{Kind: kind, Method: e.Method, A: now - e.Intended, B: now - e.Sent, Code: code, Warmup: j.r.warm(e.Intended)}, now)
 	if kind == stats.RPCError {
 		j.offerErrorMessage(code, m.ErrMsg)
 	}

@@ -39,7 +39,10 @@ type run struct {
 	offset atomic.Int64
 	epoch  time.Time
 	agg    *stats.Aggregator
-	ticks  chan tick
+	// warmEnd is the end of the warm-up (run clock; 0: none): requests
+	// scheduled before it are counted apart (Config.Warmup).
+	warmEnd int64
+	ticks   chan tick
 	tokens chan struct{}      // closed loop over HTTP: one token per request allowed in flight
 	rates  *workload.Schedule // open loop: the schedule, for the target rate of each interval
 	retire atomic.Int64       // closed-loop stages over HTTP: tokens to take out of the pool as they come back
@@ -150,6 +153,10 @@ func (r *run) resetClock() {
 
 // done releases one in-flight slot (and, in closed loop over HTTP, one token).
 func (r *run) done() { r.release(nil, 1, 0) }
+
+// warm reports whether a request scheduled at intended (run clock) belongs
+// to the warm-up, whose samples are counted apart.
+func (r *run) warm(intended int64) bool { return intended < r.warmEnd }
 
 // release ends n elements in flight at time at (run clock): the in-flight
 // count drops first, then the closed loop gets them back, as credits of
@@ -367,6 +374,7 @@ func newRun(cfg *Config) *run {
 		}
 	}
 	r.pickRand = rand.New(r.pickPCG)
+	r.warmEnd = int64(cfg.Warmup)
 	r.era = r.prof.Era()
 	r.ended = make(chan struct{})
 	return r
@@ -404,11 +412,15 @@ func (r *run) makeLoop() {
 func (r *run) result(sched *workload.Schedule, interrupted bool, sendingEnded, drainEnded int64, startLate time.Duration) (*stats.Result, error) {
 	res := &stats.Result{
 		Tool: "rpcload", Target: r.cfg.Target.URL, StartedAt: r.epoch.UTC().Format(time.RFC3339Nano),
-		DurationS: time.Duration(sendingEnded).Seconds(), DrainS: time.Duration(drainEnded - sendingEnded).Seconds(),
+		DurationS: time.Duration(max(sendingEnded-r.warmEnd, 0)).Seconds(), DrainS: time.Duration(drainEnded - sendingEnded).Seconds(),
 		InFlightMax: r.maxSeen.Load(), Interrupted: interrupted,
 	}
 	if err := r.agg.Fill(res); err != nil {
 		return nil, err
+	}
+	if r.warmEnd > 0 {
+		// The measured sending phase starts where the warm-up ends.
+		res.Warmup = &stats.Warmup{DurationS: time.Duration(min(r.warmEnd, sendingEnded)).Seconds(), Requests: r.agg.WarmupRequests()}
 	}
 	if sched != nil {
 		res.Rate.Target = sched.TargetRate()
@@ -475,7 +487,7 @@ func (r *run) dispatchOpen(ctx context.Context, sched *workload.Schedule, rec *s
 		w := int64(r.calls[call].weight)
 		if r.inflight.Load()+w > maxIn {
 			for range w {
-				rec.Record(stats.Sample{Kind: stats.Dropped, Method: call})
+				rec.Record(stats.Sample{Kind: stats.Dropped, Method: call, Warmup: r.warm(intended)})
 			}
 			continue
 		}
@@ -527,7 +539,7 @@ func (r *run) pastCutoff() bool {
 func (r *run) dropLate(rec *stats.Recorder, pool *credits, t tick) {
 	w := r.calls[t.call].weight
 	for range w {
-		rec.Record(stats.Sample{Kind: stats.Dropped, Method: t.call})
+		rec.Record(stats.Sample{Kind: stats.Dropped, Method: t.call, Warmup: r.warm(t.intended)})
 	}
 	r.release(pool, w, r.now())
 }

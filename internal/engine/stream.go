@@ -482,7 +482,7 @@ func (w *streamWriter) writeSome(sc *streamConn, ticks []tick) ([]tick, bool) {
 	ended := 0
 	for id := first; id < first+uint64(n); id++ {
 		if e, ok := sc.tb.Forget(id); ok {
-			w.rec.Record(stats.Sample{Kind: stats.TransportError, Method: e.Method})
+			w.rec.Record(stats.Sample{Kind: stats.TransportError, Method: e.Method, Warmup: r.warm(e.Intended)})
 			ended++
 		}
 	}
@@ -568,7 +568,7 @@ func (d *streamDriver) read(sc *streamConn) {
 	r.removeTable(sc.tb)
 	lost := sc.tb.Leak(nil)
 	for _, e := range lost {
-		j.rec.Record(stats.Sample{Kind: stats.TransportError, Method: e.Method})
+		j.rec.Record(stats.Sample{Kind: stats.TransportError, Method: e.Method, Warmup: r.warm(e.Intended)})
 	}
 	if len(lost) > 0 {
 		r.release(sc.pool, len(lost), r.now())

@@ -95,6 +95,7 @@ type Aggregator struct {
 	perMethod map[[2]int]int    // samples kept per (rule, method)
 	errMsgs   map[int64][]string
 	seriesCap int // MaxSeriesPoints; tests lower it
+	warm      [numKinds]uint64 // samples of the warm-up (Sample.Warmup), by kind
 }
 
 // NewAggregator returns an Aggregator for a run that calls these methods.
@@ -125,6 +126,16 @@ func (a *Aggregator) NewRecorder() *Recorder {
 	a.spares = append(a.spares, new(batch))
 	a.mu.Unlock()
 	return r
+}
+
+// WarmupRequests counts the samples of the warm-up (Sample.Warmup) as a
+// result counts the run's: what the warm-up sent and how it ended.
+func (a *Aggregator) WarmupRequests() Requests {
+	a.Flush()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	q, _, _ := counts(&methodStats{counts: a.warm})
+	return q
 }
 
 // AddServerMethods adds counts of messages the server sent, by method.
@@ -221,6 +232,16 @@ func (a *Aggregator) Flush() {
 func (a *Aggregator) mergeLocked(b *batch) {
 	for i := range b.n {
 		s := &b.s[i]
+		a.interval[s.Kind]++
+		if s.Warmup {
+			// The series shows the warm-up; the run's figures leave it out.
+			a.warm[s.Kind]++
+			if s.Kind == OK || s.Kind == RPCError || s.Kind == InvalidReply {
+				a.record(a.ivHist, s.A)
+				a.record(a.ivSvc, s.B)
+			}
+			continue
+		}
 		m := int(s.Method)
 		if m >= len(a.per) {
 			m = len(a.per) - 1
@@ -231,7 +252,6 @@ func (a *Aggregator) mergeLocked(b *batch) {
 		// in Fill: recording each value twice more here cost a third of
 		// the merge.
 		a.count(a.total, s)
-		a.interval[s.Kind]++
 		switch s.Kind {
 		case OK, RPCError, InvalidReply:
 			a.record(a.ivHist, s.A)

@@ -50,6 +50,10 @@ type Sample struct {
 	Method uint16
 	Kind   Kind
 	Rule   check.Rule
+	// Warmup marks a sample of a request scheduled during the run's
+	// warm-up: it is counted apart (Result.Warmup) and in the time
+	// series, not in the run's figures. It fits in the struct's padding.
+	Warmup bool
 }
 
 const batchSize = 512

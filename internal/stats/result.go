@@ -177,6 +177,17 @@ type Result struct {
 	MergedFrom            []MergedPart       `json:"merged_from,omitempty"`
 	Rounds                *RoundsReport      `json:"rounds,omitempty"` // --target A --target B --rounds N
 	Diff                  *DiffReport        `json:"diff,omitempty"`   // --diff: results compared between two targets
+	// Warmup is the part of the sending phase before the measured one,
+	// when the run had one: the requests scheduled in it are counted
+	// here, not in the figures above (the time series shows them).
+	Warmup   *Warmup         `json:"warmup,omitempty"`
+	Capacity *CapacityReport `json:"capacity,omitempty"` // rpcload capacity: the search, its steps and its answer
+}
+
+// Warmup is a run's warm-up: its length and what its requests came to.
+type Warmup struct {
+	DurationS float64  `json:"duration_s"`
+	Requests  Requests `json:"requests"`
 }
 
 // Fill writes the aggregated figures into r (counts, latencies, per method,
