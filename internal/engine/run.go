@@ -43,11 +43,11 @@ type run struct {
 	// scheduled before it are counted apart (Config.Warmup).
 	warmEnd int64
 	ticks   chan tick
-	tokens chan struct{}      // closed loop over HTTP: one token per request allowed in flight
-	rates  *workload.Schedule // open loop: the schedule, for the target rate of each interval
-	retire atomic.Int64       // closed-loop stages over HTTP: tokens to take out of the pool as they come back
-	pool   int                // closed loop: tokens (or credits) made at the start
-	limit  int                // closed loop: the most ever in flight (concurrency, capped by --max-inflight)
+	tokens  chan struct{}      // closed loop over HTTP: one token per request allowed in flight
+	rates   *workload.Schedule // open loop: the schedule, for the target rate of each interval
+	retire  atomic.Int64       // closed-loop stages over HTTP: tokens to take out of the pool as they come back
+	pool    int                // closed loop: tokens (or credits) made at the start
+	limit   int                // closed loop: the most ever in flight (concurrency, capped by --max-inflight)
 	// Closed loop over streams: each connection slot's writer makes its own
 	// ticks from its part of the credits (credits.go), so there is no
 	// dispatcher; closedK numbers their ticks across writers, and sendDone

@@ -94,7 +94,7 @@ type Aggregator struct {
 	srvMeth   map[string]uint64 // requests and notifications from the server, by method
 	perMethod map[[2]int]int    // samples kept per (rule, method)
 	errMsgs   map[int64][]string
-	seriesCap int // MaxSeriesPoints; tests lower it
+	seriesCap int              // MaxSeriesPoints; tests lower it
 	warm      [numKinds]uint64 // samples of the warm-up (Sample.Warmup), by kind
 }
 
