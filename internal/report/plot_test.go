@@ -90,7 +90,7 @@ func TestUnits(t *testing.T) {
 		{"bytes", 100 << 20, bytesUnit, "100", "x (MiB)"},
 	}
 	for _, c := range cases {
-		a := layoutAxis(axisSpec{Label: "x", UnitOf: c.unitOf}, c.maxV)
+		a := layoutAxis(axisSpec{Label: "x", UnitOf: c.unitOf}, extent{max: c.maxV})
 		if got := a.ticks[len(a.ticks)-1].Label; got != c.wantTop || a.label != c.wantLabel {
 			t.Errorf("%s: top tick %q, axis %q; want %q, %q", c.name, got, a.label, c.wantTop, c.wantLabel)
 		}

@@ -25,6 +25,9 @@ func WriteText(w io.Writer, r *Result) error {
 		writeTextSoak(p, s)
 	}
 	writeTextTail(p, r)
+	if c := r.Capacity; c != nil {
+		writeTextCapacity(ew, p, c)
+	}
 	return ew.Err()
 }
 
@@ -51,6 +54,9 @@ func writeTextHeader(p printf, r *Result) {
 		p(", %.1f req/s", r.Rate.Requests)
 	}
 	p("\n")
+	if wu := r.Warmup; wu != nil {
+		p("warm-up     %.2fs before it, %d requests sent and not counted here\n", wu.DurationS, wu.Requests.Sent)
+	}
 	p("in flight   max %d\n", r.InFlightMax)
 	if pr := r.Profile; pr != nil && pr.Name != "jsonrpc" {
 		p("profile     %s", pr.Name)

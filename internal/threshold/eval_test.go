@@ -56,6 +56,10 @@ func TestEval(t *testing.T) {
 	nothingSent := &stats.Result{}
 	withP95 := sampleResult()
 	withP95.Latency.Corrected.P95us, withP95.Latency.Lag.P95us = 3000, 50
+	withCapacity := sampleResult()
+	withCapacity.Capacity = &stats.CapacityReport{Rate: 4850}
+	noCapacity := sampleResult()
+	noCapacity.Capacity = &stats.CapacityReport{}
 	tests := []struct {
 		expr   string
 		res    *stats.Result // nil: sampleResult
@@ -129,6 +133,9 @@ func TestEval(t *testing.T) {
 		{"dropped==0", nil, false, 4, 0, "dropped was 4, limit == 0"},
 		{"inflight_max<=64", nil, true, 64, 64, "inflight_max was 64, limit <= 64"},
 		{"target==1000", nil, true, 1000, 1000, "target was 1000/s, limit == 1000"},
+		{"capacity>=4000", withCapacity, true, 4850, 4000, "capacity was 4850/s, limit >= 4000"},
+		{"capacity>=4000", noCapacity, false, 0, 4000, "capacity was 0/s, limit >= 4000"},
+		{"capacity>=4000", nil, false, 0, 4000, "capacity cannot be measured: the result is not a capacity search (rpcload capacity)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.expr, func(t *testing.T) {
@@ -190,9 +197,9 @@ func TestFigures(t *testing.T) {
 			t.Errorf("alias %s not mentioned in %s's meaning", name, canonical)
 		}
 	}
-	// 8 figures of each of 3 histograms, 4 rates, 2 error rates, 12 counts.
-	if len(seen) != 42 {
-		t.Errorf("%d figures, want 42", len(seen))
+	// 8 figures of each of 3 histograms, 5 rates, 2 error rates, 12 counts.
+	if len(seen) != 43 {
+		t.Errorf("%d figures, want 43", len(seen))
 	}
 	for r := range check.NumRules {
 		if _, err := Parse("violations{rule=" + r.String() + "}==0"); err != nil {

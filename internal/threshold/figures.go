@@ -182,6 +182,13 @@ func init() {
 		func(s *scope) (float64, string) { return float64(violationCount(s.violations, s.rule)), "" }})
 	add(figureDef{Figure{"inflight_max", "", false, "most requests in flight at once"}, kindCount,
 		func(s *scope) (float64, string) { return float64(s.res.InFlightMax), "" }})
+	add(figureDef{Figure{"capacity", "", false, "rpcload capacity: the highest offered rate that met the SLO, per second (0: none did)"}, kindRate,
+		func(s *scope) (float64, string) {
+			if s.res.Capacity == nil {
+				return 0, "the result is not a capacity search (rpcload capacity)"
+			}
+			return s.res.Capacity.Rate, ""
+		}})
 }
 
 func add(d figureDef) {

@@ -102,7 +102,7 @@ func TestParseInvalid(t *testing.T) {
 	}
 	figures := "p50 p90 p95 p99 p99.9 min mean max rps answered_rate achieved_rate target error_rate rpc_error_rate " +
 		"sent answered ok rpc_errors invalid_replies transport_errors timeouts late leaked dropped violations " +
-		"inflight_max (and service_* and lag_* of the latencies)"
+		"inflight_max capacity (and service_* and lag_* of the latencies)"
 	tests := []struct{ expr, want string }{
 		{"p99<<5ms", `threshold "p99<<5ms": column 5: expected a number`},
 		{"", `threshold "": column 1: expected a figure such as p99 or error_rate`},
@@ -217,4 +217,37 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%q: verdict %+v", expr, v)
 		}
 	})
+}
+
+func TestLatencyBoundAndService(t *testing.T) {
+	tests := []struct {
+		expr    string
+		limitUs float64
+		ok      bool
+		service string
+	}{
+		{"p99<20ms", 20000, true, "service_p99<20ms"},
+		{"p99.9<=1s", 1e6, true, "service_p99.9<=1s"},
+		{"p50{method=get}<500us", 500, true, "service_p50{method=get}<500us"},
+		{"mean<2ms", 2000, true, "service_mean<2ms"},
+		{"p99>20ms", 0, false, ""},
+		{"service_p99<20ms", 0, false, ""},
+		{"lag_p99<20ms", 0, false, ""},
+		{"p99<2*p50", 0, false, ""},
+		{"error_rate<1%", 0, false, ""},
+	}
+	for _, tt := range tests {
+		th, err := Parse(tt.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		limit, ok := th.LatencyBound()
+		if ok != tt.ok || limit != tt.limitUs {
+			t.Errorf("%s: LatencyBound = %g, %v; want %g, %v", tt.expr, limit, ok, tt.limitUs, tt.ok)
+		}
+		s, ok := th.Service()
+		if ok != tt.ok || ok && s.String() != tt.service {
+			t.Errorf("%s: Service = %q, %v; want %q", tt.expr, s.String(), ok, tt.service)
+		}
+	}
 }
