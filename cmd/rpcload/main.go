@@ -4,6 +4,7 @@
 //	rpcload run TARGET [flags]      load-test a server
 //	rpcload run -f scenario.yaml    run a scenario file
 //	rpcload serve [flags]           run the embedded reference server
+//	rpcload capacity TARGET --slo 'p99<20ms'   the highest rate under an SLO
 //	rpcload scenario from-openrpc|from-mcp ...   write a scenario from what a server offers
 //	rpcload compare a.json b.json   result files side by side
 //	rpcload report a.json --html F  the report again, or an HTML page with plots
@@ -67,6 +68,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		code, err = runCmd(ctx, rest, stdout, stderr)
 	case "serve":
 		code, err = serveCmd(ctx, rest, stdout, stderr)
+	case "capacity":
+		code, err = capacityCmd(ctx, rest, stdout, stderr)
 	case "scenario":
 		code, err = scenarioCmd(ctx, rest, stdout, stderr)
 	case "compare":
@@ -105,6 +108,8 @@ usage:
   rpcload run -f FILE [flags]  run a scenario file (docs/scenarios.md)
   rpcload run --target A --target B (--rounds N | --diff) [flags]
                                compare servers under the same load, or their replies (docs/compare.md)
+  rpcload capacity [TARGET] --slo EXPR [flags]
+                               find the highest rate TARGET sustains under an SLO, such as 'p99<20ms' (docs/capacity.md)
   rpcload serve [flags]        run the embedded reference server
   rpcload scenario from-openrpc (FILE | --discover TARGET) | from-mcp (TARGET | -- COMMAND)
                                write a scenario from what a server offers

@@ -252,34 +252,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if len(f.targets.urls) > 0 || f.targets.changed(fs) {
 		return f.targets.run(ctx, fs, &f, stdout, stderr) // refuses a TARGET or a command given as well
 	}
-	fromFile := fileTarget != "" || fileCommand != nil
-	switch dash := fs.ArgsLenAtDash(); {
-	case dash >= 0 && dash != 0:
-		return exitUsage, usagef("give either a TARGET or a command after --, not both")
-	case dash == 0 && fs.NArg() == 0:
-		return exitUsage, usagef("no command after --")
-	case dash < 0 && fs.NArg() == 0 && fromFile:
-	case dash < 0 && fs.NArg() != 1:
-		return exitUsage, usagef("run takes exactly one TARGET (got %d); see rpcload run --help", fs.NArg())
-	}
-	if f.scen.sc == nil {
-		if err := f.prof.presetMethod(fs, &f); err != nil {
-			return exitUsage, err
-		}
-		if f.method == "" {
-			return exitUsage, usagef("--method is required (or --tool with --profile mcp, or -f with a scenario)")
-		}
-	}
-	switch {
-	case fs.ArgsLenAtDash() == 0:
-		cfg, err = f.configCommand(fs, fs.Args())
-	case fs.NArg() == 1:
-		cfg, err = f.config(fs, fs.Arg(0))
-	case fileCommand != nil:
-		cfg, err = f.configCommand(fs, fileCommand)
-	default:
-		cfg, err = f.config(fs, fileTarget)
-	}
+	cfg, err = f.targetConfig(fs, fileTarget, fileCommand)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -287,6 +260,39 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return f.scen.dryRunTo(cfg, stdout)
 	}
 	return execute(ctx, cfg, &f, stdout, stderr)
+}
+
+// targetConfig builds the run's config for the target of the command line
+// (TARGET, or a command after --) or else of the scenario file; a run
+// without a scenario needs --method (or what stands for it).
+func (f *runFlags) targetConfig(fs *pflag.FlagSet, fileTarget string, fileCommand []string) (engine.Config, error) {
+	fromFile := fileTarget != "" || fileCommand != nil
+	switch dash := fs.ArgsLenAtDash(); {
+	case dash >= 0 && dash != 0:
+		return engine.Config{}, usagef("give either a TARGET or a command after --, not both")
+	case dash == 0 && fs.NArg() == 0:
+		return engine.Config{}, usagef("no command after --")
+	case dash < 0 && fs.NArg() == 0 && fromFile:
+	case dash < 0 && fs.NArg() != 1:
+		return engine.Config{}, usagef("%s takes exactly one TARGET (got %d); see rpcload %s --help", fs.Name(), fs.NArg(), fs.Name())
+	}
+	if f.scen.sc == nil {
+		if err := f.prof.presetMethod(fs, f); err != nil {
+			return engine.Config{}, err
+		}
+		if f.method == "" {
+			return engine.Config{}, usagef("--method is required (or --tool with --profile mcp, or -f with a scenario)")
+		}
+	}
+	switch {
+	case fs.ArgsLenAtDash() == 0:
+		return f.configCommand(fs, fs.Args())
+	case fs.NArg() == 1:
+		return f.config(fs, fs.Arg(0))
+	case fileCommand != nil:
+		return f.configCommand(fs, fileCommand)
+	}
+	return f.config(fs, fileTarget)
 }
 
 // secrets gathers every secret value of the run: those of the secret

@@ -38,6 +38,7 @@ type serveFlags struct {
 	mcpEra         string
 	mcpResponse    string
 	serverMessages bool
+	serviceTime    time.Duration
 
 	plantedBugs string
 }
@@ -54,6 +55,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.faultProb, "fault-prob", 0.01, "probability of a fault given without =PROB")
 	fs.Uint64Var(&f.faultSeed, "fault-seed", 1, "seed of the fault decisions")
 	fs.DurationVar(&f.faultDelay, "fault-delay", 50*time.Millisecond, "extra delay of the delay fault")
+	fs.DurationVar(&f.serviceTime, "service-time", 0, "serve as one worker taking this long per request (e.g. 500us): the server sustains exactly 1/service-time requests a second and queues past it, a known capacity")
 	fs.StringVar(&f.stall, "stall", "", "a full stop FOR@AT, e.g. 2s@5s: no replies for 2 s starting 5 s after start")
 	fs.StringVar(&f.maxFrame, "max-frame", "16MiB", "largest request frame or body accepted")
 	fs.StringVar(&f.profile, "profile", "jsonrpc", "protocol of stream connections: jsonrpc, mcp (also Streamable HTTP on /mcp) or lsp (implies --framing content-length for --stdio)")
@@ -103,6 +105,10 @@ func (f *serveFlags) serverConfig() (testsrv.Config, error) {
 	cfg.MCPEra = testsrv.MCPEra(f.mcpEra)
 	cfg.MCPResponse = testsrv.MCPResponse(f.mcpResponse)
 	cfg.ServerMessages = f.serverMessages
+	if f.serviceTime < 0 {
+		return cfg, usagef("--service-time must not be negative (got %s)", f.serviceTime)
+	}
+	cfg.ServiceTime = f.serviceTime
 	return cfg, nil
 }
 

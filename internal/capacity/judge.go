@@ -58,6 +58,14 @@ func (c *Config) Judge(o Outcome) stats.CapacityStep {
 		ServiceP99us: res.Latency.Service.P99us, LagP99us: res.Latency.Lag.P99us, InFlightMax: res.InFlightMax,
 		StoppedEarly: o.StoppedEarly, ClientCPU: o.ClientCPU, MachineBusy: o.MachineBusy,
 	}
+	stopped := o.StoppedEarly != ""
+	if stopped {
+		// Ending the step left its backlog unanswered and its queue
+		// unsent: that is the stop's doing, counted under it, not as
+		// errors or drops of the server.
+		st.Errors -= q.Leaked
+		st.Dropped = 0
+	}
 	if q.Sent > 0 {
 		st.ErrorRate = float64(st.Errors) / float64(q.Sent)
 	}
@@ -80,8 +88,12 @@ func (c *Config) Judge(o Outcome) stats.CapacityStep {
 			soft = append(soft, v.Detail+" (the service time alone was within it)")
 		}
 	}
-	if c.MaxErrorRate >= 0 && st.ErrorRate > c.MaxErrorRate {
-		hard = append(hard, fmt.Sprintf("error rate %s above %s (%s)", percent(st.ErrorRate), percent(c.MaxErrorRate), errorParts(q)))
+	if st.ErrorRate > c.MaxErrorRate {
+		parts := q
+		if stopped {
+			parts.Leaked = 0
+		}
+		hard = append(hard, fmt.Sprintf("error rate %s above %s (%s)", percent(st.ErrorRate), percent(c.MaxErrorRate), errorParts(parts)))
 	}
 	if st.Violations > 0 {
 		hard = append(hard, fmt.Sprintf("%d protocol violations (%s)", st.Violations, ruleList(res.Violations)))
@@ -89,15 +101,15 @@ func (c *Config) Judge(o Outcome) stats.CapacityStep {
 	if res.EndedEarly != "" {
 		hard = append(hard, res.EndedEarly)
 	}
-	if q.Dropped > 0 {
+	if st.Dropped > 0 {
 		hard = append(hard, fmt.Sprintf("%d requests not sent: %d were already in flight (--max-inflight)", q.Dropped, res.InFlightMax))
 	}
-	achievedLow := st.Achieved < achievedShare*st.Offered && q.Dropped == 0
+	achievedLow := st.Achieved < achievedShare*st.Offered && q.Dropped == 0 && !stopped
 	if achievedLow {
 		soft = append(soft, fmt.Sprintf("achieved %.1f/s, below %.0f%% of %.1f/s", st.Achieved, achievedShare*100, st.Offered))
 	}
-	if o.StoppedEarly != "" {
-		soft = append(soft, "stopped early: "+o.StoppedEarly)
+	if stopped {
+		soft = append(soft, fmt.Sprintf("stopped early: %s (%d requests left unanswered, %d not sent)", o.StoppedEarly, q.Leaked, q.Dropped))
 		if float64(st.ServiceP99us) > c.LatencyLimitUs() {
 			serviceFails = true
 		}
@@ -120,7 +132,11 @@ func (c *Config) blame(st *stats.CapacityStep, hard, serviceFails, achievedLow b
 		// Errors, violations and a backlog at the in-flight cap are in the
 		// server's replies, whoever else was short of CPU.
 		return BlameServer
-	case saturated && (c.SharedProcess || st.ClientCPU >= generatorShare*float64(c.CPUs)):
+	case c.SharedProcess:
+		// The server's pauses and CPU are rpcload's own: no slowness of
+		// the pair can be laid on the server alone.
+		return BlameMachine
+	case saturated && st.ClientCPU >= generatorShare*float64(c.CPUs):
 		return BlameMachine
 	}
 	late := float64(st.LagP99us) > c.LatencyLimitUs() || achievedLow
@@ -146,7 +162,7 @@ func (c *Config) blameReason(st *stats.CapacityStep) string {
 	switch st.Blame {
 	case BlameMachine:
 		if c.SharedProcess {
-			return fmt.Sprintf("the machine: its CPUs were %s busy, and the server runs inside rpcload's own process, so the two share them", percent(st.MachineBusy))
+			return fmt.Sprintf("the load generator or the machine: the server runs inside rpcload's own process, so a pause or a busy CPU of one is the other's too (%.2f cores used, the machine's CPUs %s busy)", st.ClientCPU, percent(max(st.MachineBusy, 0)))
 		}
 		return fmt.Sprintf("the machine: its CPUs were %s busy and rpcload itself used %.2f of %d cores; run it on another machine", percent(st.MachineBusy), st.ClientCPU, c.CPUs)
 	case BlameConnections:

@@ -36,6 +36,7 @@ func TestJudgeBlame(t *testing.T) {
 		{"machine saturated, generator a big user", step{svc: 30000, lag: 50, cpu: 0.8, busy: 0.97, achieved: 1, multiplexed: true}, BlameMachine, "rpcload itself used 0.80 of 2 cores"},
 		{"machine saturated by others, generator small", step{svc: 30000, lag: 50, cpu: 0.1, busy: 0.99, achieved: 1, multiplexed: true}, BlameServer, ""},
 		{"embedded server", step{svc: 30000, lag: 50, cpu: 1.9, busy: 0.95, achieved: 1, multiplexed: true, sharedProcess: true}, BlameMachine, "inside rpcload's own process"},
+		{"embedded server, idle machine", step{svc: 30000, lag: 50, cpu: 0.3, busy: 0.3, achieved: 1, multiplexed: true, sharedProcess: true}, BlameMachine, "a pause or a busy CPU of one is the other's too"},
 		{"errors are the server's even on a saturated machine", step{svc: 1000, lag: 50, cpu: 1.9, busy: 0.99, timeouts: 50, achieved: 1, multiplexed: true}, BlameServer, "50 timeouts"},
 		{"violations", step{svc: 1000, lag: 50, violations: map[string]uint64{"unknown_id": 3, "mcp_legacy_code": 9}, achieved: 1, multiplexed: true}, BlameServer, "3 protocol violations"},
 		{"dropped at the in-flight cap", step{svc: 1000, lag: 50, dropped: 10, achieved: 0.9, multiplexed: true}, BlameServer, "10 requests not sent"},

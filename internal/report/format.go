@@ -125,9 +125,11 @@ func (u unit) label(v, step float64) string {
 	if v == 0 {
 		return "0"
 	}
+	// As many decimals as the step has: a step of 2.5k needs one, or
+	// 7.5k would read 8k.
 	decimals := 0
-	if s := step / u.Div; s > 0 && s < 1 {
-		decimals = int(math.Ceil(-math.Log10(s) - 1e-9))
+	for s := step / u.Div; s > 0 && decimals < 6 && math.Abs(s-math.Round(s)) > 1e-9*math.Max(1, s); s *= 10 {
+		decimals++
 	}
 	out := strconv.FormatFloat(v/u.Div, 'f', decimals, 64)
 	if u.multiplier() {

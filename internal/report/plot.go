@@ -37,12 +37,17 @@ func styleOf(i, k, nResults int) lineStyle {
 
 func resultStyle(i int) lineStyle { return lineStyle{palette[i%len(palette)], "none"} }
 
-// legendEntry is one key below a plot: a line, or a kind of marked point
-// when Mark is set.
+// legendEntry is one key below a plot.
 type legendEntry struct {
 	lineStyle
 	Label string
-	Mark  *mark
+}
+
+// markKey is a key below a plot for a kind of marked point; it follows
+// the keys of the lines.
+type markKey struct {
+	mark
+	Label string
 }
 
 // tick is one labelled grid line, at Pos in SVG coordinates.
@@ -77,6 +82,7 @@ type plot struct {
 	Rules                                       []rule
 	Marks                                       []mark
 	Legend                                      []legendEntry
+	MarkLegend                                  []markKey
 }
 
 // rule is a drawn reference line with its label, in SVG coordinates.
@@ -158,6 +164,7 @@ type chart struct {
 	Marks           []dataMark
 	Refs            []refLine
 	Legend          []legendEntry
+	MarkLegend      []markKey
 }
 
 // dataMark is one marked point in data units: a step of a capacity
@@ -212,7 +219,7 @@ func (e *extent) add(v float64) {
 func (c *chart) render() plot {
 	p := plot{ID: c.ID, Title: c.Title, Note: c.Note, W: plotW, H: plotH,
 		Left: marginL, Top: marginT, Right: plotW - marginR, Bottom: plotH - marginB,
-		Legend: c.Legend}
+		Legend: c.Legend, MarkLegend: c.MarkLegend}
 	var ex, ey extent
 	points := 0
 	for _, l := range c.Lines {

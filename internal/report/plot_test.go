@@ -87,6 +87,9 @@ func TestUnits(t *testing.T) {
 		{"count", 5000, countUnit, "5000", "x"},
 		{"kilo count", 20000, countUnit, "20k", "x"},
 		{"mega count", 2e7, countUnit, "20M", "x"},
+		{"kilo count in steps of 2.5k", 11000, countUnit, "12.5k", "x"},
+		{"time in steps of 2.5 s", 10.3, timeUnit, "12.5", "x (s)"},
+		{"fractional ms in steps of 0.25", 1100, latencyUnit, "1.25", "x (ms)"},
 		{"bytes", 100 << 20, bytesUnit, "100", "x (MiB)"},
 	}
 	for _, c := range cases {
@@ -157,8 +160,8 @@ func TestTimeAxisEndsWithTheRun(t *testing.T) {
 				t.Errorf("%s: tick %q at %g, past the axis end %g", p.ID, tk.Label, tk.Pos, p.Right)
 			}
 		}
-		if last := p.XTicks[len(p.XTicks)-1].Label; last != "10" {
-			t.Errorf("%s: last tick %q, want 10", p.ID, last)
+		if last := p.XTicks[len(p.XTicks)-1].Label; last != "10.0" { // ticks every 2.5 s
+			t.Errorf("%s: last tick %q, want 10.0", p.ID, last)
 		}
 	}
 }

@@ -44,8 +44,11 @@ func WriteHTML(w io.Writer, in []Input) error {
 
 // page is what the template renders.
 type page struct {
-	Title      string
-	Files      []legendEntry
+	Title string
+	Files []legendEntry
+	// Capacity, when some input holds a capacity search, comes first:
+	// its answer is what such a run is for.
+	Capacity   *capacityView
 	Summary    table
 	Comparison *table // several inputs only
 	// LoadDifferences warn above the comparison that the results ran
@@ -70,6 +73,7 @@ type detail struct {
 // section is a titled part of a result's detail: paragraphs, then tables.
 type section struct {
 	Title  string
+	Style  *lineStyle // a swatch before the title, where the result is not otherwise shown
 	Paras  []string
 	Tables []table
 }
@@ -116,6 +120,7 @@ func buildPage(in []Input) page {
 	for _, e := range es {
 		pg.Files = append(pg.Files, legendEntry{resultStyle(e.Index), e.Name})
 	}
+	pg.Capacity = capacitySection(es)
 	pg.Summary = summaryTable(es)
 	if len(es) > 1 {
 		c, diffs := comparisonTable(es)

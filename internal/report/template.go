@@ -36,6 +36,7 @@ td.num { text-align: right; white-space: nowrap; }
 td.key { font-weight: 600; color: #333; }
 td.name { overflow-wrap: anywhere; min-width: 8em; max-width: 28em; }
 td.group { border-top: 2px solid #c8c8c8; }
+td.why { min-width: 16em; }
 .fail { color: #b00020; font-weight: 600; }
 .warn { color: #8a5a00; }
 .pass { color: #1b7a3a; font-weight: 600; }
@@ -52,6 +53,8 @@ svg.plot { display: block; width: 100%; min-width: 460px; height: auto; }
 svg.plot text { font-family: inherit; font-size: 14px; fill: #333; }
 svg.plot .grid { stroke: #e9e9e9; stroke-width: 1; }
 svg.plot .frame { fill: none; stroke: #aaa; stroke-width: 1; }
+svg.plot text.ref { fill: currentColor; font-size: 13px; paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; }
+p.verdict { font-size: 1.1em; }
 svg.sw { vertical-align: middle; margin-right: 4px; }
 .legend { display: flex; flex-wrap: wrap; gap: 2px 18px; font-size: 13px; margin-top: 4px; }
 .empty { color: #666; font-style: italic; padding: 28px 12px; border: 1px dashed #ccc; text-align: center; max-width: 880px; }
@@ -72,6 +75,10 @@ footer { margin-top: 3em; color: #777; font-size: 12px; }
 </head>
 <body>
 {{define "swatch"}}<svg class="sw" width="26" height="10" aria-hidden="true"><line x1="1" y1="5" x2="25" y2="5" stroke="{{.Color}}" stroke-width="3" stroke-dasharray="{{.Dash}}"/></svg>{{end}}
+{{define "mark"}}{{if .Square}}<rect x="{{.X0}}" y="{{.Y0}}" width="7" height="7" fill="{{.Fill}}" stroke="{{.Color}}" stroke-width="1.5">{{with .Title}}<title>{{.}}</title>{{end}}</rect>{{else}}<circle cx="{{.X}}" cy="{{.Y}}" r="3.5" fill="{{.Fill}}" stroke="{{.Color}}" stroke-width="1.5">{{with .Title}}<title>{{.}}</title>{{end}}</circle>{{end}}{{end -}}
+{{define "section"}}<h3>{{with .Style}}{{template "swatch" .}}{{end}}{{.Title}}</h3>
+{{range .Paras}}<p>{{.}}</p>
+{{end}}{{range .Tables}}{{template "table" .}}{{end}}{{end -}}
 {{define "table"}}<div class="tablewrap"><table>{{with .Caption}}<caption>{{.}}</caption>{{end}}
 {{if .Head}}<thead><tr>{{range .Head}}<th>{{with .Swatch}}{{template "swatch" .}}{{end}}{{.Text}}</th>{{end}}</tr></thead>{{end}}
 <tbody>{{range .Rows}}
@@ -88,17 +95,28 @@ footer { margin-top: 3em; color: #777; font-size: 12px; }
 {{end}}<text x="{{.XMid}}" y="{{.XLabelY}}" text-anchor="middle">{{.XLabel}}</text>
 <text transform="translate(14 {{.YMid}}) rotate(-90)" text-anchor="middle">{{.YLabel}}</text>
 {{range $l := .Lines}}{{range .Segments}}<polyline points="{{.}}" fill="none" stroke="{{$l.Color}}" stroke-width="1.8" stroke-dasharray="{{$l.Dash}}" stroke-linejoin="round"><title>{{$l.Name}}</title></polyline>
-{{end}}{{end}}</svg></div>
-<div class="legend">{{range .Legend}}<span>{{template "swatch" .}}{{.Label}}</span>{{end}}</div>{{end}}
+{{end}}{{end}}{{range .Rules}}<line x1="{{.X1}}" y1="{{.Y1}}" x2="{{.X2}}" y2="{{.Y2}}" stroke="{{.Color}}" stroke-width="1.2" stroke-dasharray="{{.Dash}}"/>
+{{if .Label}}<text class="ref" x="{{.LX}}" y="{{.LY}}" text-anchor="{{.Anchor}}" color="{{.Color}}">{{.Label}}</text>
+{{end}}{{end}}{{range .Marks}}{{template "mark" .}}
+{{end}}</svg></div>
+<div class="legend">{{range .Legend}}<span>{{template "swatch" .}}{{.Label}}</span>{{end}}{{range .MarkLegend}}<span><svg class="sw" width="14" height="10" aria-hidden="true">{{template "mark" .}}</svg>{{.Label}}</span>{{end}}</div>{{end}}
 </figure>
 {{end}}
 <header>
 <h1>rpcload report</h1>
 <div class="files">{{range .Files}}<span>{{template "swatch" .}}{{.Label}}</span>{{end}}</div>
-<nav><a href="#summary">summary</a>{{if .Comparison}}<a href="#comparison">comparison</a>{{end}}<a href="#plots">plots</a>{{range .Details}}<a href="#{{.ID}}">{{.Name}}</a>{{end}}</nav>
+<nav>{{if .Capacity}}<a href="#capacity">capacity</a>{{end}}<a href="#summary">summary</a>{{if .Comparison}}<a href="#comparison">comparison</a>{{end}}<a href="#plots">plots</a>{{range .Details}}<a href="#{{.ID}}">{{.Name}}</a>{{end}}</nav>
 </header>
 <main>
-<section id="summary">
+{{with .Capacity}}<section id="capacity">
+<h2>Capacity</h2>
+{{range .Verdicts}}<p class="verdict">{{with .Style}}{{template "swatch" .}}{{end}}{{with .Name}}{{.}}: {{end}}<strong class="{{.Class}}">{{.Text}}</strong></p>
+{{end}}{{range .Paras}}<p>{{.}}</p>
+{{end}}<div class="plots">{{range .Plots}}{{template "plot" .}}{{end}}</div>
+{{if .Notes}}<div class="notes">{{range .Notes}}<p>{{.}}</p>{{end}}</div>
+{{end}}{{range .Results}}{{template "section" .}}{{end}}
+</section>
+{{end}}<section id="summary">
 <h2>Summary</h2>
 {{template "table" .Summary}}
 </section>
@@ -116,9 +134,7 @@ footer { margin-top: 3em; color: #777; font-size: 12px; }
 {{range .Details}}<section class="result" id="{{.ID}}">
 <h2>{{template "swatch" .Style}}{{.Name}}</h2>
 {{if .Warnings}}<div class="warnings"><strong>Warnings</strong><ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
-{{range .Sections}}<h3>{{.Title}}</h3>
-{{range .Paras}}<p>{{.}}</p>
-{{end}}{{range .Tables}}{{template "table" .}}{{end}}{{end}}
+{{range .Sections}}{{template "section" .}}{{end}}
 </section>
 {{end}}</main>
 <footer>Written by rpcload. The page is self-contained: it runs no script and loads nothing.</footer>

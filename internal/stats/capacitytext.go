@@ -23,7 +23,7 @@ func writeTextCapacity(w io.Writer, p printf, c *CapacityReport) {
 	}
 	p("\ncapacity    SLO %s; steps of %s%s\n", strings.Join(c.SLO, ", "), seconds(c.StepS), warm)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "  step\tphase\toffered\tachieved\tp50\tp90\tp99\tp99.9\tmax\tlag p99\terrors\tviolations\tverdict\t\n")
+	fmt.Fprintf(tw, "  step\tphase\toffered\tachieved\tp50\tp90\tp99\tp99.9\tmax\tlag p99\terrors\tviolations\tcpu\tmachine\tverdict\t\n")
 	for i, s := range c.Steps {
 		verdict := "pass"
 		if !s.Pass {
@@ -39,9 +39,13 @@ func writeTextCapacity(w io.Writer, p printf, c *CapacityReport) {
 			}
 			return FormatMicros(v)
 		}
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t\n", i+1, s.Phase, FormatRate(s.Offered), FormatRate(s.Achieved),
+		machine := "-"
+		if s.MachineBusy >= 0 {
+			machine = strconv.FormatFloat(100*s.MachineBusy, 'f', 0, 64) + "%"
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%.2f\t%s\t%s\t\n", i+1, s.Phase, FormatRate(s.Offered), FormatRate(s.Achieved),
 			lat(l.P50us), lat(l.P90us), lat(l.P99us), lat(l.P999us), lat(l.MaxUs), FormatMicros(s.LagP99us),
-			strconv.FormatFloat(100*s.ErrorRate, 'g', 3, 64)+"%", s.Violations, verdict)
+			strconv.FormatFloat(100*s.ErrorRate, 'g', 3, 64)+"%", s.Violations, s.ClientCPU, machine, verdict)
 	}
 	_ = tw.Flush()
 	for i, s := range c.Steps {
@@ -49,6 +53,7 @@ func writeTextCapacity(w io.Writer, p printf, c *CapacityReport) {
 			p("  step %d (%s %s %s): %s\n", i+1, s.Phase, FormatRate(s.Offered), unit, strings.Join(s.Reasons, "; "))
 		}
 	}
+	p("  (cpu: cores rpcload used; machine: share of the machine's CPU time busy)\n")
 	p("  %s\n", c.Verdict)
 }
 

@@ -150,6 +150,7 @@ func (h httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f == fDelay {
 		delay += s.cfg.FaultDelay
 	}
+	delay += s.queued(p)
 	busyWait(spin, s.done)
 	if wait := s.deliverAfter(delay); wait > 0 && !s.waitHTTP(r.Context(), wait) {
 		return

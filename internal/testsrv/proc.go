@@ -256,6 +256,18 @@ func (p *proc) cost(f fid) (delay, spin time.Duration) {
 	return delay, spin
 }
 
+// requests counts the frame's requests (its parts that are not
+// notifications): what the virtual worker of Config.ServiceTime serves.
+func (p *proc) requests() int {
+	n := 0
+	for i := range p.parts {
+		if !p.parts[i].notif {
+			n++
+		}
+	}
+	return n
+}
+
 // willReply reports whether fault f leaves anything to send.
 func (p *proc) willReply(f fid) bool {
 	return f != fDrop && (p.firstReply >= 0 || (f.answersNotifications() && p.hasNotif))

@@ -35,6 +35,13 @@ type Config struct {
 	// a goroutine of its own does: replies come in any order, which
 	// JSON-RPC allows (a batch's array stays one reply).
 	Shuffle time.Duration
+	// ServiceTime, when positive, makes the server one virtual worker
+	// that takes ServiceTime per request: request k is answered at
+	// max(arrival_k, done_{k-1}) + ServiceTime, whatever the transport or
+	// connection, so the server sustains exactly 1/ServiceTime requests a
+	// second and queues past that (a known capacity, for rpcload
+	// capacity). Waiting is on timers, so the CPU stays free.
+	ServiceTime time.Duration
 
 	// Protocol modes (mcp.go, lsp.go): Profile "" or ProfileJSONRPC is the
 	// plain server above; ProfileMCP and ProfileLSP make every stream
@@ -66,6 +73,9 @@ type Server struct {
 	connSeq    atomic.Uint64 // connection index for per-connection PRNG seeds
 
 	proto protoState // MCP and LSP counters and sessions (mcpshared.go)
+
+	workerMu   sync.Mutex // guards workerDone
+	workerDone time.Time  // when the virtual worker of ServiceTime is next free
 
 	sharedMu  sync.Mutex // guards sharedRng
 	sharedRng *rand.Rand // decisions for HTTP requests without ConnContext state
@@ -172,6 +182,24 @@ func (s *Server) deliverAfter(d time.Duration) time.Duration {
 		return d
 	}
 	return stallWait(s.start, s.cfg.Stall, s.now(), d)
+}
+
+// queued is how long the frame of p, arriving now, waits for the virtual
+// worker of Config.ServiceTime and is served by it (0 without one).
+func (s *Server) queued(p *proc) time.Duration {
+	if s.cfg.ServiceTime <= 0 {
+		return 0
+	}
+	n := p.requests()
+	now := time.Now()
+	s.workerMu.Lock()
+	defer s.workerMu.Unlock()
+	start := s.workerDone
+	if start.Before(now) {
+		start = now
+	}
+	s.workerDone = start.Add(time.Duration(max(n, 1)) * s.cfg.ServiceTime)
+	return s.workerDone.Sub(now)
 }
 
 // stallWait is the stall arithmetic: a reply due at now+d inside the window

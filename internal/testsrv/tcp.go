@@ -282,6 +282,7 @@ func (c *streamConn) handle(frame []byte) {
 	if f == fDelay {
 		delay += s.cfg.FaultDelay
 	}
+	delay += s.queued(p)
 	if f == fClose {
 		// Replies completed before this one still go out, then the close.
 		c.flushLocal()

@@ -53,3 +53,37 @@ func (r *Rate) String() string { return strconv.FormatFloat(float64(*r), 'g', -1
 
 // Type names the value in the flags' help.
 func (r *Rate) Type() string { return "rate" }
+
+// ParseFraction reads a share: a percentage ("0.1%", "5%") or a plain
+// fraction ("0.001"). Whether the value is in range is the flag's rule.
+func ParseFraction(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	scale := 1.0
+	if rest, ok := strings.CutSuffix(t, "%"); ok {
+		t, scale = strings.TrimSpace(rest), 0.01
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a fraction: a percentage such as 0.1%% or a number such as 0.001", s)
+	}
+	return v * scale, nil
+}
+
+// Fraction is a share flag's value (pflag.Value): what ParseFraction reads.
+type Fraction float64
+
+// Set parses s with ParseFraction.
+func (f *Fraction) Set(s string) error {
+	v, err := ParseFraction(s)
+	if err != nil {
+		return err
+	}
+	*f = Fraction(v)
+	return nil
+}
+
+// String prints the share as a percentage.
+func (f *Fraction) String() string { return strconv.FormatFloat(float64(*f)*100, 'g', -1, 64) + "%" }
+
+// Type names the value in the flags' help.
+func (f *Fraction) Type() string { return "fraction" }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -41,6 +42,23 @@ func TestParseRate(t *testing.T) {
 		}
 		if err != nil || got != tt.want {
 			t.Errorf("ParseRate(%q) = %g, %v; want %g", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestParseFraction(t *testing.T) {
+	tests := []struct {
+		in   string
+		want float64
+		err  bool
+	}{
+		{"0.1%", 0.001, false}, {"5%", 0.05, false}, {" 5 % ", 0.05, false}, {"0.001", 0.001, false}, {"0", 0, false},
+		{"", 0, true}, {"%", 0, true}, {"five", 0, true}, {"NaN", 0, true}, {"1e400", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := ParseFraction(tt.in)
+		if (err != nil) != tt.err || !tt.err && math.Abs(got-tt.want) > 1e-15 {
+			t.Errorf("ParseFraction(%q) = %g, %v; want %g, error %v", tt.in, got, err, tt.want, tt.err)
 		}
 	}
 }
