@@ -137,6 +137,10 @@ func (c *capacityFlags) config(fs *pflag.FlagSet, f *runFlags) (capacity.Config,
 	if err := f.gate.parse(); err != nil {
 		return capacity.Config{}, err
 	}
+	if c.precision <= 0 || c.growth <= 0 || c.startRate <= 0 {
+		// 0 means "the default" to capacity.Config; given here, it is a mistake.
+		return capacity.Config{}, usagef("--precision, --growth and --start-rate must be positive (got %s, %g, %g)", c.precision.String(), c.growth, c.startRate)
+	}
 	cc := capacity.Config{StartRate: c.startRate, MaxRate: f.maxRate, Growth: c.growth, Precision: float64(c.precision),
 		Step: c.step, Warmup: c.warmup, Confirm: c.confirm, MaxErrorRate: 0.001, CPUs: runtime.NumCPU(), Interval: f.interval}
 	f.maxRate = 0 // the search's bound, not a closed loop's cap

@@ -21,6 +21,11 @@ type Outcome struct {
 	// the step, in cores; MachineBusy the busy share of the machine's CPU
 	// time (0..1), -1 when unknown.
 	ClientCPU, MachineBusy float64
+	// BaselineServiceUs is the median service time of the search's first
+	// passing step (0: none yet): the server unloaded, against which a
+	// step tells a server that queues from one that merely has too few
+	// connections to it.
+	BaselineServiceUs int64
 }
 
 // The blames of a failed step.
@@ -41,6 +46,9 @@ const (
 	strainedCores  = 0.9
 	generatorShare = 0.25
 	achievedShare  = 0.99
+	// queueSlackUs keeps a fast server's jitter (a median of 50 µs that
+	// becomes 150 µs) from reading as queueing.
+	queueSlackUs = 200
 )
 
 // Judge makes the step's line of the report: its figures, whether it met
@@ -55,7 +63,7 @@ func (c *Config) Judge(o Outcome) stats.CapacityStep {
 		Phase: o.Step.Phase, Offered: o.Step.Rate, Achieved: res.Rate.Achieved, DurationS: res.DurationS,
 		Sent: q.Sent, Answered: q.Answered, Errors: q.RPCErrors + q.InvalidReplies + q.TransportErrors + q.Timeouts + q.Leaked,
 		Violations: violations(res), Dropped: q.Dropped, Latency: res.Latency.Corrected,
-		ServiceP99us: res.Latency.Service.P99us, LagP99us: res.Latency.Lag.P99us, InFlightMax: res.InFlightMax,
+		ServiceP50us: res.Latency.Service.P50us, ServiceP99us: res.Latency.Service.P99us, LagP99us: res.Latency.Lag.P99us, InFlightMax: res.InFlightMax,
 		StoppedEarly: o.StoppedEarly, ClientCPU: o.ClientCPU, MachineBusy: o.MachineBusy,
 	}
 	stopped := o.StoppedEarly != ""
@@ -117,7 +125,8 @@ func (c *Config) Judge(o Outcome) stats.CapacityStep {
 	st.Reasons = append(hard, soft...)
 	st.Pass = len(st.Reasons) == 0
 	if !st.Pass {
-		st.Blame = c.blame(&st, len(hard) > 0, serviceFails, achievedLow)
+		queueing := o.BaselineServiceUs > 0 && st.ServiceP50us > 2*o.BaselineServiceUs+queueSlackUs
+		st.Blame = c.blame(&st, len(hard) > 0, serviceFails || queueing, achievedLow)
 		st.Reasons = append(st.Reasons, c.blameReason(&st))
 	}
 	return st
@@ -147,7 +156,10 @@ func (c *Config) blame(st *stats.CapacityStep, hard, serviceFails, achievedLow b
 	strained := saturated || st.ClientCPU >= strainedCores
 	switch {
 	case allBusy && serviceFails:
-		return BlameServer // every connection waited on a server slower than the SLO
+		// Every connection waited on a server slower than the SLO, or
+		// one whose median service time rose well past its unloaded one:
+		// it queues, and more connections would only queue more.
+		return BlameServer
 	case allBusy:
 		return BlameConnections
 	case serviceFails && !strained:

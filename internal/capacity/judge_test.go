@@ -21,6 +21,7 @@ func TestJudgeBlame(t *testing.T) {
 		stoppedEarly  string
 		multiplexed   bool
 		sharedProcess bool
+		baseline      int64 // the unloaded median service time, µs
 	}
 	tests := []struct {
 		name   string
@@ -42,7 +43,8 @@ func TestJudgeBlame(t *testing.T) {
 		{"dropped at the in-flight cap", step{svc: 1000, lag: 50, dropped: 10, achieved: 0.9, multiplexed: true}, BlameServer, "10 requests not sent"},
 		{"achieved low, generator", step{svc: 1000, lag: 50, cpu: 1.0, achieved: 0.9, multiplexed: true}, BlameLoadGenerator, "below 99%"},
 		{"http/1.1: every connection waiting on a slow server", step{svc: 30000, lag: 90000, inFlightMax: 64, cpu: 0.1, achieved: 1}, BlameServer, ""},
-		{"http/1.1: every connection waiting on a fast server", step{svc: 5000, lag: 90000, inFlightMax: 64, cpu: 0.1, achieved: 1}, BlameConnections, "raise --conns"},
+		{"http/1.1: every connection waiting on a fast server", step{svc: 5000, lag: 90000, inFlightMax: 64, cpu: 0.1, achieved: 1, baseline: 2400}, BlameConnections, "raise --conns"},
+		{"http/1.1: every connection waiting on a server that queues", step{svc: 5000, lag: 90000, inFlightMax: 64, cpu: 0.1, achieved: 1, baseline: 500}, BlameServer, ""},
 		{"stopped early", step{svc: 900000, lag: 50, achieved: 1, multiplexed: true, stoppedEarly: "the backlog kept growing"}, BlameServer, "stopped early"},
 	}
 	for _, tt := range tests {
@@ -59,7 +61,7 @@ func TestJudgeBlame(t *testing.T) {
 			res := &stats.Result{DurationS: 10, Rate: stats.Rate{Target: 1000, Achieved: 1000 * tt.s.achieved}, Requests: q,
 				InFlightMax: tt.s.inFlightMax, Violations: tt.s.violations,
 				Latency: stats.LatencySet{Corrected: latency(tt.s.svc + tt.s.lag), Service: latency(tt.s.svc), Lag: latency(tt.s.lag)}}
-			st := c.Judge(Outcome{Step: Step{Phase: PhaseGrow, Rate: 1000}, Result: res, StoppedEarly: tt.s.stoppedEarly, ClientCPU: tt.s.cpu, MachineBusy: tt.s.busy})
+			st := c.Judge(Outcome{Step: Step{Phase: PhaseGrow, Rate: 1000}, Result: res, StoppedEarly: tt.s.stoppedEarly, ClientCPU: tt.s.cpu, MachineBusy: tt.s.busy, BaselineServiceUs: tt.s.baseline})
 			if st.Pass != (tt.blame == "") || st.Blame != tt.blame {
 				t.Fatalf("pass %v blame %q, want %q; reasons %q", st.Pass, st.Blame, tt.blame, st.Reasons)
 			}

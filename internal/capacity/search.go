@@ -3,6 +3,7 @@ package capacity
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -49,6 +50,7 @@ type search struct {
 	// goodResult is the result of the step at good, the body when no
 	// confirming run passes.
 	goodResult *stats.Result
+	baseline   int64 // the first passing step's median service time, µs
 }
 
 // Search finds the highest rate that meets c's SLO, running each step
@@ -94,7 +96,7 @@ func (s *search) find(ctx context.Context) error {
 		return s.confirm(ctx)
 	}
 	for (s.bad-s.good)/s.good > c.Precision {
-		st, stop, err := s.step(ctx, PhaseBisect, (s.good+s.bad)/2, c.Step)
+		st, stop, err := s.step(ctx, PhaseBisect, midpoint(s.good, s.bad), c.Step)
 		if err != nil || stop {
 			return err
 		}
@@ -152,7 +154,11 @@ func (s *search) step(ctx context.Context, phase string, rate float64, d time.Du
 		s.rep.LimitedBy = LimitedByInterrupted
 		return stats.CapacityStep{}, true, err
 	}
+	o.BaselineServiceUs = s.baseline
 	st := s.c.Judge(o)
+	if st.Pass && s.baseline == 0 {
+		s.baseline = max(st.ServiceP50us, 1)
+	}
 	s.rep.Steps = append(s.rep.Steps, st)
 	if s.onStep != nil {
 		s.onStep(st)
@@ -170,6 +176,18 @@ func (s *search) step(ctx context.Context, phase string, rate float64, d time.Du
 		s.rep.LimitedBy = st.Blame
 	}
 	return st, err != nil, err
+}
+
+// midpoint is a rate between good and bad: their mean, rounded to three
+// significant digits when that keeps it strictly between them, so the
+// answer reads 2,100 rather than 2,093.75.
+func midpoint(good, bad float64) float64 {
+	mid := (good + bad) / 2
+	scale := math.Pow(10, math.Floor(math.Log10(mid))-2)
+	if r := math.Round(mid/scale) * scale; r > good && r < bad {
+		return r
+	}
+	return mid
 }
 
 // finish sets the answer, the body and the verdict.

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/rpcload/rpcload/internal/stats"
 )
@@ -39,7 +41,8 @@ type capEntry struct {
 // rate, so it is marked apart rather than joined into the lines.
 const phaseConfirm = "confirm"
 
-// Dash patterns of the reference lines, apart from those of the data.
+// How the reference lines are drawn: dashed unlike any data line, the
+// SLO's in red.
 const (
 	sloColor = "#b00020" // the page's color of a failure: above the line fails
 	sloDash  = "10 4"
@@ -73,7 +76,7 @@ func capacitySection(es []entry) *capacityView {
 		return nil
 	}
 	v := &capacityView{Paras: []string{"The summary, plots and details further down describe one run of the search: " +
-		"its last confirming run, or its last step when none confirmed."}}
+		"its confirming run when that met the SLO, otherwise the step at the answer's rate, or else its last step."}}
 	several := len(es) > 1
 	for _, c := range cs {
 		text, class := capacityVerdictText(c.C)
@@ -116,7 +119,9 @@ func capacityAxisUnit(cs []capEntry) string {
 // figures when the file has none, with the class it is shown in: an
 // answer, a lower bound or an unconfirmed answer, or no answer.
 func capacityVerdictText(r *stats.CapacityReport) (text, class string) {
-	text = r.Verdict
+	// The search writes its verdict to follow "capacity" in the text
+	// report; alone at the head of a section it starts a sentence.
+	text = capitalize(r.Verdict)
 	u := capacityUnit(r)
 	if text == "" {
 		switch {
@@ -141,6 +146,14 @@ func capacityVerdictText(r *stats.CapacityReport) (text, class string) {
 		class = "pass"
 	}
 	return text, class
+}
+
+func capitalize(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 || r == utf8.RuneError {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // lowerBound says the search ended on something other than the server,
@@ -226,15 +239,19 @@ func capacityDetail(c capEntry, several bool) section {
 		sec.Paras = append(sec.Paras, "No step ran.")
 		return sec
 	}
-	sec.Tables = []table{stepsTable(r)}
+	sec.Tables = stepTables(r)
 	return sec
 }
 
-// stepsTable has a row per step, in the order the steps ran.
-func stepsTable(r *stats.CapacityReport) table {
+// stepTables are the steps in the order they ran, then why each step
+// that failed did: the judge's reasons run to a few hundred characters,
+// which squeezed into a column of the wide table would leave it too wide
+// for the page or the reasons a word per line.
+func stepTables(r *stats.CapacityReport) []table {
 	u := capacityUnit(r)
-	t := table{Head: []cell{txt("step"), txt("phase"), txt("offered (" + u + ")"), txt("achieved (" + u + ")"),
-		txt("p50"), txt("p90"), txt("p99"), txt("p99.9"), txt("max"), txt("errors"), txt("violations"), txt("verdict"), txt("why")}}
+	steps := table{Head: []cell{txt("step"), txt("phase"), txt("offered (" + u + ")"), txt("achieved (" + u + ")"),
+		txt("p50"), txt("p90"), txt("p99"), txt("p99.9"), txt("max"), txt("errors"), txt("violations"), txt("verdict")}}
+	why := table{Caption: "why the failed steps failed", Head: []cell{txt("step"), txt("phase"), txt("offered (" + u + ")"), txt("verdict"), txt("reasons")}}
 	for i, s := range r.Steps {
 		l := s.Latency
 		achieved := num(stats.FormatRate(s.Achieved))
@@ -248,22 +265,28 @@ func stepsTable(r *stats.CapacityReport) table {
 				errs.Class = "num warn" // within the SLO's error budget it is no failure
 			}
 		}
-		verdict, why := stepVerdict(s)
-		t.Rows = append(t.Rows, []cell{num(strconv.Itoa(i + 1)), txt(s.Phase), num(stats.FormatRate(s.Offered)), achieved,
+		n, offered := num(strconv.Itoa(i+1)), num(stats.FormatRate(s.Offered))
+		verdict, reasons := stepVerdict(s)
+		steps.Rows = append(steps.Rows, []cell{n, txt(s.Phase), offered, achieved,
 			latencyCell(l, l.P50us), latencyCell(l, l.P90us), latencyCell(l, l.P99us), latencyCell(l, l.P999us), latencyCell(l, l.MaxUs),
-			errs, bad(s.Violations), verdict, {Text: why, Class: "why"}})
+			errs, bad(s.Violations), verdict})
+		if !s.Pass || reasons != "" {
+			why.Rows = append(why.Rows, []cell{n, txt(s.Phase), offered, verdict, {Text: reasons, Class: "why"}})
+		}
 	}
-	return t
+	if len(why.Rows) == 0 {
+		return []table{steps}
+	}
+	return []table{steps, why}
 }
 
 // stepVerdict is a step's verdict with whose failure it was, and the
 // reasons in words.
 func stepVerdict(s stats.CapacityStep) (verdict cell, why string) {
-	reasons := s.Reasons
-	if s.StoppedEarly != "" {
-		reasons = append(reasons[:len(reasons):len(reasons)], "stopped early: "+s.StoppedEarly)
+	why = strings.Join(s.Reasons, "; ")
+	if s.StoppedEarly != "" && !strings.Contains(why, s.StoppedEarly) {
+		why = strings.TrimPrefix(why+"; stopped early: "+s.StoppedEarly, "; ") // the judge's reasons usually say it already
 	}
-	why = strings.Join(reasons, "; ")
 	if s.Pass {
 		return cell{Text: "pass", Class: "pass"}, why
 	}
@@ -378,14 +401,14 @@ func noReplyNote(e capEntry, n int) string {
 	if len(missing) == 0 {
 		return ""
 	}
-	what := "Step " + missing[0] + " had no reply"
+	what := "Step " + missing[0] + " had no reply, hence no latency: the latency plot has no point for it."
 	if len(missing) > 1 {
-		what = "Steps " + strings.Join(missing, ", ") + " had no reply"
+		what = "Steps " + strings.Join(missing, ", ") + " had no reply, hence no latency: the latency plot has no points for them."
 	}
 	if n > 1 {
 		what = e.Name + ": " + strings.ToLower(what[:1]) + what[1:]
 	}
-	return what + ", hence no latency: the latency plot has no point for it."
+	return what
 }
 
 // capacityRateChart plots each step's achieved rate against its offered

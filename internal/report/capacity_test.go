@@ -162,7 +162,7 @@ func TestCapacitySection(t *testing.T) {
 		{"steps without replies", func(c *stats.CapacityReport) {
 			c.Steps[4].Latency, c.Steps[5].Latency = stats.Latency{}, stats.Latency{}
 		}, "pass",
-			[]string{"Steps 5, 6 had no reply, hence no latency: the latency plot has no point for it."}, nil,
+			[]string{"Steps 5, 6 had no reply, hence no latency: the latency plot has no points for them."}, nil,
 			figure{lines: 4, rules: 2, dots: 24, rings: 4, squares: 4, labels: []string{"SLO 20ms", "sustains 4,850 req/s"}},
 			figure{lines: 1, rules: 2, dots: 6, rings: 3, squares: 1, labels: []string{"sustains 4,850 req/s"}}},
 		{"no step with replies", func(c *stats.CapacityReport) {
@@ -345,6 +345,7 @@ func TestLogAxis(t *testing.T) {
 		mid, midFrac float64
 	}{
 		{"milliseconds to seconds", 1200, 3.1e6, 1000, 5e6, "1ms 10ms 100ms 1s 5s", 1e4, math.Log10(10) / math.Log10(5000)},
+		{"an end close to a power is not labelled", 600, 3.1e6, 500, 5e6, "1ms 10ms 100ms 1s 5s", 5e4, 0.5},
 		{"one and a half decades", 1200, 35_000, 1000, 50_000, "1ms 2ms 5ms 10ms 20ms 50ms", 10_000, 1 / math.Log10(50)},
 		{"below a millisecond", 300, 800, 200, 1000, "200µs 500µs 1ms", 200, 0},
 		{"one value", 1000, 1000, 1000, 2000, "1ms 2ms", 2000, 1},
@@ -394,10 +395,37 @@ func TestCapacityEscaping(t *testing.T) {
 			t.Errorf("%q: the page's tags depend on the search's strings: %s", s, firstDifference(want, got))
 		}
 		text := visibleText(page)
-		for _, w := range []string{"v" + s, "l" + s, "ph" + s, "re" + s, "st" + s, "p99<" + s, "(u" + s + ")", "bl" + s, "n" + s + ": 4,850 u" + s} {
+		for _, w := range []string{"V" + s, "l" + s, "ph" + s, "re" + s, "st" + s, "p99<" + s, "(u" + s + ")", "bl" + s, "n" + s + ": 4,850 u" + s} {
 			if !strings.Contains(text, w) {
 				t.Errorf("visible text lacks %q", w)
 			}
 		}
+	}
+}
+
+// TestStepVerdict: a failed step names whose failure it was, and its
+// reasons say once that the stop rule ended it.
+func TestStepVerdict(t *testing.T) {
+	cases := []struct {
+		name         string
+		s            stats.CapacityStep
+		verdict, why string
+	}{
+		{"pass", stats.CapacityStep{Pass: true}, "pass", ""},
+		{"the server's", stats.CapacityStep{Blame: "server", Reasons: []string{"p99 was 40ms, limit < 20ms"}}, "fail (server)", "p99 was 40ms, limit < 20ms"},
+		{"the load generator's", stats.CapacityStep{Blame: "load_generator", Reasons: []string{"a", "b"}}, "fail (load generator)", "a; b"},
+		{"no blame", stats.CapacityStep{Reasons: []string{"a"}}, "fail", "a"},
+		{"stopped, said by the reasons", stats.CapacityStep{Blame: "server", StoppedEarly: "the backlog grew", Reasons: []string{"p99 was 1s", "stopped early: the backlog grew (0 left)"}},
+			"fail (server)", "p99 was 1s; stopped early: the backlog grew (0 left)"},
+		{"stopped, not said", stats.CapacityStep{Blame: "server", StoppedEarly: "the backlog grew", Reasons: []string{"p99 was 1s"}}, "fail (server)", "p99 was 1s; stopped early: the backlog grew"},
+		{"stopped, no reasons", stats.CapacityStep{StoppedEarly: "the backlog grew"}, "fail", "stopped early: the backlog grew"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v, why := stepVerdict(c.s)
+			if v.Text != c.verdict || why != c.why {
+				t.Errorf("verdict %q, why %q; want %q, %q", v.Text, why, c.verdict, c.why)
+			}
+		})
 	}
 }

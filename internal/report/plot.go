@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -390,8 +391,8 @@ func layoutAxis(a axisSpec, e extent) laidAxis {
 }
 
 // layoutLogAxis lays out a log axis over e's positive values: ticks at 1,
-// 2 and 5 times each power of ten, or at the powers alone (and the ends)
-// when the axis spans more than three decades and they would crowd.
+// 2 and 5 times each power of ten, or, past two decades where those would
+// crowd, at the powers and at the ends that are not too close to one.
 func layoutLogAxis(a axisSpec, e extent) laidAxis {
 	lo, hi := e.minPos, e.max
 	if !(lo > 0) || !(hi >= lo) || math.IsInf(hi, 0) {
@@ -401,27 +402,39 @@ func layoutLogAxis(a axisSpec, e extent) laidAxis {
 	if la.top <= la.bottom {
 		la.top = logStep(la.bottom*1.01, true)
 	}
-	sparse := la.top/la.bottom > 1e3*(1+1e-9)
+	inside := func(v float64) bool { return v >= la.bottom*(1-1e-9) && v <= la.top*(1+1e-9) }
+	var vals []float64
+	sparse := la.top/la.bottom > 100*(1+1e-9)
 	for k := math.Floor(math.Log10(la.bottom)); k <= math.Ceil(math.Log10(la.top)); k++ {
 		for _, m := range logSteps {
-			v := m * math.Pow(10, k)
-			if v < la.bottom*(1-1e-9) || v > la.top*(1+1e-9) {
-				continue
+			if v := m * math.Pow(10, k); inside(v) && (!sparse || m == 1) {
+				vals = append(vals, v)
 			}
-			end := math.Abs(v/la.bottom-1) < 1e-9 || math.Abs(v/la.top-1) < 1e-9
-			if sparse && m != 1 && !end {
-				continue
-			}
-			u := a.Unit
-			if a.UnitOf != nil {
-				u = a.UnitOf(v)
-			}
-			if u.Div == 0 {
-				u.Div = 1
-			}
-			label := strconv.FormatFloat(math.Round(v/u.Div*1e6)/1e6, 'f', -1, 64) + u.Suffix
-			la.ticks = append(la.ticks, fixedTick{v, label})
 		}
+	}
+	if sparse {
+		// An end less than half a decade from a power would print its
+		// label over the power's.
+		for _, end := range []float64{la.bottom, la.top} {
+			near := false
+			for _, v := range vals {
+				near = near || math.Abs(math.Log10(end/v)) < 0.45
+			}
+			if !near {
+				vals = append(vals, end)
+			}
+		}
+		sort.Float64s(vals)
+	}
+	for _, v := range vals {
+		u := a.Unit
+		if a.UnitOf != nil {
+			u = a.UnitOf(v)
+		}
+		if u.Div == 0 {
+			u.Div = 1
+		}
+		la.ticks = append(la.ticks, fixedTick{v, strconv.FormatFloat(math.Round(v/u.Div*1e6)/1e6, 'f', -1, 64) + u.Suffix})
 	}
 	return la
 }

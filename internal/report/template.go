@@ -36,7 +36,7 @@ td.num { text-align: right; white-space: nowrap; }
 td.key { font-weight: 600; color: #333; }
 td.name { overflow-wrap: anywhere; min-width: 8em; max-width: 28em; }
 td.group { border-top: 2px solid #c8c8c8; }
-td.why { min-width: 16em; }
+td.why { min-width: 20em; }
 .fail { color: #b00020; font-weight: 600; }
 .warn { color: #8a5a00; }
 .pass { color: #1b7a3a; font-weight: 600; }

@@ -56,6 +56,7 @@ type CapacityStep struct {
 	// histogram; ServiceP99us and LagP99us tell the server's share of it
 	// from the load generator's.
 	Latency      Latency `json:"latency"`
+	ServiceP50us int64   `json:"service_p50_us"`
 	ServiceP99us int64   `json:"service_p99_us"`
 	LagP99us     int64   `json:"lag_p99_us"`
 	InFlightMax  int64   `json:"inflight_max"`

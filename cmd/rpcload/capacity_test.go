@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rpcload/rpcload/internal/capacity"
+	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/testsrv"
+)
+
+// quickSearch are the flags that keep a search short: one-second steps
+// after a short warm-up, a two-second confirmation.
+var quickSearch = []string{"--step-duration", "1s", "--warmup", "300ms", "--confirm-duration", "2s", "--quiet"}
+
+// TestCapacityKnownServer: a server that is one worker taking S per
+// request sustains exactly 1/S requests a second; the search finds it
+// within 10%, over TCP and HTTP, and the result file carries every step
+// with its histogram for check, compare and report.
+func TestCapacityKnownServer(t *testing.T) {
+	tests := []struct {
+		service time.Duration
+		start   string
+	}{
+		{500 * time.Microsecond, "400"},
+		{2 * time.Millisecond, "100"},
+	}
+	for _, tt := range tests {
+		_, httpURL, tcpURL := startServer(t, testsrv.Config{ServiceTime: tt.service})
+		want := 1 / tt.service.Seconds()
+		for _, url := range []string{tcpURL, httpURL} {
+			t.Run(fmt.Sprintf("%s/%s", tt.service, url[:4]), func(t *testing.T) {
+				out := filepath.Join(t.TempDir(), "capacity.json")
+				args := append([]string{"capacity", url, "--method", "echo", "--slo", "p99<50ms", "--start-rate", tt.start, "-o", out}, quickSearch...)
+				c := runBinary(t, 3*time.Minute, args...)
+				if c.code != exitOK {
+					t.Fatalf("%s", c)
+				}
+				res := readResult(t, out)
+				rep := res.Capacity
+				if rep == nil {
+					t.Fatal("no capacity section in the result file")
+				}
+				if rep.Rate < 0.9*want || rep.Rate > 1.1*want || rep.LimitedBy != capacity.BlameServer || !rep.Confirmed {
+					t.Fatalf("answer %g/s limited by %q confirmed %v, want %g/s ±10%% limited by the server\n%s", rep.Rate, rep.LimitedBy, rep.Confirmed, want, c)
+				}
+				mustContain(t, "stdout", c.stdout, "sustains "+stats.FormatRate(rep.Rate)+" req/s with p99<50ms", "the server broke it")
+				for i, s := range rep.Steps {
+					if s.Latency.HDR == "" || s.Latency.Count == 0 {
+						t.Errorf("step %d has no histogram", i+1)
+					}
+					if !s.Pass && s.Blame != capacity.BlameServer {
+						t.Errorf("step %d at %g/s blamed on %s: %q", i+1, s.Offered, s.Blame, s.Reasons)
+					}
+				}
+				if res.Warmup == nil || math.Abs(res.Rate.Target-rep.Rate) > 1e-6*rep.Rate {
+					t.Errorf("the result's body is not the confirming run at %g/s: target %g, warm-up %v", rep.Rate, res.Rate.Target, res.Warmup)
+				}
+				gate := runBinary(t, 30*time.Second, "check", out, "--threshold", fmt.Sprintf("capacity>=%g", 0.9*want))
+				mustContain(t, "check", gate.stdout, "PASS capacity>=")
+				if gate.code != exitOK {
+					t.Errorf("check: %s", gate)
+				}
+				gate = runBinary(t, 30*time.Second, "check", out, "--threshold", fmt.Sprintf("capacity>=%g", 2*want))
+				if gate.code != exitFindings {
+					t.Errorf("check of twice the capacity: %s", gate)
+				}
+			})
+		}
+	}
+}
+
+// kneeServer answers newline-delimited JSON-RPC over TCP in 1 ms while
+// requests arrive at less than knee a second (over the last 200 ms), and
+// in 40 ms once they arrive faster: its p99 crosses a 20 ms SLO at knee,
+// though its throughput has no limit.
+func kneeServer(t *testing.T, knee float64) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	const window = 200 * time.Millisecond
+	var mu sync.Mutex
+	var arrivals []time.Time
+	slow := func(now time.Time) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		arrivals = append(arrivals, now)
+		cut := 0
+		for cut < len(arrivals) && now.Sub(arrivals[cut]) > window {
+			cut++
+		}
+		arrivals = arrivals[cut:]
+		return float64(len(arrivals)) > knee*window.Seconds()
+	}
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				var wmu sync.Mutex
+				sc := bufio.NewScanner(conn)
+				for sc.Scan() {
+					var req struct {
+						ID json.RawMessage `json:"id"`
+					}
+					if json.Unmarshal(sc.Bytes(), &req) != nil || req.ID == nil {
+						continue
+					}
+					delay := time.Millisecond
+					if slow(time.Now()) {
+						delay = 40 * time.Millisecond
+					}
+					reply := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":true}`+"\n", req.ID)
+					time.AfterFunc(delay, func() {
+						wmu.Lock()
+						defer wmu.Unlock()
+						_, _ = conn.Write([]byte(reply))
+					})
+				}
+			}()
+		}
+	}()
+	return "tcp://" + ln.Addr().String()
+}
+
+// TestCapacityLatencyKnee: a server whose p99 crosses the SLO at a known
+// rate gets that rate, within the precision.
+func TestCapacityLatencyKnee(t *testing.T) {
+	const knee = 1500
+	url := kneeServer(t, knee)
+	out := filepath.Join(t.TempDir(), "knee.json")
+	args := append([]string{"capacity", url, "--method", "echo", "--slo", "p99<20ms", "--start-rate", "200", "-o", out}, quickSearch...)
+	c := runBinary(t, 3*time.Minute, args...)
+	if c.code != exitOK {
+		t.Fatalf("%s", c)
+	}
+	rep := readResult(t, out).Capacity
+	if rep.Rate < knee*(1-rep.Precision) || rep.Rate > knee*(1+rep.Precision) || rep.LimitedBy != capacity.BlameServer {
+		t.Fatalf("answer %g/s limited by %q, want %d/s within %g%%\n%s", rep.Rate, rep.LimitedBy, knee, 100*rep.Precision, c)
+	}
+}
+
+// TestCapacityStartRateBreaks: a server that cannot take even the start
+// rate gets exit 1 and a verdict that says so.
+func TestCapacityStartRateBreaks(t *testing.T) {
+	_, _, tcpURL := startServer(t, testsrv.Config{ServiceTime: 20 * time.Millisecond}) // 50 req/s
+	args := append([]string{"capacity", tcpURL, "--method", "echo", "--slo", "p99<50ms", "--start-rate", "100"}, quickSearch...)
+	c := runBinary(t, time.Minute, args...)
+	if c.code != exitFindings {
+		t.Fatalf("want exit 1: %s", c)
+	}
+	mustContain(t, "stdout", c.stdout, "breaks the SLO (p99<50ms, error_rate<=0.1%) already at the start rate, 100 req/s")
+}
+
+// TestCapacityEmbeddedServer: with no target, the search runs against the
+// embedded server in rpcload's own process, and no failure is laid on the
+// server: the answer is limited by the load generator or the machine.
+func TestCapacityEmbeddedServer(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "embedded.json")
+	args := append([]string{"capacity", "--slo", "p99<300us", "--start-rate", "2000", "-o", out}, quickSearch...)
+	c := runBinary(t, 2*time.Minute, args...)
+	rep := readResult(t, out).Capacity
+	if rep.LimitedBy != capacity.BlameMachine {
+		t.Fatalf("limited by %q, want the machine\n%s", rep.LimitedBy, c)
+	}
+	for i, s := range rep.Steps {
+		if s.Blame == capacity.BlameServer {
+			t.Errorf("step %d blamed on the embedded server: %q", i+1, s.Reasons)
+		}
+	}
+	mustContain(t, "stdout", c.stdout, "the load generator or the machine")
+	want := exitOK
+	if rep.Rate == 0 {
+		want = exitFindings
+	}
+	if c.code != want {
+		t.Errorf("exit %d, want %d", c.code, want)
+	}
+}
+
+func TestCapacityBadFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--method", "echo"}, "--slo is required"},
+		{[]string{"--slo", "error_rate<1%"}, "--slo needs a latency bound"},
+		{[]string{"--slo", "p99<<1ms"}, "--slo: threshold"},
+		{[]string{"--slo", "p99<1ms", "--rate", "100"}, "--rate does not apply to capacity"},
+		{[]string{"--slo", "p99<1ms", "-c", "10"}, "--concurrency does not apply to capacity"},
+		{[]string{"--slo", "p99<1ms", "--precision", "0"}, "--precision, --growth and --start-rate must be positive (got 0%"},
+		{[]string{"--slo", "p99<1ms", "--precision", "100%"}, "--precision must be between 0 and 1"},
+		{[]string{"--slo", "p99<1ms", "--growth", "1"}, "--growth must be above 1"},
+		{[]string{"--slo", "p99<1ms", "--max-error-rate", "lots"}, "--max-error-rate"},
+		{[]string{"--slo", "p99<1ms", "--start-rate", "100", "--max-rate", "50"}, "--max-rate (50) must not be below --start-rate (100)"},
+		{[]string{"--slo", "p99<1ms", "--transport", "carrier-pigeon"}, "--transport must be tcp or http"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			code := realMain(append([]string{"capacity"}, tt.args...), &stdout, &stderr)
+			if code != exitUsage || !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr.String(), tt.want)
+			}
+		})
+	}
+}
