@@ -26,8 +26,8 @@ type Stop struct {
 	// limit at the step's rate.
 	little float64
 	rising int // intervals in a row that met the rule
-	last    struct{ inFlight, oldestUs int64 }
-	seen    bool
+	last   struct{ inFlight, oldestUs int64 }
+	seen   bool
 }
 
 // NewStop is the stop rule of a step at rate (per second) whose warm-up
