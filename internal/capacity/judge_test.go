@@ -33,6 +33,8 @@ func TestJudgeBlame(t *testing.T) {
 		{"slow server, generator on time", step{svc: 30000, lag: 50, achieved: 1, multiplexed: true}, BlameServer, "p99 was 30.05ms"},
 		{"generator late, server fast", step{svc: 1000, lag: 30000, cpu: 1.0, achieved: 1, multiplexed: true}, BlameLoadGenerator, "fell behind its schedule"},
 		{"both slow, generator strained", step{svc: 30000, lag: 30000, cpu: 1.0, achieved: 1, multiplexed: true}, BlameLoadGenerator, "lag p99 30ms"},
+		{"late on a machine busy with others", step{svc: 30000, lag: 30000, cpu: 0.1, busy: 0.99, achieved: 1, multiplexed: true}, BlameMachine, "something else on this machine took the CPU"},
+		{"http/1.1: late on a machine busy with others", step{svc: 30000, lag: 90000, inFlightMax: 64, cpu: 0.1, busy: 0.99, achieved: 1}, BlameMachine, "something else"},
 		{"both slow, generator idle: writes waited on the server", step{svc: 30000, lag: 30000, cpu: 0.1, busy: 0.2, achieved: 1, multiplexed: true}, BlameServer, ""},
 		{"machine saturated, generator a big user", step{svc: 30000, lag: 50, cpu: 0.8, busy: 0.97, achieved: 1, multiplexed: true}, BlameMachine, "rpcload itself used 0.80 of 2 cores"},
 		{"machine saturated by others, generator small", step{svc: 30000, lag: 50, cpu: 0.1, busy: 0.99, achieved: 1, multiplexed: true}, BlameServer, ""},
