@@ -119,6 +119,7 @@ var docExits = []struct {
 	reason string
 }{
 	{"--fault duplicate=0.01", []int{exitFindings}, "the server answers 1% twice: duplicate_reply"},
+	{"--threshold 'capacity>=1800'", []int{exitFindings}, "the test's capacity searches stop at --max-rate 1000 (docCapacitySteps), below the gate"},
 	{"--rate 2000 --duration 5s --method get_time", []int{exitFindings}, "the block's server answers 1% twice (--fault duplicate=0.01): duplicate_reply"},
 	{"--diff", []int{exitOK, exitFindings}, "eth_blockNumber of two reference servers follows each one's own clock, so replies may differ (exit 1)"},
 	{"rpcfuzz run tcp://127.0.0.1:9090", []int{exitFindings}, "planted bugs: a failure found"},

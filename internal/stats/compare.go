@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -48,6 +49,9 @@ type comparisonFigure struct {
 	label string
 	value func(m MethodResult, r *Result) (float64, bool)
 	show  func(float64) string
+	// whole: a figure of the whole run, shown in the all-methods group
+	// only, and only when a result has it.
+	whole bool
 }
 
 func comparisonFigures() []comparisonFigure {
@@ -58,26 +62,32 @@ func comparisonFigures() []comparisonFigure {
 	}
 	showUs := func(v float64) string { return FormatMicros(int64(v)) }
 	return []comparisonFigure{
+		{label: "capacity", whole: true, value: func(_ MethodResult, r *Result) (float64, bool) {
+			if r.Capacity == nil {
+				return 0, false
+			}
+			return r.Capacity.Rate, true
+		}, show: FormatRate},
 		{"answered/s", func(m MethodResult, r *Result) (float64, bool) {
 			return float64(m.Requests.Answered) / r.DurationS, r.DurationS > 0
-		}, func(v float64) string { return fmt.Sprintf("%.1f", v) }},
-		{"p50", lat(func(l Latency) int64 { return l.P50us }), showUs},
-		{"p90", lat(func(l Latency) int64 { return l.P90us }), showUs},
-		{"p95", lat(func(l Latency) int64 { return l.P95us }), showUs},
-		{"p99", lat(func(l Latency) int64 { return l.P99us }), showUs},
-		{"p99.9", lat(func(l Latency) int64 { return l.P999us }), showUs},
+		}, func(v float64) string { return fmt.Sprintf("%.1f", v) }, false},
+		{"p50", lat(func(l Latency) int64 { return l.P50us }), showUs, false},
+		{"p90", lat(func(l Latency) int64 { return l.P90us }), showUs, false},
+		{"p95", lat(func(l Latency) int64 { return l.P95us }), showUs, false},
+		{"p99", lat(func(l Latency) int64 { return l.P99us }), showUs, false},
+		{"p99.9", lat(func(l Latency) int64 { return l.P999us }), showUs, false},
 		{"error rate", func(m MethodResult, _ *Result) (float64, bool) {
 			q := m.Requests
 			bad := q.RPCErrors + q.InvalidReplies + q.TransportErrors + q.Timeouts + q.Leaked
 			return 100 * float64(bad) / float64(q.Sent), q.Sent > 0
-		}, func(v float64) string { return fmt.Sprintf("%.2f%%", v) }},
+		}, func(v float64) string { return fmt.Sprintf("%.2f%%", v) }, false},
 		{"violations", func(m MethodResult, _ *Result) (float64, bool) {
 			var n uint64
 			for _, c := range m.Violations {
 				n += c
 			}
 			return float64(n), true
-		}, func(v float64) string { return fmt.Sprintf("%.0f", v) }},
+		}, func(v float64) string { return fmt.Sprintf("%.0f", v) }, false},
 	}
 }
 
@@ -91,6 +101,9 @@ func Compare(names []string, results []*Result) Comparison {
 	group := func(name string, pick func(r *Result) (MethodResult, bool)) ComparisonGroup {
 		g := ComparisonGroup{Name: name}
 		for _, f := range figures {
+			if f.whole && (name != AllMethods || !slices.ContainsFunc(results, func(r *Result) bool { return r.Capacity != nil })) {
+				continue
+			}
 			row := ComparisonRow{Figure: f.label}
 			var base float64
 			for i, r := range results {

@@ -88,3 +88,25 @@ func TestWriteComparisonHeadsAndLoads(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareCapacity: results of capacity searches get a capacity row,
+// first in the all-methods group and nowhere else; results without one
+// get none.
+func TestCompareCapacity(t *testing.T) {
+	a, b := &Result{DurationS: 1}, &Result{DurationS: 1, Capacity: &CapacityReport{Rate: 4850}}
+	a.Methods = map[string]MethodResult{"echo": {}}
+	c := Compare([]string{"a", "b"}, []*Result{a, b})
+	if got := c.Groups[0].Rows[0]; got.Figure != "capacity" || got.Cells[0] != NoValue || got.Cells[1] != "4,850 (—)" {
+		t.Errorf("all methods' first row %+v, want capacity — and 4,850 (—)", got)
+	}
+	for _, g := range c.Groups[1:] {
+		for _, r := range g.Rows {
+			if r.Figure == "capacity" {
+				t.Errorf("group %s has a capacity row", g.Name)
+			}
+		}
+	}
+	if c := Compare([]string{"a"}, []*Result{a}); c.Groups[0].Rows[0].Figure == "capacity" {
+		t.Error("a result without a search got a capacity row")
+	}
+}
