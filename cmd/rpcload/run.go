@@ -56,11 +56,12 @@ type runFlags struct {
 	shard           string
 	startAt         string
 	html            string
-	gate            gateFlags     // registered by run only, not by the demo
-	live            liveFlags     // likewise
-	prof            profileFlags  // registered by run only, not by the demo
-	scen            scenarioFlags // likewise
-	targets         targetsFlags  // likewise: --target, --rounds, --diff (targets.go)
+	gate            gateFlags      // registered by run only, not by the demo
+	live            liveFlags      // likewise
+	prof            profileFlags   // registered by run only, not by the demo
+	scen            scenarioFlags  // likewise
+	targets         targetsFlags   // likewise: --target, --rounds, --diff (targets.go)
+	mal             malformedFlags // likewise: --mutate-fraction (malformed.go)
 	secret          cli.SecretFlags
 }
 
@@ -231,8 +232,12 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	f.targets.register(fs)
 	f.gate.register(fs)
 	f.live.register(fs)
+	f.mal.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return helpExit(err)
+	}
+	if err := f.mal.check(fs); err != nil {
+		return exitUsage, err
 	}
 	if err := f.gate.parse(); err != nil {
 		return exitUsage, err
@@ -320,7 +325,12 @@ func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr
 	if err != nil {
 		return exitUsage, err
 	}
+	mal, err := f.mal.start(ctx, &cfg, f.output, stderr)
+	if err != nil {
+		return exitUsage, err
+	}
 	res, err := engine.Run(ctx, cfg)
+	mal.finish(res)
 	lerr := lv.finish(res)
 	if res == nil {
 		if errors.Is(err, engine.ErrUnreachable) {
@@ -380,7 +390,8 @@ func runName(output string, cfg engine.Config) string {
 // JSON-RPC (otherwise a run in which nothing succeeded would pass).
 func findings(r *stats.Result) bool {
 	q := r.Requests
-	return violationCount(r) > 0 || q.Leaked > 0 || q.Timeouts > 0 || q.TransportErrors > 0
+	malformed := r.Malformed != nil && r.Malformed.Failures > 0
+	return violationCount(r) > 0 || q.Leaked > 0 || q.Timeouts > 0 || q.TransportErrors > 0 || malformed
 }
 
 // violationCount counts the broken rules that fail a run: all but the

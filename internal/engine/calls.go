@@ -64,6 +64,8 @@ type paramGen struct {
 	pcg *rand.PCG
 	rnd *rand.Rand
 	buf []byte
+	// diverted holds the frame of a call Config.Divert takes.
+	diverted []byte
 	// pickPCG and pickRnd pick the calls of the ticks a writer makes itself.
 	pickPCG *rand.PCG
 	pickRnd *rand.Rand

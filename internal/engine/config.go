@@ -80,6 +80,12 @@ type Config struct {
 	// Tool is the MCP tool the load calls (--tool); before the load, the
 	// server's tools/list must offer it.
 	Tool string
+	// Divert, if set, takes a share of the calls off the load (rpcload's
+	// malformed traffic): a tick it Takes is encoded as one request (or
+	// notification) of its call, with the tick's sequence number as its
+	// id, and handed to Send instead of being written on a load
+	// connection; it is counted nowhere in the run's figures.
+	Divert Divert
 	// Warmup is the first part of the sending phase (which is Duration
 	// long in all): the requests scheduled in it are sent as any other,
 	// counted apart in Result.Warmup and left out of the run's figures,
@@ -139,6 +145,16 @@ func (c *Config) validateProfile() error {
 		return fmt.Errorf("opening steps (%s) need a stream target", c.Name("open"))
 	}
 	return nil
+}
+
+// Divert takes calls off a run's load (Config.Divert).
+type Divert interface {
+	// Takes reports whether the tick of sequence number seq is diverted;
+	// it must depend on seq alone, so a run replays exactly.
+	Takes(seq uint64) bool
+	// Send receives a diverted tick's frame, which is valid only during
+	// the call. It must not block: writers call it.
+	Send(seq uint64, frame []byte)
 }
 
 // Interval is what OnInterval receives.

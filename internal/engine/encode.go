@@ -98,6 +98,18 @@ func (r *run) prepare(o *outgoing, reuse *idReuse, rec *stats.Recorder, cc *conn
 		o.release += n
 		return msg[:0]
 	}
+	if d := r.cfg.Divert; d != nil && d.Takes(t.seq) {
+		first := (t.seq-1)*uint64(n) + 1
+		if r.cfg.Notification(&c.Call, first) {
+			g.diverted = wire.AppendNotification(g.diverted[:0], c.method, params)
+		} else {
+			g.diverted = wire.AppendRequest(g.diverted[:0], t.seq, r.cfg.IDFormat, c.method, params)
+		}
+		d.Send(t.seq, g.diverted)
+		r.diverted.Add(1)
+		o.release += n
+		return msg[:0]
+	}
 	if c.IDReuse {
 		o.release++ // a probe is not a request of the load
 		last, inFlight := o.st.First()+uint64(o.st.Len())-1, true

@@ -35,10 +35,11 @@ type run struct {
 	// before the schedule starts, and the clock is reset under them then,
 	// so the offset is atomic. epoch is the same zero as a time.Time, for
 	// the dispatcher (the only goroutine that reads it).
-	base   time.Time
-	offset atomic.Int64
-	epoch  time.Time
-	agg    *stats.Aggregator
+	base     time.Time
+	offset   atomic.Int64
+	epoch    time.Time
+	agg      *stats.Aggregator
+	diverted atomic.Uint64 // ticks taken off the load (Config.Divert)
 	// warmEnd is the end of the warm-up (run clock; 0: none): requests
 	// scheduled before it are counted apart (Config.Warmup).
 	warmEnd int64
@@ -422,8 +423,13 @@ func (r *run) result(sched *workload.Schedule, interrupted bool, sendingEnded, d
 		// The measured sending phase starts where the warm-up ends.
 		res.Warmup = &stats.Warmup{DurationS: time.Duration(min(r.warmEnd, sendingEnded)).Seconds(), Requests: r.agg.WarmupRequests()}
 	}
+	res.Requests.Diverted = r.diverted.Load()
 	if sched != nil {
 		res.Rate.Target = sched.TargetRate()
+		if d := float64(res.Requests.Diverted); d > 0 {
+			// The load's own share of the schedule: what it was to send.
+			res.Rate.Target *= 1 - d/(d+float64(res.Requests.Messages))
+		}
 	}
 	res.SetAchieved()
 	r.errMu.Lock()

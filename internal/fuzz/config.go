@@ -108,6 +108,17 @@ type Config struct {
 	// empty; tests use them.
 	Seeds []mutate.Case
 
+	// Feed, when set, is where the workers take their inputs instead of
+	// mutating the corpus: inputs made elsewhere (rpcload's malformed
+	// traffic under load) judged as any other. The run ends when Feed is
+	// closed (or at Duration or Execs, if set).
+	Feed <-chan mutate.Case
+	// KeepUnconfirmed writes a failure that did not happen again when
+	// its input was sent alone, as found (not minimized, marked so),
+	// instead of dropping it: under load, what other connections were
+	// doing may have been part of the cause.
+	KeepUnconfirmed bool
+
 	// Interval is how often OnStatus is called and the latency series gets
 	// a point.
 	Interval time.Duration
@@ -174,7 +185,7 @@ func (c *Config) fill() error {
 		return fmt.Errorf("--duration must not be negative (got %s)", c.Duration)
 	case !(c.MaxRate >= 0) || math.IsInf(c.MaxRate, 1):
 		return fmt.Errorf("--max-rate must be a number of inputs per second, 0 or more (got %g)", c.MaxRate)
-	case c.Duration == 0 && c.Execs == 0:
+	case c.Duration == 0 && c.Execs == 0 && c.Feed == nil:
 		return errors.New("give --duration or --execs (or both): a fuzzing run needs a bound")
 	case c.Timeout < 0:
 		return fmt.Errorf("--timeout must be positive (got %s)", c.Timeout)

@@ -80,6 +80,9 @@ type run struct {
 
 	execs  atomic.Uint64
 	checks atomic.Uint64 // exchanges spent confirming, minimizing and on canaries
+	hits   [check.NumRules]atomic.Uint64 // verdict.hits summed over every exchange judged
+	// parseIDs is verdict.parseIDs summed over every exchange judged.
+	parseIDs atomic.Uint64
 	// minimizing is the time the run's minimizations took, summed over
 	// workers (see minimizeShare).
 	minimizing atomic.Int64
@@ -406,6 +409,7 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 	}
 	o.lifecycle = lifecycle
 	v := judgeOutcome(c, infos, &o, w.r.pr)
+	w.r.parseIDs.Add(uint64(parseErrorIDs(infos, &o)))
 	w.record(&o, &v)
 	w.last = result{o: o, v: v, infos: infos, gen: gen}
 	w.sw.to(w.sw.exchange(phaseOther))
@@ -451,6 +455,11 @@ func (w *worker) record(o *outcome, v *verdict) {
 		// The rule the input is a finding of: a crash also leaves the
 		// messages after it unanswered, which is not news.
 		w.rec.Record(stats.Sample{Kind: stats.Violation, Rule: v.rule})
+		for r, n := range v.hits {
+			if n > 0 {
+				w.r.hits[r].Add(uint64(n))
+			}
+		}
 	}
 }
 
@@ -520,14 +529,18 @@ func (r *run) work(ctx context.Context, w *worker) {
 		if r.cfg.Execs > 0 && n > r.cfg.Execs {
 			return
 		}
-		in, applied := r.mut.Mutate(w.ch, r.corpus.pick(w.ch))
+		in, applied, ok := r.next(ctx, w)
+		if !ok {
+			r.execs.Add(^uint64(0)) // no input after all
+			return
+		}
 		res := w.exec(ctx, in, false)
 		if res.o.end == endInterrupted {
 			return
 		}
 		w.slow(&res, in)
 		r.noteEnd(w, &res)
-		if r.tuples.add(res.v.tuples) {
+		if r.tuples.add(res.v.tuples) && r.cfg.Feed == nil {
 			r.corpus.add(w.ch, in)
 			r.mut.Reward(applied)
 		}
@@ -541,6 +554,23 @@ func (r *run) work(ctx context.Context, w *worker) {
 				r.checkCanary(w)
 			}
 		}
+	}
+}
+
+// next is the worker's next input: a mutation of a corpus input, or the
+// next one of Config.Feed (ok false once it is closed, or ctx ends first).
+func (r *run) next(ctx context.Context, w *worker) (in mutate.Case, applied []int, ok bool) {
+	if r.cfg.Feed == nil {
+		in, applied = r.mut.Mutate(w.ch, r.corpus.pick(w.ch))
+		return in, applied, true
+	}
+	prev := w.sw.to(phaseOther)
+	defer w.sw.to(prev)
+	select {
+	case in, ok = <-r.cfg.Feed:
+		return in, nil, ok
+	case <-ctx.Done():
+		return in, nil, false
 	}
 }
 

@@ -458,11 +458,19 @@ func (r *run) report(w *worker, cand candidate) {
 	if cand.check != nil {
 		if !cand.confirmed {
 			cand.confirmed = r.confirm(ctx, &cand) || r.confirmSuspect(ctx, &cand)
-			if !cand.confirmed {
+			if !cand.confirmed && !r.cfg.KeepUnconfirmed {
 				r.found.release(cand.id, cand.key, failure)
 				return
 			}
 		}
+	}
+	if cand.check != nil && !cand.confirmed {
+		// Kept as found (Config.KeepUnconfirmed): nothing to minimize
+		// against.
+		cand.check = nil
+		cand.note = joinNotes(cand.note, "did not happen again when its input was sent alone: found under load, where what the other connections were doing may have been part of the cause; not minimized")
+	}
+	if cand.check != nil {
 		w.sw.begin(phaseMinimize)
 		start := time.Now()
 		var res minimizeResult

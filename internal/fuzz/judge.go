@@ -220,6 +220,13 @@ type verdict struct {
 	// this one (guess.go). Confirmation settles it by sending the frame
 	// alone (candidate.settleGuess).
 	guess bool
+	// hits counts, per rule, the pieces of the exchange that broke it:
+	// each frame with its reply (or its missing one), each extra reply.
+	hits [check.NumRules]uint16
+	// parseIDs counts the parse errors among the replies that carry an
+	// id no frame gave them (parseErrorIDs): one of wrong_error_code's
+	// causes, which rpcload's malformed traffic counts apart.
+	parseIDs uint16
 }
 
 // tuple is the feedback signal: an input that produces a tuple no input
@@ -332,6 +339,11 @@ func (j *judgement) add(rules check.Set, note string, reply []byte, sc *replySca
 	if rules == 0 {
 		return
 	}
+	for r := range check.NumRules {
+		if rules.Has(r) {
+			j.v.hits[r]++
+		}
+	}
 	j.v.rules |= rules
 	r := mainRule(rules)
 	if p := rulePriority(r); j.bestP < 0 || p < j.bestP {
@@ -350,6 +362,32 @@ func (j *judgement) crash(shape, note string, evidence []byte, status uint16) {
 	if j.v.rule == check.Crash {
 		j.v.shape, j.v.reply, j.v.code = shape, evidence, 0
 	}
+}
+
+// parseErrorIDs counts the replies of o that are a parse error (-32700)
+// carrying an id no frame of the input could have given it: not null, and
+// none of the frames' readable ids. It reads every reply, however they
+// pair with the frames: a frame broken in its framing reaches the server
+// as pieces, each of which may get its own parse error.
+func parseErrorIDs(infos []frameInfo, o *outcome) uint16 {
+	var n uint16
+	for _, rep := range allReplies(o) {
+		sc := scanReply(rep)
+		if sc.kind != wire.KindError || !sc.hasCode || sc.code != wire.CodeParseError || sc.idKind == wire.IDNull || sc.idKind == wire.IDAbsent {
+			continue
+		}
+		echoed := false
+		for i := range infos {
+			if infos[i].id != nil && wire.EchoesID(infos[i].id, sc.id) {
+				echoed = true
+				break
+			}
+		}
+		if !echoed {
+			n++
+		}
+	}
+	return n
 }
 
 // judgeOutcome applies the oracles to the exchange of case c, with the

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/stats"
 )
 
@@ -53,6 +54,18 @@ type Summary struct {
 
 	// TimeSplit is where the workers' time went (see TimeSplit).
 	TimeSplit TimeSplit `json:"time_split"`
+	// Hits counts, per rule, the frames (each with its reply or its
+	// missing reply) and the extra replies that broke it, over every
+	// exchange judged: the inputs, and the confirmations and minimizing
+	// of findings, which sent their frames again.
+	Hits map[string]uint64 `json:"hits_by_rule"`
+	// ParseErrorIDs counts, of those, the replies to unparseable frames
+	// that carried an id other than null (wrong_error_code).
+	ParseErrorIDs uint64 `json:"parse_error_ids"`
+
+	// Latency is latency.json: the inputs' latencies and how each input
+	// ended, its verdict counted once under its main rule.
+	Latency *stats.Result `json:"-"`
 }
 
 // OpReport is one mutation op's record in a run.
@@ -129,6 +142,14 @@ func (r *run) finish() (*Summary, error) {
 	}
 	if err := r.agg.Fill(lat); err != nil {
 		return s, fmt.Errorf("latency.json: %w", err)
+	}
+	s.Latency = lat
+	s.ParseErrorIDs = r.parseIDs.Load()
+	s.Hits = map[string]uint64{}
+	for rule := range r.hits {
+		if n := r.hits[rule].Load(); n > 0 {
+			s.Hits[check.Rule(rule).String()] = n
+		}
 	}
 	if err := stats.WriteJSONFile(filepath.Join(r.cfg.OutDir, "latency.json"), lat); err != nil {
 		return s, err

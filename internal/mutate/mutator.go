@@ -1,6 +1,9 @@
 package mutate
 
-import "sync"
+import (
+	"fmt"
+	"sync"
+)
 
 // MaxChain is the most ops one Mutate applies; the count itself, 1 to
 // MaxChain, is a choice.
@@ -227,4 +230,34 @@ func (m *Mutator) Stats() []OpStat {
 		}
 	}
 	return stats
+}
+
+// Only rules out every op but the named ones (names of Ops), as an env
+// that cannot use them would. It returns an error naming an op that does
+// not exist, or when none of the named ops can apply under the env.
+func (m *Mutator) Only(names []string) error {
+	keep := map[string]bool{}
+	for _, n := range names {
+		found := false
+		for _, d := range m.defs {
+			found = found || d.name == n
+		}
+		if !found {
+			return fmt.Errorf("unknown mutation op %q (see rpcfuzz's docs/fuzzing.md for the op table)", n)
+		}
+		keep[n] = true
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.total = 0
+	for i, d := range m.defs {
+		if !keep[d.name] {
+			m.weight[i], m.start[i] = 0, 0
+		}
+		m.total += m.weight[i]
+	}
+	if m.total == 0 {
+		return fmt.Errorf("none of the mutation ops %v applies to this target", names)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package mutate
 
 import (
 	"sync"
+	"strings"
 	"testing"
 )
 
@@ -197,5 +198,34 @@ func BenchmarkMutate(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		m.Mutate(c, in)
+	}
+}
+
+// TestOnly: a Mutator limited to some ops applies only those, and refuses
+// names that are no op.
+func TestOnly(t *testing.T) {
+	m := New(&Env{Framing: FramingNewline})
+	if err := m.Only([]string{"no-such-op"}); err == nil || !strings.Contains(err.Error(), `"no-such-op"`) {
+		t.Fatalf("Only(no-such-op) = %v", err)
+	}
+	name := ""
+	for _, st := range m.Stats() {
+		if st.Weight > 0 && st.Class != ClassFraming {
+			name = st.Name
+			break
+		}
+	}
+	if err := m.Only([]string{name}); err != nil {
+		t.Fatal(err)
+	}
+	ch := NewRand(1)
+	in := Case{Frames: [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":[1,"a"]}`)}}
+	for range 200 {
+		_, applied := m.Mutate(ch, in)
+		for _, i := range applied {
+			if Ops()[i].Name != name {
+				t.Fatalf("applied %s, want only %s", Ops()[i].Name, name)
+			}
+		}
 	}
 }

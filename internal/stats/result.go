@@ -28,6 +28,9 @@ type Requests struct {
 	ServerMessages  uint64 `json:"server_messages"`
 	Messages        uint64 `json:"messages"` // messages written: requests, notifications, batches
 	Batches         uint64 `json:"batches"`  // the messages that were batches (each also in Messages; its elements in Sent and Notifications)
+	// Diverted counts the scheduled calls taken off the load as malformed
+	// traffic (--mutate-fraction): in none of the counts above.
+	Diverted uint64 `json:"diverted,omitempty"`
 }
 
 // Latency summarises one histogram (microseconds) and carries the histogram
@@ -182,6 +185,9 @@ type Result struct {
 	// here, not in the figures above (the time series shows them).
 	Warmup   *Warmup         `json:"warmup,omitempty"`
 	Capacity *CapacityReport `json:"capacity,omitempty"` // rpcload capacity: the search, its steps and its answer
+	// Malformed is the malformed traffic mixed into the load
+	// (--mutate-fraction), judged apart from it.
+	Malformed *MalformedReport `json:"malformed,omitempty"`
 }
 
 // Warmup is a run's warm-up: its length and what its requests came to.

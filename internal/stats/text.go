@@ -24,6 +24,9 @@ func WriteText(w io.Writer, r *Result) error {
 	if s := r.Soak; s != nil {
 		writeTextSoak(p, s)
 	}
+	if m := r.Malformed; m != nil {
+		writeTextMalformed(p, m)
+	}
 	writeTextTail(p, r)
 	if c := r.Capacity; c != nil {
 		writeTextCapacity(ew, p, c)

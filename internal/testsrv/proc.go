@@ -97,6 +97,11 @@ func (p *proc) eval(frame []byte) {
 	case p.m.Problems&(wire.ProblemInvalidJSON|wire.ProblemInvalidUTF8) != 0:
 		// Invalid UTF-8 is treated as unparseable: JSON text must be UTF-8, and
 		// echoing such bytes would make our own replies invalid.
+		if id := p.s.cfg.ParseErrorID; id != nil && p.m.Problems.Has(wire.ProblemInvalidJSON) {
+			p.s.parseErrIDs.Add(1)
+			p.fail(p.add(id, wire.IDNumber), wire.CodeParseError, msgParseError, nil)
+			break
+		}
 		p.fail(p.add(nil, wire.IDNull), wire.CodeParseError, msgParseError, nil)
 	case p.m.Kind == wire.KindBatch && p.m.BatchLen == 0:
 		p.fail(p.add(nil, wire.IDNull), wire.CodeInvalidRequest, msgInvalidRequest, []byte(`"empty batch"`))

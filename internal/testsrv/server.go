@@ -42,6 +42,13 @@ type Config struct {
 	// second and queues past that (a known capacity, for rpcload
 	// capacity). Waiting is on timers, so the CPU stays free.
 	ServiceTime time.Duration
+	// ParseErrorID, when set, is the id every frame that is not JSON is
+	// answered with instead of null (a JSON number such as 0): the bug of
+	// a server that reuses the last id it read. ParseErrorIDs counts those
+	// replies. (JSON with invalid UTF-8, also answered -32700, keeps id
+	// null: whether it is JSON at all is a question clients answer both
+	// ways.)
+	ParseErrorID []byte
 
 	// Protocol modes (mcp.go, lsp.go): Profile "" or ProfileJSONRPC is the
 	// plain server above; ProfileMCP and ProfileLSP make every stream
@@ -73,6 +80,8 @@ type Server struct {
 	connSeq    atomic.Uint64 // connection index for per-connection PRNG seeds
 
 	proto protoState // MCP and LSP counters and sessions (mcpshared.go)
+
+	parseErrIDs atomic.Uint64 // parse errors answered with Config.ParseErrorID
 
 	workerMu   sync.Mutex // guards workerDone
 	workerDone time.Time  // when the virtual worker of ServiceTime is next free
@@ -183,6 +192,10 @@ func (s *Server) deliverAfter(d time.Duration) time.Duration {
 	}
 	return stallWait(s.start, s.cfg.Stall, s.now(), d)
 }
+
+// ParseErrorIDs counts the parse errors answered with Config.ParseErrorID
+// instead of id null.
+func (s *Server) ParseErrorIDs() uint64 { return s.parseErrIDs.Load() }
 
 // queued is how long the frame of p, arriving now, waits for the virtual
 // worker of Config.ServiceTime and is served by it (0 without one).
