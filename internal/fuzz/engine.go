@@ -79,7 +79,7 @@ type run struct {
 	start time.Time
 
 	execs  atomic.Uint64
-	checks atomic.Uint64 // exchanges spent confirming, minimizing and on canaries
+	checks atomic.Uint64                 // exchanges spent confirming, minimizing and on canaries
 	hits   [check.NumRules]atomic.Uint64 // verdict.hits summed over every exchange judged
 	// parseIDs is verdict.parseIDs summed over every exchange judged.
 	parseIDs atomic.Uint64

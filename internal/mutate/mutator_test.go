@@ -1,8 +1,8 @@
 package mutate
 
 import (
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 )
 
