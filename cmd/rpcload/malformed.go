@@ -24,6 +24,7 @@ type malformedFlags struct {
 	ops      []string
 	conns    int
 	out      string
+	given    string // a flag of the malformed traffic given, for a run that has none
 }
 
 // malformedMinimizeTime bounds each finding's minimization in a load run:
@@ -37,21 +38,21 @@ func (m *malformedFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&m.out, "mutate-out", "", "with --mutate-fraction: directory of the findings, in rpcfuzz's format (default: next to -o as NAME.findings, else rpcload-findings)")
 }
 
-// check refuses the malformed flags without --mutate-fraction.
+// check checks the malformed flags' values; whether the run has any
+// malformed traffic for them is known once its plan is (start).
 func (m *malformedFlags) check(fs *pflag.FlagSet) error {
-	if m.fraction > 0 {
-		if m.conns < 1 || m.conns > 1024 {
-			return usagef("--mutate-conns must be between 1 and 1024 (got %d)", m.conns)
-		}
-		return nil
-	}
-	for _, name := range []string{"mutate-ops", "mutate-conns", "mutate-out"} {
-		if fs.Changed(name) {
-			return usagef("--%s applies with --mutate-fraction only", name)
-		}
-	}
-	if fs.Changed("mutate-fraction") {
+	switch {
+	case fs.Changed("mutate-fraction") && m.fraction <= 0:
 		return usagef("--mutate-fraction must be above 0, e.g. 1%% (got %s)", m.fraction.String())
+	case m.conns < 1 || m.conns > 1024:
+		return usagef("--mutate-conns must be between 1 and 1024 (got %d)", m.conns)
+	case fs.Changed("mutate-ops") && m.fraction <= 0:
+		return usagef("--mutate-ops applies with --mutate-fraction (a scenario call's mutate names its own ops)")
+	}
+	for _, name := range []string{"mutate-conns", "mutate-out"} {
+		if fs.Changed(name) {
+			m.given = "--" + name
+		}
 	}
 	return nil
 }
@@ -70,14 +71,17 @@ type malformedRun struct {
 // for): the diverter goes into cfg, and the fuzz run starts on connections
 // of its own, waiting for the diverted calls.
 func (m *malformedFlags) start(ctx context.Context, cfg *engine.Config, output string, stderr io.Writer) (*malformedRun, error) {
-	if m.fraction <= 0 {
+	if m.fraction <= 0 && !cfg.Malformed() {
+		if m.given != "" {
+			return nil, usagef("%s applies to malformed traffic: give --mutate-fraction, or a scenario with raw or mutate calls", m.given)
+		}
 		return nil, nil
 	}
 	prof := profile.JSONRPC
 	if cfg.Profile != nil {
 		prof = cfg.Profile.Name()
 	}
-	div, err := malformed.New(malformed.Config{Fraction: float64(m.fraction), Seed: cfg.Seed, Ops: m.ops, Target: cfg.Target,
+	div, err := malformed.New(malformed.Config{Fraction: float64(m.fraction), Seed: cfg.Seed, Ops: m.ops, Calls: cfg.Calls, Target: cfg.Target,
 		MaxFrame: cfg.MaxFrame, Profile: string(prof)})
 	if err != nil {
 		return nil, cli.UsageError{Err: err}

@@ -68,7 +68,7 @@ func TestMalformedParseErrorID(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(m.Findings[0].Dir, "finding.json")); err != nil {
 				t.Errorf("finding directory: %v", err)
 			}
-			mustContain(t, "stdout", c.stdout, "malformed   5% of the calls made malformed", "wrong_error_code")
+			mustContain(t, "stdout", c.stdout, "malformed   5% of the calls made malformed (seed 7)", "wrong_error_code")
 		})
 	}
 }
@@ -200,4 +200,38 @@ func TestMalformedConcurrentCrash(t *testing.T) {
 		}
 		t.Logf("crash finding %s, note %q, input %q", crash.ID, crash.Note, input)
 	})
+}
+
+// TestMalformedScenarioRaw: a scenario's raw frame (a parse error every
+// time) is sent on the malformed connections only, and a server that
+// answers it with an id is caught every time it does.
+func TestMalformedScenarioRaw(t *testing.T) {
+	srv, _, tcpURL := startServer(t, testsrv.Config{ParseErrorID: []byte("4242424242")})
+	dir := t.TempDir()
+	scen := filepath.Join(dir, "raw.yaml")
+	src := "version: 1\nseed: 3\nload: {rate: 500, duration: 2s}\nmix:\n" +
+		"  - {method: echo, params: [1], weight: 9}\n" +
+		"  - {name: cut, raw: '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"echo\"'}\n"
+	if err := os.WriteFile(scen, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r.json")
+	c := runBinary(t, time.Minute, "run", "-f", scen, tcpURL, "-q", "-o", out)
+	res := readResult(t, out)
+	m, q := res.Malformed, res.Requests
+	if m == nil || m.Inputs != q.Diverted || q.Diverted < 50 || q.Messages+q.Diverted != 1000 {
+		t.Fatalf("diverted %d of 1000, malformed %+v\n%s", q.Diverted, m, c)
+	}
+	if _, ok := res.Methods["cut"]; ok || len(res.Violations) != 0 {
+		t.Errorf("the raw call shows in the load's figures: methods %v, violations %v", stats.SortedKeys(res.Methods), res.Violations)
+	}
+	if logged := srv.ParseErrorIDs(); m.ParseErrorIDs != logged || logged < m.Inputs {
+		t.Errorf("parse errors with an id: counted %d, the server sent %d, inputs %d", m.ParseErrorIDs, logged, m.Inputs)
+	}
+	if c.code != exitFindings || len(m.Findings) == 0 {
+		t.Errorf("exit %d, findings %v", c.code, m.Findings)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.findings")); err != nil {
+		t.Errorf("findings not next to -o: %v", err)
+	}
 }

@@ -83,8 +83,10 @@ type Config struct {
 	// Divert, if set, takes a share of the calls off the load (rpcload's
 	// malformed traffic): a tick it Takes is encoded as one request (or
 	// notification) of its call, with the tick's sequence number as its
-	// id, and handed to Send instead of being written on a load
-	// connection; it is counted nowhere in the run's figures.
+	// id, or as the call's raw frame, and handed to Send instead of being
+	// written on a load connection; it is counted nowhere in the run's
+	// figures but requests.diverted. A plan with raw or mutated calls
+	// needs one.
 	Divert Divert
 	// Warmup is the first part of the sending phase (which is Duration
 	// long in all): the requests scheduled in it are sent as any other,
@@ -149,12 +151,14 @@ func (c *Config) validateProfile() error {
 
 // Divert takes calls off a run's load (Config.Divert).
 type Divert interface {
-	// Takes reports whether the tick of sequence number seq is diverted;
-	// it must depend on seq alone, so a run replays exactly.
-	Takes(seq uint64) bool
+	// Takes reports whether the tick of sequence number seq, a tick of
+	// the mix's call (an index into Plan.Calls), is diverted; it must
+	// depend on them alone, so a run replays exactly. A raw call's ticks
+	// must all be.
+	Takes(seq uint64, call int) bool
 	// Send receives a diverted tick's frame, which is valid only during
 	// the call. It must not block: writers call it.
-	Send(seq uint64, frame []byte)
+	Send(seq uint64, call int, frame []byte)
 }
 
 // Interval is what OnInterval receives.

@@ -17,9 +17,9 @@ type everyTenth struct {
 	frames map[uint64]string
 }
 
-func (d *everyTenth) Takes(seq uint64) bool { return seq%10 == 0 }
+func (d *everyTenth) Takes(seq uint64, _ int) bool { return seq%10 == 0 }
 
-func (d *everyTenth) Send(seq uint64, frame []byte) {
+func (d *everyTenth) Send(seq uint64, _ int, frame []byte) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.frames[seq] = string(frame)

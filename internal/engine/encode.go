@@ -98,14 +98,17 @@ func (r *run) prepare(o *outgoing, reuse *idReuse, rec *stats.Recorder, cc *conn
 		o.release += n
 		return msg[:0]
 	}
-	if d := r.cfg.Divert; d != nil && d.Takes(t.seq) {
+	if d := r.cfg.Divert; d != nil && d.Takes(t.seq, int(t.call)) {
 		first := (t.seq-1)*uint64(n) + 1
-		if r.cfg.Notification(&c.Call, first) {
+		switch {
+		case c.Raw != nil:
+			g.diverted = append(g.diverted[:0], c.Raw...)
+		case r.cfg.Notification(&c.Call, first):
 			g.diverted = wire.AppendNotification(g.diverted[:0], c.method, params)
-		} else {
+		default:
 			g.diverted = wire.AppendRequest(g.diverted[:0], t.seq, r.cfg.IDFormat, c.method, params)
 		}
-		d.Send(t.seq, g.diverted)
+		d.Send(t.seq, int(t.call), g.diverted)
 		r.diverted.Add(1)
 		o.release += n
 		return msg[:0]

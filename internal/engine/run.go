@@ -255,6 +255,11 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Divert == nil && cfg.Malformed() {
+		// (Checked here, not by Validate: the command sets Divert up
+		// after the Config is validated.)
+		return nil, errors.New("the mix has raw or mutated calls, which go to connections of their own (rpcload run sets them up): no Divert was given")
+	}
 	r := newRun(&cfg)
 	r.tables = map[*pending.Table]tableOwner{}
 	r.children = map[transport.ChildStream]struct{}{}

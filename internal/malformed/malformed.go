@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -22,13 +23,20 @@ import (
 	"github.com/rpcload/rpcload/internal/mutate"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // Config is what share of a load to make malformed, and how.
 type Config struct {
-	Fraction float64  // of the load's calls, 0 < Fraction <= 1
-	Seed     uint64   // which calls, and how each is mutated
-	Ops      []string // the mutation ops (names of mutate.Ops); empty: every op the target's framing allows
+	// Fraction of the calls is made malformed, 0 to 1 (--mutate-fraction),
+	// with the mutation ops Ops (names of mutate.Ops; empty: every op the
+	// target's framing allows). A call with its own Mutate uses its own
+	// fraction and ops instead; a raw call is always taken, and sent as
+	// it is.
+	Fraction float64
+	Ops      []string
+	Calls    []workload.Call // the plan's mix
+	Seed     uint64          // which calls, and how each is mutated
 	// Target is the load's target: its framing decides which framing ops
 	// apply.
 	Target   transport.Target
@@ -46,27 +54,77 @@ const DefaultQueue = 1024
 // Diverter takes the calls (engine.Divert) and feeds them, mutated, to a
 // fuzz run (fuzz.Config.Feed).
 type Diverter struct {
-	cfg       Config
-	threshold uint64 // a call is taken when its draw is below it
-	mut       *mutate.Mutator
-	feed      chan mutate.Case
-	taken     atomic.Uint64
-	dropped   atomic.Uint64
-	mu        sync.RWMutex // Send holds it shared; Close exclusively, so no send races the close
-	closed    bool
+	cfg     Config
+	calls   []callRule // by the mix's call index
+	feed    chan mutate.Case
+	taken   atomic.Uint64
+	dropped atomic.Uint64
+	mu      sync.RWMutex // Send holds it shared; Close exclusively, so no send races the close
+	closed  bool
+}
+
+// callRule is how one call of the mix is diverted.
+type callRule struct {
+	raw       bool            // always taken, sent as it is
+	threshold uint64          // taken when its draw is below it (0: never)
+	mut       *mutate.Mutator // the ops its mutations draw from
 }
 
 // New validates cfg and returns its Diverter.
 func New(cfg Config) (*Diverter, error) {
+	own := slices.ContainsFunc(cfg.Calls, func(c workload.Call) bool { return c.Raw != nil || c.Mutate != nil })
 	switch {
-	case !(cfg.Fraction > 0 && cfg.Fraction <= 1):
+	case !(cfg.Fraction >= 0 && cfg.Fraction <= 1):
 		return nil, fmt.Errorf("--mutate-fraction must be above 0 and at most 1, e.g. 5%% (got %g)", cfg.Fraction)
+	case cfg.Fraction == 0 && !own:
+		return nil, errors.New("--mutate-fraction must be above 0, e.g. 1%")
 	case cfg.Target.Scheme == transport.Stdio:
-		return nil, errors.New("--mutate-fraction needs a network target: a child process has one connection, which the load uses, and malformed inputs go on connections of their own")
+		return nil, errors.New("malformed traffic (--mutate-fraction, and raw or mutate calls) needs a network target: a child process has one connection, which the load uses, and malformed inputs go on connections of their own")
 	}
 	if cfg.Queue <= 0 {
 		cfg.Queue = DefaultQueue
 	}
+	d := &Diverter{cfg: cfg, feed: make(chan mutate.Case, cfg.Queue)}
+	mutators := map[string]*mutate.Mutator{}
+	mutator := func(ops []string) (*mutate.Mutator, error) {
+		key := strings.Join(ops, ",")
+		if m, ok := mutators[key]; ok {
+			return m, nil
+		}
+		m, err := newMutator(&cfg, ops)
+		mutators[key] = m
+		return m, err
+	}
+	global, err := mutator(cfg.Ops)
+	if err != nil {
+		return nil, fmt.Errorf("--mutate-ops: %w", err)
+	}
+	if len(cfg.Calls) == 0 {
+		cfg.Calls = []workload.Call{{}} // the one call: the flags'
+	}
+	for _, c := range cfg.Calls {
+		r := callRule{raw: c.Raw != nil, threshold: threshold(cfg.Fraction), mut: global}
+		if c.Mutate != nil {
+			if r.mut, err = mutator(c.Mutate.Ops); err != nil {
+				return nil, fmt.Errorf("call %q: mutate.ops: %w", c.Name, err)
+			}
+			r.threshold = threshold(c.Mutate.Fraction)
+		}
+		d.calls = append(d.calls, r)
+	}
+	return d, nil
+}
+
+// threshold is the draw below which a call is taken, for a fraction.
+func threshold(f float64) uint64 {
+	if f >= 1 {
+		return math.MaxUint64
+	}
+	return uint64(f * (1 << 64))
+}
+
+// newMutator is a Mutator for cfg's target, limited to ops when any.
+func newMutator(cfg *Config, ops []string) (*mutate.Mutator, error) {
 	env := &mutate.Env{MaxFrame: cfg.MaxFrame, Profile: cfg.Profile}
 	switch {
 	case !cfg.Target.IsStream(), cfg.Target.Framing == transport.Messages:
@@ -77,18 +135,12 @@ func New(cfg Config) (*Diverter, error) {
 		env.Framing = mutate.FramingNewline
 	}
 	m := mutate.New(env)
-	if len(cfg.Ops) > 0 {
-		if err := m.Only(cfg.Ops); err != nil {
-			return nil, fmt.Errorf("--mutate-ops: %w", err)
+	if len(ops) > 0 {
+		if err := m.Only(ops); err != nil {
+			return nil, err
 		}
 	}
-	d := &Diverter{cfg: cfg, mut: m, feed: make(chan mutate.Case, cfg.Queue)}
-	if cfg.Fraction >= 1 {
-		d.threshold = math.MaxUint64
-	} else {
-		d.threshold = uint64(cfg.Fraction * (1 << 64))
-	}
-	return d, nil
+	return m, nil
 }
 
 // draw is the call's uniform 64-bit draw: splitmix64 of the seed and the
@@ -100,15 +152,31 @@ func (d *Diverter) draw(seq uint64) uint64 {
 	return z ^ z>>31
 }
 
-// Takes reports whether the call of sequence number seq is made malformed.
-func (d *Diverter) Takes(seq uint64) bool { return d.draw(seq) < d.threshold }
+// rule is the rule of the mix's call (the one call of the flags when the
+// mix was not given).
+func (d *Diverter) rule(call int) *callRule {
+	if call < 0 || call >= len(d.calls) {
+		call = 0
+	}
+	return &d.calls[call]
+}
 
-// Send mutates the frame of call seq (a chooser seeded by the seed and seq,
-// so the same run mutates it the same way) and queues it for the malformed
-// connections, or counts it dropped when they are all busy.
-func (d *Diverter) Send(seq uint64, frame []byte) {
-	in := mutate.Case{Frames: [][]byte{bytes.Clone(frame)}}
-	out, _ := d.mut.Mutate(mutate.NewRand(d.draw(seq)^d.cfg.Seed), in)
+// Takes reports whether the tick of sequence number seq, of the mix's
+// call, is made malformed (a raw call's always is).
+func (d *Diverter) Takes(seq uint64, call int) bool {
+	r := d.rule(call)
+	return r.raw || r.threshold > 0 && d.draw(seq) < r.threshold
+}
+
+// Send mutates the frame of tick seq (a chooser seeded by the seed and
+// seq, so the same run mutates it the same way; a raw call's frame is
+// sent as it is) and queues it for the malformed connections, or counts
+// it dropped when they are all busy.
+func (d *Diverter) Send(seq uint64, call int, frame []byte) {
+	out := mutate.Case{Frames: [][]byte{bytes.Clone(frame)}}
+	if r := d.rule(call); !r.raw {
+		out, _ = r.mut.Mutate(mutate.NewRand(d.draw(seq)^d.cfg.Seed), out)
+	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {

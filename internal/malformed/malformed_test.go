@@ -9,6 +9,7 @@ import (
 	"github.com/rpcload/rpcload/internal/fuzz"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 func tcpTarget(t *testing.T) transport.Target {
@@ -34,11 +35,11 @@ func TestTakes(t *testing.T) {
 		taken, same := 0, true
 		differs := false
 		for seq := uint64(1); seq <= n; seq++ {
-			if a.Takes(seq) {
+			if a.Takes(seq, 0) {
 				taken++
 			}
-			same = same && a.Takes(seq) == b.Takes(seq)
-			differs = differs || a.Takes(seq) != c.Takes(seq)
+			same = same && a.Takes(seq, 0) == b.Takes(seq, 0)
+			differs = differs || a.Takes(seq, 0) != c.Takes(seq, 0)
 		}
 		share := float64(taken) / n
 		if math.Abs(share-frac) > 4*math.Sqrt(frac*(1-frac)/n)+1e-9 {
@@ -56,18 +57,18 @@ func TestSend(t *testing.T) {
 	frame := []byte(`{"jsonrpc":"2.0","id":3,"method":"echo","params":[1,"a"]}`)
 	a, _ := New(Config{Fraction: 0.5, Seed: 1, Target: tcpTarget(t), Queue: 2, MaxFrame: 1 << 20})
 	b, _ := New(Config{Fraction: 0.5, Seed: 1, Target: tcpTarget(t), Queue: 2, MaxFrame: 1 << 20})
-	a.Send(3, frame)
-	b.Send(3, frame)
+	a.Send(3, 0, frame)
+	b.Send(3, 0, frame)
 	ca, cb := <-a.Feed(), <-b.Feed()
 	if len(ca.Frames) == 0 || !bytes.Equal(bytes.Join(ca.Frames, nil), bytes.Join(cb.Frames, nil)) || !bytes.Equal(ca.Wire, cb.Wire) {
 		t.Errorf("the same call mutated two ways: %q / %q", ca.Frames, cb.Frames)
 	}
 	for seq := uint64(10); seq < 15; seq++ {
-		a.Send(seq, frame)
+		a.Send(seq, 0, frame)
 	}
 	a.Close()
 	a.Close()
-	a.Send(99, frame)
+	a.Send(99, 0, frame)
 	queued := 0
 	for range a.Feed() {
 		queued++
@@ -87,6 +88,7 @@ func TestNewRefuses(t *testing.T) {
 		want string
 	}{
 		{Config{Fraction: 0, Target: tcpTarget(t)}, "above 0"},
+		{Config{Fraction: 0, Target: tcpTarget(t), Calls: []workload.Call{{Name: "m", Method: "m", Mutate: &workload.Mutation{Fraction: 0.1, Ops: []string{"nope"}}}}}, `call "m": mutate.ops: unknown mutation op "nope"`},
 		{Config{Fraction: 1.5, Target: tcpTarget(t)}, "at most 1"},
 		{Config{Fraction: 0.1, Target: stdio}, "needs a network target"},
 		{Config{Fraction: 0.1, Target: tcpTarget(t), Ops: []string{"no_such_op"}}, `unknown mutation op "no_such_op"`},
@@ -113,5 +115,29 @@ func TestReport(t *testing.T) {
 	}
 	if r := d.Report(nil, "out"); r.Queued != 40 || r.Inputs != 0 || len(r.Rules) != 0 {
 		t.Errorf("report without a summary %+v", r)
+	}
+}
+
+// TestCallRules: a raw call is always taken and sent as it is; a call
+// with its own mutate uses its fraction; the others the run's.
+func TestCallRules(t *testing.T) {
+	raw := []byte(`{"jsonrpc":"2.0","id":1,"method":`)
+	calls := []workload.Call{
+		{Name: "plain", Method: "echo"},
+		{Name: "raw", Raw: raw},
+		{Name: "all", Method: "echo", Mutate: &workload.Mutation{Fraction: 1}},
+	}
+	d, err := New(Config{Fraction: 0, Seed: 3, Calls: calls, Target: tcpTarget(t), MaxFrame: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seq := uint64(1); seq < 1000; seq++ {
+		if d.Takes(seq, 0) || !d.Takes(seq, 1) || !d.Takes(seq, 2) {
+			t.Fatalf("seq %d: plain %v raw %v all %v", seq, d.Takes(seq, 0), d.Takes(seq, 1), d.Takes(seq, 2))
+		}
+	}
+	d.Send(5, 1, raw)
+	if c := <-d.Feed(); len(c.Frames) != 1 || !bytes.Equal(c.Frames[0], raw) || c.Wire != nil {
+		t.Errorf("the raw call went out as %q (wire %q)", c.Frames, c.Wire)
 	}
 }

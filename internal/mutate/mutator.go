@@ -2,6 +2,7 @@ package mutate
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -243,7 +244,11 @@ func (m *Mutator) Only(names []string) error {
 			found = found || d.name == n
 		}
 		if !found {
-			return fmt.Errorf("unknown mutation op %q (see rpcfuzz's docs/fuzzing.md for the op table)", n)
+			all := make([]string, len(m.defs))
+			for i, d := range m.defs {
+				all[i] = d.name
+			}
+			return fmt.Errorf("unknown mutation op %q (the ops: %s)", n, strings.Join(all, ", "))
 		}
 		keep[n] = true
 	}

@@ -19,10 +19,12 @@ type MalformedReport struct {
 	// connection being busy and the queue full.
 	Queued  uint64 `json:"queued"`
 	Dropped uint64 `json:"dropped"`
-	// Inputs counts the malformed inputs sent; Requests says how each
-	// ended (one per input: ok, rpc_errors for an error reply that was
-	// the right one, invalid_replies for a reply that broke a rule,
-	// timeouts, transport_errors), Latency their corrected latency.
+	// Inputs counts the malformed inputs sent; Requests says how every
+	// exchange ended (the inputs', the known-good canaries' sent between
+	// them and the re-sends that confirm and minimize a finding: ok,
+	// rpc_errors for an error reply that was the right one,
+	// invalid_replies for a reply that broke a rule, timeouts,
+	// transport_errors), Latency their corrected latency.
 	Inputs   uint64   `json:"inputs"`
 	Requests Requests `json:"requests"`
 	Latency  Latency  `json:"latency"`
@@ -56,13 +58,17 @@ type MalformedFinding struct {
 
 // writeTextMalformed writes the malformed traffic's section.
 func writeTextMalformed(p printf, m *MalformedReport) {
-	p("\nmalformed   %s of the calls made malformed (seed %d): %d inputs sent", FormatRate(100*m.Fraction)+"%", m.Seed, m.Inputs)
+	what := "the scenario's raw and mutate calls"
+	if m.Fraction > 0 {
+		what = FormatRate(100*m.Fraction) + "% of the calls made malformed"
+	}
+	p("\nmalformed   %s (seed %d): %d inputs sent", what, m.Seed, m.Inputs)
 	if m.Dropped > 0 {
 		p(", %d dropped (every malformed connection busy)", m.Dropped)
 	}
 	p("\n")
 	q := m.Requests
-	p("  answered as due %d, error replies %d, replies breaking a rule %d, timeouts %d, transport errors %d\n",
+	p("  exchanges (inputs, known-good canaries, re-sends of findings): answered as due %d, error replies as due %d, breaking a rule %d, timeouts %d, transport errors %d\n",
 		q.OK, q.RPCErrors, q.InvalidReplies, q.Timeouts, q.TransportErrors)
 	if len(m.Rules) == 0 {
 		p("  rules broken: none\n")

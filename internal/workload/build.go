@@ -205,6 +205,10 @@ func calls(mix []scenario.Call) []Call {
 		if c.Params != nil {
 			wc.Params = c.Params
 		}
+		wc.Raw = c.Raw
+		if m := c.Mutate; m != nil {
+			wc.Mutate = &Mutation{Fraction: m.Fraction, Ops: m.Ops}
+		}
 		e := c.Expect
 		wc.Expect = Expect{ResultEqualsParams: e.ResultEqualsParams, ErrorCode: e.ErrorCode, ResultEquals: e.ResultEquals}
 		if e.Result != nil {

@@ -24,6 +24,28 @@ type Call struct {
 	// IDReuse makes the call the id-reuse probe: sent with the id of the
 	// request in flight sent last on the connection (streams only).
 	IDReuse bool
+	// Raw, when set, is a frame sent exactly as it is instead of a
+	// request of Method (a scenario's raw:): malformed traffic, sent on
+	// connections of its own and judged by the fuzz oracle, apart from the
+	// load (internal/malformed).
+	Raw []byte
+	// Mutate, when set, makes a share of this call's requests malformed
+	// (a scenario's mutate:), as --mutate-fraction does for every call.
+	Mutate *Mutation
+}
+
+// Mutation is a call's share of malformed traffic: which fraction of its
+// requests go through which mutation ops (none named: every op the
+// target's framing allows).
+type Mutation struct {
+	Fraction float64
+	Ops      []string
+}
+
+// Malformed reports whether a call of the mix is raw or mutated: the run
+// needs its malformed traffic set up (engine.Config.Divert).
+func (p *Plan) Malformed() bool {
+	return slices.ContainsFunc(p.Calls, func(c Call) bool { return c.Raw != nil || c.Mutate != nil })
 }
 
 // Template produces the params of one request: the JSON for the call with
@@ -68,6 +90,9 @@ func (p *Plan) validateCalls(stream bool) error {
 		if call.Name == "" {
 			call.Name = call.Method
 		}
+		if call.Name == "" && call.Raw != nil {
+			call.Name = fmt.Sprintf("raw%d", i+1)
+		}
 		if call.Weight == 0 {
 			call.Weight = 1
 		}
@@ -95,8 +120,16 @@ func (p *Plan) validateCalls(stream bool) error {
 // validateCall checks call i of the mix against the others and the load.
 func (p *Plan) validateCall(i int, call *Call, names map[string]bool, stream bool) error {
 	switch {
-	case call.Method == "":
+	case call.Method == "" && call.Raw == nil:
 		return fmt.Errorf("call %d has no method", i+1)
+	case call.Raw != nil && (call.Method != "" || call.Params != nil || call.Notify || call.Batch > 1 || call.IDReuse || call.Expect.Any() || call.Mutate != nil):
+		return fmt.Errorf("call %q: a raw frame is sent as it is: no method, params, notify, batch, id_reuse, expect or mutate", call.Name)
+	case call.Raw != nil && len(call.Raw) == 0:
+		return fmt.Errorf("call %q: the raw frame is empty", call.Name)
+	case call.Mutate != nil && !(call.Mutate.Fraction > 0 && call.Mutate.Fraction <= 1):
+		return fmt.Errorf("call %q: mutate.fraction must be above 0 and at most 1 (got %g)", call.Name, call.Mutate.Fraction)
+	case call.Mutate != nil && (call.IDReuse || call.Batch > 1):
+		return fmt.Errorf("call %q: mutate takes single requests and notifications, not the id-reuse probe or batches", call.Name)
 	case names[call.Name]:
 		return fmt.Errorf("two calls are named %q; names must be unique", call.Name)
 	case call.Weight < 0 || call.Weight != call.Weight:

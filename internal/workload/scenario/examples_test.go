@@ -110,6 +110,11 @@ func TestFormatSchemaRejects(t *testing.T) {
 		"version: 1\nprofile: soap\nmix: [{method: a}]",
 		"version: 1\ntransport: {max_frame: 16XB}\nmix: [{method: a}]",
 		"version: 1\nfeeders: {a: {mode: random}}\nmix: [{method: a}]",
+		"version: 1\nmix: [{raw: x, method: a}]",
+		"version: 1\nmix: [{raw: {hex: '00'}}]",
+		"version: 1\nmix: [{method: a, mutate: {ops: [x]}}]",
+		"version: 1\nmix: [{method: a, mutate: {fraction: 0}}]",
+		"version: 1\nmix: [{method: a, batch: 2, mutate: {fraction: 1}}]",
 	} {
 		if err := sch.Validate(yamlInstance(t, []byte(src))); err == nil {
 			t.Errorf("the format schema accepts %q", src)

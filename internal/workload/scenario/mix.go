@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"slices"
@@ -21,7 +22,11 @@ const (
 )
 
 var (
-	callKeys   = []string{"method", "name", "weight", "params", "notify", "batch", "timeout", "id_reuse", "expect"}
+	callKeys   = []string{"method", "name", "weight", "params", "notify", "batch", "timeout", "id_reuse", "expect", "raw", "mutate"}
+	mutateKeys = []string{"fraction", "ops"}
+	// rawExcludes are the keys a raw call cannot have: its frame is sent
+	// as it is.
+	rawExcludes = []string{"method", "params", "notify", "batch", "id_reuse", "expect", "mutate"}
 	expectKeys = []string{"result_equals_params", "result", "error_code", "result_equals"}
 )
 
@@ -49,12 +54,23 @@ func (p *parser) mix(n *yaml.Node, s *Scenario, failed map[string]bool) []Call {
 		}
 		c := Call{Weight: 1}
 		m, hasMethod := f["method"]
-		if hasMethod {
+		raw, hasRaw := f["raw"]
+		switch {
+		case hasRaw:
+			c.Raw = p.raw(raw.val, where+".raw")
+			c.Name = "raw" + strconv.Itoa(i+1)
+			m = raw
+			for _, k := range rawExcludes {
+				if v, ok := f[k]; ok {
+					p.errorf(v.key, "%s.%s: a raw call sends its frame as it is, without %s", where, k, k)
+				}
+			}
+		case hasMethod:
 			c.Method, _ = p.nonEmpty(m.val, where+".method")
-		} else {
-			p.errorf(it, "%s: missing method (the JSON-RPC method to call)", where)
+			c.Name = c.Method
+		default:
+			p.errorf(it, "%s: missing method (the JSON-RPC method to call), or raw (a frame to send as it is)", where)
 		}
-		c.Name = c.Method
 		nameNode := m.val
 		if v, ok := f["name"]; ok {
 			c.Name, _ = p.nonEmpty(v.val, where+".name")
@@ -106,6 +122,12 @@ func (p *parser) mix(n *yaml.Node, s *Scenario, failed map[string]bool) []Call {
 			// (documentSymbol, foldingRange, codeLens, ...).
 			c.Params, _ = gen.Compile(map[string]any{"textDocument": map[string]any{"uri": profile.FileURI(s.Profile.Open)}}, nil)
 		}
+		if v, ok := f["mutate"]; ok && !hasRaw {
+			c.Mutate = p.mutate(v.val, where+".mutate")
+			if c.Mutate != nil && (c.IDReuse || c.Batch > 1) {
+				p.errorf(v.key, "%s.mutate: mutate takes single requests and notifications, not the id-reuse probe or batches", where)
+			}
+		}
 		if v, ok := f["expect"]; ok {
 			c.Expect = p.expect(v.val, where+".expect")
 			switch {
@@ -120,6 +142,80 @@ func (p *parser) mix(n *yaml.Node, s *Scenario, failed map[string]bool) []Call {
 		out = append(out, c)
 	}
 	return out
+}
+
+// raw reads a raw frame: a string, sent as its UTF-8 bytes, or
+// {base64: TEXT} for any bytes.
+func (p *parser) raw(n *yaml.Node, where string) []byte {
+	r := resolve(n)
+	if r != nil && r.Kind == yaml.MappingNode {
+		f := p.fields(n, where, "base64")
+		v, ok := f["base64"]
+		if !ok {
+			p.errorf(n, "%s: expected a string, or a mapping with base64", where)
+			return nil
+		}
+		text, ok := p.str(v.val, where+".base64")
+		if !ok {
+			return nil
+		}
+		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(text))
+		if err != nil {
+			p.errorf(v.val, "%s.base64: %v", where, err)
+			return nil
+		}
+		if len(b) == 0 {
+			p.errorf(v.val, "%s.base64: the frame is empty", where)
+		}
+		return b
+	}
+	s, ok := p.str(n, where)
+	if !ok {
+		return nil
+	}
+	if s == "" {
+		p.errorf(n, "%s: the frame is empty", where)
+		return nil
+	}
+	return []byte(s)
+}
+
+// mutate reads a call's mutate: {fraction: F, ops: [NAME, ...]}; F is a
+// number above 0 and at most 1, or a percentage such as "5%".
+func (p *parser) mutate(n *yaml.Node, where string) *Mutation {
+	f := p.fields(n, where, mutateKeys...)
+	if f == nil {
+		return nil
+	}
+	m := &Mutation{}
+	v, ok := f["fraction"]
+	if !ok {
+		p.errorf(n, "%s: missing fraction (the share of the call's requests to make malformed, e.g. 5%%)", where)
+		return nil
+	}
+	if r := resolve(v.val); r != nil && r.Kind == yaml.ScalarNode && strings.HasSuffix(r.Value, "%") {
+		pct, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(r.Value, "%")), 64)
+		if err != nil {
+			p.errorf(v.val, "%s.fraction: %q is not a percentage", where, r.Value)
+			return nil
+		}
+		m.Fraction = pct / 100
+	} else if m.Fraction, ok = p.number(v.val, where+".fraction"); !ok {
+		return nil
+	}
+	if !(m.Fraction > 0 && m.Fraction <= 1) {
+		p.errorf(v.val, "%s.fraction: must be above 0 and at most 1 (100%%), got %g", where, m.Fraction)
+		return nil
+	}
+	if v, ok := f["ops"]; ok {
+		items, _ := p.list(v.val, where+".ops")
+		for k, it := range items {
+			if name, ok := p.nonEmpty(it, fmt.Sprintf("%s.ops[%d]", where, k)); ok {
+				m.Ops = append(m.Ops, name)
+			}
+		}
+	}
+	return m
 }
 
 // scalarGens are the generators that always produce a scalar, so they

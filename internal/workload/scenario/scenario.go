@@ -111,6 +111,18 @@ type Call struct {
 	Timeout time.Duration // per-call timeout; 0: the run's
 	IDReuse bool          // the id-reuse probe: reuse an id still in flight
 	Expect  Expect
+	// Raw is a frame sent as it is (raw:), malformed traffic judged by the
+	// fuzz oracle; nil for a call of Method.
+	Raw []byte
+	// Mutate makes a share of the call's requests malformed (mutate:).
+	Mutate *Mutation
+}
+
+// Mutation is a call's mutate: the share of its requests made malformed
+// and the mutation ops they go through (none: every op that applies).
+type Mutation struct {
+	Fraction float64
+	Ops      []string
 }
 
 // Expect is what a call's reply must satisfy; at most one field is set.

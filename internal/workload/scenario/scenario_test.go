@@ -334,3 +334,28 @@ func TestSecretsCollected(t *testing.T) {
 		t.Errorf("Authorization = %q", s.Headers["Authorization"])
 	}
 }
+
+// TestRawAndMutate: raw frames as text or base64, and a call's mutate with
+// its fraction as a number or a percentage.
+func TestRawAndMutate(t *testing.T) {
+	src := "version: 1\nmix:\n" +
+		"  - {raw: '{\"id\":1'}\n" +
+		"  - {name: bytes, raw: {base64: /wA=}}\n" +
+		"  - {method: a, mutate: {fraction: 5%, ops: [params_arity]}}\n" +
+		"  - {method: b, mutate: {fraction: 0.25}}\n"
+	s, err := Parse("s.yaml", []byte(src), t.TempDir(), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := s.Mix
+	switch {
+	case string(m[0].Raw) != `{"id":1` || m[0].Name != "raw1" || m[0].Method != "":
+		t.Errorf("call 1: %+v", m[0])
+	case string(m[1].Raw) != "\xff\x00" || m[1].Name != "bytes":
+		t.Errorf("call 2: %+v", m[1])
+	case m[2].Mutate == nil || m[2].Mutate.Fraction != 0.05 || len(m[2].Mutate.Ops) != 1 || m[2].Mutate.Ops[0] != "params_arity":
+		t.Errorf("call 3: %+v", m[2].Mutate)
+	case m[3].Mutate == nil || m[3].Mutate.Fraction != 0.25 || m[3].Mutate.Ops != nil:
+		t.Errorf("call 4: %+v", m[3].Mutate)
+	}
+}
