@@ -27,7 +27,7 @@ var (
 	// rawExcludes are the keys a raw call cannot have: its frame is sent
 	// as it is.
 	rawExcludes = []string{"method", "params", "notify", "batch", "id_reuse", "expect", "mutate"}
-	expectKeys = []string{"result_equals_params", "result", "error_code", "result_equals"}
+	expectKeys  = []string{"result_equals_params", "result", "error_code", "result_equals"}
 )
 
 // mix reads the list of calls.
