@@ -68,6 +68,11 @@ func TestMalformedParseErrorID(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(m.Findings[0].Dir, "finding.json")); err != nil {
 				t.Errorf("finding directory: %v", err)
 			}
+			// rpcfuzz reads the finding as one of its own.
+			rc := runChild(rpcfuzzBinary(t), time.Minute, []string{"replay", m.Findings[0].Dir})
+			if rc.code != exitFindings || !strings.Contains(rc.stdout+rc.stderr, "REPRODUCED") {
+				t.Errorf("rpcfuzz replay of %s: %s", m.Findings[0].Dir, rc)
+			}
 			mustContain(t, "stdout", c.stdout, "malformed   5% of the calls made malformed (seed 7)", "wrong_error_code")
 		})
 	}
