@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rpcload/rpcload/cmd/internal/cli"
-	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/engine"
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/stats"
@@ -391,20 +390,7 @@ func runName(output string, cfg engine.Config) string {
 func findings(r *stats.Result) bool {
 	q := r.Requests
 	malformed := r.Malformed != nil && r.Malformed.Failures > 0
-	return violationCount(r) > 0 || q.Leaked > 0 || q.Timeouts > 0 || q.TransportErrors > 0 || malformed
-}
-
-// violationCount counts the broken rules that fail a run: all but the
-// warnings (check.Rule.Warning), which the report lists all the same.
-func violationCount(r *stats.Result) uint64 {
-	var n uint64
-	for name, count := range r.Violations {
-		if rule, ok := check.ParseRule(name); ok && rule.Warning() {
-			continue
-		}
-		n += count
-	}
-	return n
+	return stats.FailingViolations(r.Violations) > 0 || q.Leaked > 0 || q.Timeouts > 0 || q.TransportErrors > 0 || malformed
 }
 
 func settings(c engine.Config) map[string]any {

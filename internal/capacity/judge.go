@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/threshold"
 )
@@ -62,7 +61,7 @@ func (c *Config) Judge(o Outcome) stats.CapacityStep {
 	st := stats.CapacityStep{
 		Phase: o.Step.Phase, Offered: o.Step.Rate, Achieved: res.Rate.Achieved, DurationS: res.DurationS,
 		Sent: q.Sent, Answered: q.Answered, Errors: q.RPCErrors + q.InvalidReplies + q.TransportErrors + q.Timeouts + q.Leaked,
-		Violations: violations(res), Dropped: q.Dropped, Latency: res.Latency.Corrected,
+		Violations: stats.FailingViolations(res.Violations), Dropped: q.Dropped, Latency: res.Latency.Corrected,
 		ServiceP50us: res.Latency.Service.P50us, ServiceP99us: res.Latency.Service.P99us, LagP99us: res.Latency.Lag.P99us, InFlightMax: res.InFlightMax,
 		StoppedEarly: o.StoppedEarly, ClientCPU: o.ClientCPU, MachineBusy: o.MachineBusy,
 	}
@@ -194,17 +193,6 @@ func (c *Config) blameReason(st *stats.CapacityStep) string {
 		return fmt.Sprintf("the load generator, not the server: it fell behind its schedule (lag p99 %s, %.2f cores used)", lag, st.ClientCPU)
 	}
 	return "the server"
-}
-
-func violations(res *stats.Result) uint64 {
-	var n uint64
-	for name, count := range res.Violations {
-		if rule, ok := check.ParseRule(name); ok && rule.Warning() {
-			continue
-		}
-		n += count
-	}
-	return n
 }
 
 func ruleList(v map[string]uint64) string {

@@ -696,18 +696,22 @@ func firstReply(o *outcome) []byte {
 	return rs[0]
 }
 
+// MutationFraming is the framing the mutation ops may break on target t:
+// none for HTTP and message transports (WebSocket), else the stream's.
+func MutationFraming(t transport.Target) mutate.Framing {
+	switch {
+	case !t.IsStream(), t.Framing == transport.Messages:
+		return mutate.FramingNone
+	case t.Framing == transport.ContentLength:
+		return mutate.FramingContentLength
+	}
+	return mutate.FramingNewline
+}
+
 // mutationEnv is what the ops may draw on: the seeds' methods and frames,
 // the framing to break, the size bound.
 func mutationEnv(cfg *Config, seeds []mutate.Case) *mutate.Env {
-	env := &mutate.Env{MaxFrame: cfg.MaxFrame, Profile: string(cfg.Profile)}
-	switch {
-	case !cfg.Target.IsStream(), cfg.Target.Framing == transport.Messages:
-		env.Framing = mutate.FramingNone
-	case cfg.Target.Framing == transport.ContentLength:
-		env.Framing = mutate.FramingContentLength
-	default:
-		env.Framing = mutate.FramingNewline
-	}
+	env := &mutate.Env{MaxFrame: cfg.MaxFrame, Profile: string(cfg.Profile), Framing: MutationFraming(cfg.Target)}
 	seen := map[string]bool{}
 	var m wire.Message
 	for _, s := range seeds {

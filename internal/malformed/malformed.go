@@ -125,16 +125,7 @@ func threshold(f float64) uint64 {
 
 // newMutator is a Mutator for cfg's target, limited to ops when any.
 func newMutator(cfg *Config, ops []string) (*mutate.Mutator, error) {
-	env := &mutate.Env{MaxFrame: cfg.MaxFrame, Profile: cfg.Profile}
-	switch {
-	case !cfg.Target.IsStream(), cfg.Target.Framing == transport.Messages:
-		env.Framing = mutate.FramingNone
-	case cfg.Target.Framing == transport.ContentLength:
-		env.Framing = mutate.FramingContentLength
-	default:
-		env.Framing = mutate.FramingNewline
-	}
-	m := mutate.New(env)
+	m := mutate.New(&mutate.Env{MaxFrame: cfg.MaxFrame, Profile: cfg.Profile, Framing: fuzz.MutationFraming(cfg.Target)})
 	if len(ops) > 0 {
 		if err := m.Only(ops); err != nil {
 			return nil, err

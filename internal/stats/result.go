@@ -196,6 +196,21 @@ type Warmup struct {
 	Requests  Requests `json:"requests"`
 }
 
+// FailingViolations counts the broken rules of v (by rule name) that fail
+// a run: all but the warnings (check.Rule.Warning), which reports list all
+// the same. Names the running rpcload does not know still count: a result
+// file from a newer version must not pass for that reason.
+func FailingViolations(v map[string]uint64) uint64 {
+	var n uint64
+	for name, count := range v {
+		if rule, ok := check.ParseRule(name); ok && rule.Warning() {
+			continue
+		}
+		n += count
+	}
+	return n
+}
+
 // Fill writes the aggregated figures into r (counts, latencies, per method,
 // series); the caller fills in the run's identity and settings.
 func (a *Aggregator) Fill(r *Result) error {

@@ -197,22 +197,14 @@ func add(d figureDef) {
 	figureIndex[d.Name] = len(figureDefs) - 1
 }
 
-// violationCount counts broken rules: one rule if named (a warning too, since
-// the user asked for it), else every rule but the warnings, as the exit code
-// does. Names the running rpcload does not know still count: a result file
-// from a newer version must not pass for that reason.
+// violationCount counts broken rules: one rule if named (a warning too,
+// since the user asked for it), else every rule but the warnings, as the
+// exit code does (stats.FailingViolations).
 func violationCount(v map[string]uint64, rule string) uint64 {
 	if rule != "" {
 		return v[rule]
 	}
-	var n uint64
-	for name, c := range v {
-		if r, ok := check.ParseRule(name); ok && r.Warning() {
-			continue
-		}
-		n += c
-	}
-	return n
+	return stats.FailingViolations(v)
 }
 
 // figureSummary is the list of figures for an error message, with the
