@@ -92,6 +92,7 @@ type child struct {
 	stdout, stderr string
 	elapsed        time.Duration
 	state          *os.ProcessState
+	peakRSS        int64 // bytes, sampled while it ran (Linux; 0: unknown)
 	err            error // it could not be started
 }
 
@@ -120,8 +121,16 @@ func runChild(bin string, limit time.Duration, args []string) child {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err := cmd.Run()
-	c := child{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start), state: cmd.ProcessState}
+	err := cmd.Start()
+	var peak int64
+	if err == nil {
+		stop := make(chan struct{})
+		rss := watchPeakRSS(cmd.Process.Pid, stop)
+		err = cmd.Wait()
+		close(stop)
+		peak = <-rss
+	}
+	c := child{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start), state: cmd.ProcessState, peakRSS: peak}
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:

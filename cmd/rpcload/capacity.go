@@ -228,6 +228,14 @@ func runCapacity(ctx context.Context, cfg engine.Config, cc capacity.Config, f *
 	}
 	body.Capacity = rep
 	body.Settings = settings(cfg)
+	// The body is one run of the search: its rate and length, not the
+	// flags' defaults the search replaced.
+	body.Settings["rate"] = body.Rate.Target
+	sending := body.DurationS
+	if body.Warmup != nil {
+		sending += body.Warmup.DurationS
+	}
+	body.Settings["duration"] = time.Duration(sending * float64(time.Second)).Round(time.Millisecond).String()
 	body.Settings["capacity"] = map[string]any{"slo": rep.SLO, "start_rate": cc.StartRate, "max_rate": cc.MaxRate, "growth": cc.Growth,
 		"precision": cc.Precision, "step": cc.Step.String(), "warmup": cc.Warmup.String(), "confirm": cc.Confirm.String()}
 	out := reportTo(f.output, stdout, stderr)

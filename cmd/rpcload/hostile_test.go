@@ -110,7 +110,7 @@ func TestHostileServers(t *testing.T) {
 				if c.code != exitFindings {
 					t.Errorf("want exit 1; %v", c)
 				}
-				if rss, ok := maxRSS(c.state); ok {
+				if rss := c.peakRSS; rss > 0 {
 					t.Logf("peak RSS of the child: %d MiB", rss>>20)
 					if rss > 80<<20 {
 						t.Errorf("peak RSS %d MiB: a 100 MB line was buffered despite --max-frame 1MiB", rss>>20)

@@ -128,7 +128,7 @@ func (c *Config) Conditions() []string {
 	for _, t := range c.SLO {
 		out = append(out, t.String())
 	}
-	return append(out, "error_rate<="+strconv.FormatFloat(c.MaxErrorRate*100, 'g', -1, 64)+"%")
+	return append(out, "error_rate<="+strconv.FormatFloat(c.MaxErrorRate*100, 'g', 6, 64)+"%")
 }
 
 func (c *Config) sloList() string {

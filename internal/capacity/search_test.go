@@ -141,3 +141,11 @@ func TestSearchPrecision(t *testing.T) {
 		}
 	}
 }
+
+func TestConditions(t *testing.T) {
+	c := testConfig(t)
+	c.MaxErrorRate = 0.003
+	if got := strings.Join(c.Conditions(), " "); got != "p99<20ms error_rate<=0.3%" {
+		t.Errorf("conditions %q", got)
+	}
+}
