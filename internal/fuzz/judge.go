@@ -223,10 +223,6 @@ type verdict struct {
 	// hits counts, per rule, the pieces of the exchange that broke it:
 	// each frame with its reply (or its missing one), each extra reply.
 	hits [check.NumRules]uint16
-	// parseIDs counts the parse errors among the replies that carry an
-	// id no frame gave them (parseErrorIDs): one of wrong_error_code's
-	// causes, which rpcload's malformed traffic counts apart.
-	parseIDs uint16
 }
 
 // tuple is the feedback signal: an input that produces a tuple no input
