@@ -77,7 +77,11 @@ func (c *Config) Judge(o Outcome) stats.CapacityStep {
 		st.ErrorRate = float64(st.Errors) / float64(q.Sent)
 	}
 	var hard, soft []string // the server's own failures; failures of latency or pace
-	serviceFails := false
+	// serviceFails: a latency bound broken by the service time alone;
+	// lagged: one broken only with the lag added (corrected latency is
+	// lag plus service time, request by request), the load generator's
+	// share of it.
+	serviceFails, lagged := false, false
 	for _, t := range c.SLO {
 		v := t.Eval(res)
 		st.SLO = append(st.SLO, v)
@@ -92,6 +96,7 @@ func (c *Config) Judge(o Outcome) stats.CapacityStep {
 			serviceFails = true
 			soft = append(soft, v.Detail)
 		default:
+			lagged = true
 			soft = append(soft, v.Detail+" (the service time alone was within it)")
 		}
 	}
@@ -129,14 +134,16 @@ func (c *Config) Judge(o Outcome) stats.CapacityStep {
 	st.Pass = len(st.Reasons) == 0
 	if !st.Pass {
 		queueing := o.BaselineServiceUs > 0 && st.ServiceP50us > 2*o.BaselineServiceUs+queueSlackUs
-		st.Blame = c.blame(&st, len(hard) > 0, serviceFails || queueing, achievedLow)
+		st.Blame = c.blame(&st, len(hard) > 0, serviceFails || queueing, achievedLow || lagged && !serviceFails)
 		st.Reasons = append(st.Reasons, c.blameReason(&st))
 	}
 	return st
 }
 
-// blame decides whose failure a failed step was.
-func (c *Config) blame(st *stats.CapacityStep, hard, serviceFails, achievedLow bool) string {
+// blame decides whose failure a failed step was. behind: rpcload did not
+// keep its schedule in a way that broke the step (it sent less than
+// offered, or only the lag pushed a latency past its bound).
+func (c *Config) blame(st *stats.CapacityStep, hard, serviceFails, behind bool) string {
 	known := st.MachineBusy >= 0
 	saturated := known && st.MachineBusy >= machineBusy
 	switch {
@@ -151,7 +158,7 @@ func (c *Config) blame(st *stats.CapacityStep, hard, serviceFails, achievedLow b
 	case saturated && st.ClientCPU >= generatorShare*float64(c.CPUs):
 		return BlameMachine
 	}
-	late := float64(st.LagP99us) > c.LatencyLimitUs() || achievedLow
+	late := float64(st.LagP99us) > c.LatencyLimitUs() || behind
 	if !late {
 		return BlameServer // the load generator kept its schedule
 	}

@@ -32,6 +32,8 @@ func TestJudgeBlame(t *testing.T) {
 		{"fast server", step{svc: 1000, lag: 50, achieved: 1, multiplexed: true}, "", ""},
 		{"slow server, generator on time", step{svc: 30000, lag: 50, achieved: 1, multiplexed: true}, BlameServer, "p99 was 30.05ms"},
 		{"generator late, server fast", step{svc: 1000, lag: 30000, cpu: 1.0, achieved: 1, multiplexed: true}, BlameLoadGenerator, "fell behind its schedule"},
+		{"lag under the limit, but only the lag broke it", step{svc: 15000, lag: 10000, cpu: 0.1, busy: 0.3, achieved: 1, multiplexed: true}, BlameLoadGenerator, "the service time alone was within it"},
+		{"the same on a busy machine", step{svc: 15000, lag: 10000, cpu: 0.1, busy: 0.99, achieved: 1, multiplexed: true}, BlameMachine, "something else on this machine took the CPU"},
 		{"both slow, generator strained", step{svc: 30000, lag: 30000, cpu: 1.0, achieved: 1, multiplexed: true}, BlameLoadGenerator, "lag p99 30ms"},
 		{"late on a machine busy with others", step{svc: 30000, lag: 30000, cpu: 0.1, busy: 0.99, achieved: 1, multiplexed: true}, BlameMachine, "something else on this machine took the CPU"},
 		{"http/1.1: late on a machine busy with others", step{svc: 30000, lag: 90000, inFlightMax: 64, cpu: 0.1, busy: 0.99, achieved: 1}, BlameMachine, "something else"},
