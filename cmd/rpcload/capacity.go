@@ -118,6 +118,9 @@ func capacityCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	} else if cfg, err = f.targetConfig(fs, fileTarget, fileCommand); err != nil {
 		return exitUsage, err
 	}
+	if cfg.Malformed() {
+		return exitUsage, usagef("capacity searches the well-formed load: the scenario's raw and mutate calls are for rpcload run (malformed traffic is judged apart, not under an SLO)")
+	}
 	if f.scen.sc != nil && !f.quiet {
 		fmt.Fprintln(stderr, "rpcload capacity: the scenario's load (rate, stages, duration) is replaced by the search's steps; its mix is kept")
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -262,6 +263,14 @@ func TestCapacityBadFlags(t *testing.T) {
 		{[]string{"--slo", "p99<1ms", "--start-rate", "100", "--max-rate", "50"}, "--max-rate (50) must not be below --start-rate (100)"},
 		{[]string{"--slo", "p99<1ms", "--transport", "carrier-pigeon"}, "--transport must be tcp or http"},
 	}
+	scen := filepath.Join(t.TempDir(), "raw.yaml")
+	if err := os.WriteFile(scen, []byte("version: 1\ntarget: tcp://127.0.0.1:9\nmix: [{method: a}, {raw: x}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests = append(tests, struct {
+		args []string
+		want string
+	}{[]string{"--slo", "p99<1ms", "-f", scen}, "capacity searches the well-formed load"})
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			var stdout, stderr strings.Builder
