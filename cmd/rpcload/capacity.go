@@ -145,7 +145,7 @@ func (c *capacityFlags) config(fs *pflag.FlagSet, f *runFlags) (capacity.Config,
 		return capacity.Config{}, usagef("--precision, --growth and --start-rate must be positive (got %s, %g, %g)", c.precision.String(), c.growth, c.startRate)
 	}
 	cc := capacity.Config{StartRate: c.startRate, MaxRate: f.maxRate, Growth: c.growth, Precision: float64(c.precision),
-		Step: c.step, Warmup: c.warmup, Confirm: c.confirm, MaxErrorRate: 0.001, CPUs: runtime.NumCPU(), Interval: f.interval}
+		Step: c.step, Warmup: c.warmup, Confirm: c.confirm, MaxErrorRate: 0.001, CPUs: runtime.NumCPU()}
 	f.maxRate = 0 // the search's bound, not a closed loop's cap
 	if f.gate.maxErrorRate != "" {
 		// --max-error-rate bounds the steps' error rate here, not a gate

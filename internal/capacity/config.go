@@ -36,9 +36,6 @@ type Config struct {
 	// ConfirmTries bounds how many times the answer is lowered by
 	// Precision when its confirming run fails.
 	ConfirmTries int
-	// Interval is the engine's interval in a step, which the stop rule
-	// looks at (Interval below).
-	Interval time.Duration
 	// Conns is the number of connections a step uses and Multiplexed
 	// whether each carries many requests at once (streams, HTTP/2): with
 	// one request per connection (HTTP/1.1), a load generator whose every

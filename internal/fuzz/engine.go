@@ -309,7 +309,14 @@ func workerSeed(seed uint64, i int) uint64 {
 	if i == 0 {
 		return seed
 	}
-	z := seed + uint64(i)*0x9e3779b97f4a7c15
+	return Spread(seed, uint64(i))
+}
+
+// Spread is splitmix64 of seed + i·0x9e3779b97f4a7c15: a well-mixed 64-bit
+// value that depends on seed and i alone, for drawing the i-th of many
+// independent choices from one seed.
+func Spread(seed, i uint64) uint64 {
+	z := seed + i*0x9e3779b97f4a7c15
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	return z ^ z>>31

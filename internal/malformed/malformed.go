@@ -134,14 +134,9 @@ func newMutator(cfg *Config, ops []string) (*mutate.Mutator, error) {
 	return m, nil
 }
 
-// draw is the call's uniform 64-bit draw: splitmix64 of the seed and the
-// sequence number, so which calls are taken depends on them alone.
-func (d *Diverter) draw(seq uint64) uint64 {
-	z := d.cfg.Seed + seq*0x9e3779b97f4a7c15
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
-}
+// draw is the call's uniform 64-bit draw, from the seed and the sequence
+// number alone (fuzz.Spread).
+func (d *Diverter) draw(seq uint64) uint64 { return fuzz.Spread(d.cfg.Seed, seq) }
 
 // rule is the rule of the mix's call (the one call of the flags when the
 // mix was not given).
