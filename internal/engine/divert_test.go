@@ -51,8 +51,10 @@ func TestDivert(t *testing.T) {
 			if res.Rate.Target != 4500 {
 				t.Errorf("target rate %g, want the load's 90%% of 5000", res.Rate.Target)
 			}
+			// A busy machine may still send late (the warning then), but
+			// against the load's own target, never the whole schedule's.
 			for _, w := range res.Warnings {
-				if strings.Contains(w, "achieved rate") {
+				if strings.Contains(w, "achieved rate") && !strings.Contains(w, "target 4500.0") {
 					t.Errorf("warning: %s", w)
 				}
 			}
