@@ -523,9 +523,9 @@ func jrpc2MissingEvidence(f fuzz.Finding) string {
 	if err != nil {
 		return "reply.txt"
 	}
-	// (A key's reply class is none when nothing came for the frame, and
-	// timeout for a hang, whose evidence is that silence.)
-	silent := strings.Contains(f.Key, "|none|") || strings.HasSuffix(f.Key, "|timeout") || f.Rule == "crash" && strings.Contains(f.Note, "stderr")
+	// (A key's reply class is none when nothing came for the frame or
+	// the canary, and timeout for a hang, whose evidence is that silence.)
+	silent := strings.Contains(f.Key, "|none|") || strings.HasSuffix(f.Key, "|none") || strings.HasSuffix(f.Key, "|timeout") || f.Rule == "crash" && strings.Contains(f.Note, "stderr")
 	if len(reply) == 0 && !silent {
 		return "a reply in reply.txt"
 	}

@@ -204,6 +204,15 @@ type canaryResult struct {
 	id []byte
 }
 
+// tells reports whether a canary exchange says anything about the
+// server: not when it was interrupted, nor when the server process it went
+// to died of another worker's input and was replaced (on jrpc2 over TCP
+// with eight workers, such a canary's silence was blamed on an input that
+// its replays never showed poisoning anything).
+func (res *canaryResult) tells() bool {
+	return res.o.end != endInterrupted && res.o.end != endReplaced
+}
+
 func (p *canaryProbe) answered(res *canaryResult) bool {
 	kind, code, ok := canaryAnswer(&res.result, res.id)
 	return ok && kind == p.kind && code == p.code
@@ -262,7 +271,7 @@ func (r *run) checkCanary(w *worker) {
 			return
 		}
 		res := r.canaryOn(ctx, w, fresh)
-		if res.o.end == endInterrupted {
+		if !res.tells() {
 			return
 		}
 		if !r.canary.answered(res) {
@@ -292,7 +301,7 @@ func (r *run) canaryReproducer(w *worker, key string, ev *evidence) func(ctx con
 			return false
 		}
 		res := w.exec(ctx, c, true)
-		if res.o.end == endInterrupted {
+		if res.o.end == endInterrupted || res.o.end == endReplaced {
 			return false
 		}
 		for _, fresh := range []bool{false, true} {
@@ -300,6 +309,9 @@ func (r *run) canaryReproducer(w *worker, key string, ev *evidence) func(ctx con
 				break
 			}
 			cr := r.canaryOn(ctx, w, fresh)
+			if !cr.tells() {
+				return false
+			}
 			if r.canary.answered(cr) {
 				continue
 			}
@@ -333,6 +345,11 @@ func (r *run) canaryFailed(w *worker, res *canaryResult) {
 	recent := r.recent.newestFirst()
 	if len(recent) > 0 && r.gone(w, recent[0], &res.result) {
 		return // the server died: no input is blamed for the canary
+	}
+	// The blame search holds the server alone: another worker's crash
+	// during a check would silence the canary and blame the input checked.
+	if release := r.holdServerAlone(w); release != nil {
+		defer release()
 	}
 	stdio := r.cfg.Target.Scheme == transport.Stdio
 	if !stdio && !r.serverClean(ctx, w) {

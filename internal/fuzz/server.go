@@ -411,7 +411,17 @@ func (r *run) shareServer(w *worker) func() {
 // input checked. It returns the release (nil when there is nothing to
 // hold).
 func (r *run) holdServer(w *worker, cand *candidate) func() {
-	if r.d.srv == nil || cand.v.rule != check.Crash || w.alone {
+	if cand.v.rule != check.Crash {
+		return nil
+	}
+	return r.holdServerAlone(w)
+}
+
+// holdServerAlone gives w the server alone (see holdServer) and returns
+// the release, or nil when there is nothing to hold: no server command, or
+// w holds it already.
+func (r *run) holdServerAlone(w *worker) func() {
+	if r.d.srv == nil || w.alone {
 		return nil
 	}
 	r.d.srv.excl.Lock()

@@ -246,3 +246,25 @@ func TestSettleReplacedProcess(t *testing.T) {
 		t.Errorf("an exchange cut by another input's crash is judged %v (%s)", v.rules, v.note)
 	}
 }
+
+// TestCanaryTells: a canary cut short by another worker's crash (its
+// process replaced) or by the run's end says nothing about the server; a
+// silent canary on a live process does.
+func TestCanaryTells(t *testing.T) {
+	for _, tc := range []struct {
+		end  endKind
+		want bool
+	}{
+		{endNone, true},
+		{endTimeout, true},
+		{endClosed, true},
+		{endExited, true},
+		{endReplaced, false},
+		{endInterrupted, false},
+	} {
+		res := canaryResult{result: result{o: outcome{end: tc.end}}}
+		if got := res.tells(); got != tc.want {
+			t.Errorf("a canary ended %s tells: %v, want %v", tc.end, got, tc.want)
+		}
+	}
+}
