@@ -1,7 +1,6 @@
 package rpcfuzz
 
 import (
-	"math/bits"
 	"regexp"
 	"sync"
 	"time"
@@ -148,8 +147,8 @@ func (h *harness) judge(in native.Input, infos []frameInfo, o *outcome) *result 
 	res := &result{in: in, verdicts: j.verdicts}
 	res.name()
 	for _, v := range res.verdicts {
-		for x := uint32(v.rules); x != 0; x &= x - 1 {
-			if r := check.Rule(bits.TrailingZeros32(x)); !r.Warning() || h.failOnWarnings {
+		for r := range v.rules.All() {
+			if !r.Warning() || h.failOnWarnings {
 				res.failed = true
 			}
 		}

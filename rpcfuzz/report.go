@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"math/bits"
 	"strconv"
 	"strings"
 
@@ -73,8 +72,7 @@ func (res *result) otherRules() string {
 	var parts []string
 	seen := map[string]bool{}
 	for _, v := range res.verdicts {
-		for x := uint32(v.rules); x != 0; x &= x - 1 {
-			r := check.Rule(bits.TrailingZeros32(x))
+		for r := range v.rules.All() {
 			where := "stream"
 			if v.frame >= 0 {
 				where = "message " + strconv.Itoa(v.frame+1)

@@ -147,6 +147,7 @@ type runFlags struct {
 	minimizeBudget int
 	minimizeTime   time.Duration
 	quiet          bool
+	api            apiFlags
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
@@ -169,6 +170,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.minimizeBudget, "minimize-budget", fuzz.DefaultMinimizeBudget, "reproduction attempts minimizing one finding may take")
 	fs.DurationVar(&f.minimizeTime, "minimize-time", fuzz.DefaultMinimizeTime, "and how long it may take: the check in flight is cut then (all of a run's minimizations together: half of --duration per worker at most)")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no status line on stderr")
+	f.api.register(fs)
 }
 
 const runUsage = `usage: rpcfuzz run TARGET --out DIR [flags]
@@ -325,6 +327,9 @@ func (f *runFlags) config(fs *pflag.FlagSet) (fuzz.Config, error) {
 	}
 	if cfg.MaxReply, err = cli.ParseSize(f.maxReply, cli.MaxFuzzSize); err != nil {
 		return cfg, cli.Usagef("--max-reply: %v", err)
+	}
+	if err := f.api.apply(fs, &cfg); err != nil {
+		return cfg, err
 	}
 	if cfg.Seed, err = parseSeed(f.seed); err != nil {
 		return cfg, cli.Usagef("--seed: %v", err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -179,29 +178,9 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (
 // listAll reads an MCP list (tools/list, prompts/list, ...) page by page
 // and returns one result object holding every item under key.
 func listAll(ctx context.Context, cfg engine.Config, method, key string) ([]byte, error) {
-	all := []json.RawMessage{} // [] rather than null when the server lists nothing
-	var params []byte
-	for range 20 {
-		res, err := engine.CallOnce(ctx, cfg, method, params)
-		if err != nil {
-			return nil, err
-		}
-		var page map[string]json.RawMessage
-		if err := json.Unmarshal(res, &page); err != nil {
-			return nil, fmt.Errorf("%s result: %w", method, err)
-		}
-		var items []json.RawMessage
-		if raw := page[key]; raw != nil && json.Unmarshal(raw, &items) != nil { // absent or null: an empty list
-			return nil, fmt.Errorf("%s result: %q is not a list", method, key)
-		}
-		all = append(all, items...)
-		var cursor string
-		if json.Unmarshal(page["nextCursor"], &cursor) != nil || cursor == "" {
-			break
-		}
-		params, _ = json.Marshal(map[string]string{"cursor": cursor})
-	}
-	return json.Marshal(map[string]any{key: all})
+	return profile.ListAll(method, key, func(params []byte) ([]byte, error) {
+		return engine.CallOnce(ctx, cfg, method, params)
+	})
 }
 
 func exitCodeOf(err error) int {

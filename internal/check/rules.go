@@ -5,6 +5,7 @@
 package check
 
 import (
+	"iter"
 	"math/bits"
 
 	"github.com/rpcload/rpcload/internal/wire"
@@ -15,37 +16,43 @@ type Rule uint8
 
 // The rules. Keep ruleNames in the same order.
 const (
-	UnknownID            Rule = iota // a reply whose id was never sent on its connection
-	DuplicateReply                   // a further reply for an id already answered
-	IDTypeChanged                    // the reply's id is the request's id as another JSON type (7 sent, "7" back)
-	BothResultAndError               // a response carrying both result and error
-	NoResultOrError                  // a response carrying neither result nor error
-	BadJSONRPCVersion                // "jsonrpc" missing or not exactly "2.0"
-	InvalidJSON                      // the frame is not JSON
-	InvalidEnvelope                  // valid JSON, but not a JSON-RPC response (wrong shape, bad id type, extra or duplicate members)
-	BadErrorObject                   // error is not {code:int, message:string, data?}
-	UnexpectedNullID                 // id null although every request sent had a readable id
-	ReplyToNotification              // an answer to a notification
-	FrameTooLarge                    // a frame or body longer than --max-frame; it was skipped
-	BatchMissingReply                // a batch reply array without an answer for one of the batch's requests
-	BatchExtraReply                  // a batch reply array with an element that answers no request of that batch
-	BatchNotArray                    // a batch was answered with something other than an array
-	EmptyBatchReplyWrong             // the reply to [] is not one -32600 error object with id null
-	MCPReservedCode                  // MCP 2026-07-28: an error code in -32099..-32020 the spec does not define (only -32020, -32021, -32022 are)
-	MCPLegacyCode                    // MCP 2026-07-28: an error code in the legacy block -32019..-32000; a warning (see Rule.Warning)
-	MCPRemovedCode                   // MCP 2026-07-28: -32002 or -32042, codes that revision says a server must not emit
-	MCPBadResultType                 // MCP 2026-07-28: a result whose resultType is not "complete", "input_required" or an accepted extension value
-	MCPBadID                         // MCP: a server request whose id is not a string or an integer, or a reply whose id is a fraction
-	ExpectationFailed                // a scenario call's expect (result schema, echo, error code, literal result) did not hold
-	ResultMismatch                   // --diff: two targets answered the same request differently (canonical JSON, ignore paths aside)
-	Crash                            // rpcfuzz: the server died on an input (child exited or killed, HTTP 5xx, connection reset)
-	Hang                             // rpcfuzz: no reply within --timeout to a request with a readable id
-	CanaryFailed                     // rpcfuzz: a known-good request sent after the inputs no longer gets its correct answer
-	WrongErrorCode                   // rpcfuzz: an input the spec assigns an error code (-32700, -32600, -32602) got another answer; see oracle.JudgeFuzzReply
-	SlowInput                        // rpcfuzz: a reply took more than --slow-factor times the median; a warning (see Rule.Warning)
-	NullIDUnanswered                 // rpcfuzz: a request with "id":null got no reply within the timeout, as if it were a notification; a warning (see Rule.Warning)
-	PlainHTTPError                   // rpcfuzz: unparseable input answered with an HTTP 4xx whose body is no JSON-RPC response; a warning (see Rule.Warning)
-	NumRules                         // the number of rules, not a rule
+	UnknownID             Rule = iota // a reply whose id was never sent on its connection
+	DuplicateReply                    // a further reply for an id already answered
+	IDTypeChanged                     // the reply's id is the request's id as another JSON type (7 sent, "7" back)
+	BothResultAndError                // a response carrying both result and error
+	NoResultOrError                   // a response carrying neither result nor error
+	BadJSONRPCVersion                 // "jsonrpc" missing or not exactly "2.0"
+	InvalidJSON                       // the frame is not JSON
+	InvalidEnvelope                   // valid JSON, but not a JSON-RPC response (wrong shape, bad id type, extra or duplicate members)
+	BadErrorObject                    // error is not {code:int, message:string, data?}
+	UnexpectedNullID                  // id null although every request sent had a readable id
+	ReplyToNotification               // an answer to a notification
+	FrameTooLarge                     // a frame or body longer than --max-frame; it was skipped
+	BatchMissingReply                 // a batch reply array without an answer for one of the batch's requests
+	BatchExtraReply                   // a batch reply array with an element that answers no request of that batch
+	BatchNotArray                     // a batch was answered with something other than an array
+	EmptyBatchReplyWrong              // the reply to [] is not one -32600 error object with id null
+	MCPReservedCode                   // MCP 2026-07-28: an error code in -32099..-32020 the spec does not define (only -32020, -32021, -32022 are)
+	MCPLegacyCode                     // MCP 2026-07-28: an error code in the legacy block -32019..-32000; a warning (see Rule.Warning)
+	MCPRemovedCode                    // MCP 2026-07-28: -32002 or -32042, codes that revision says a server must not emit
+	MCPBadResultType                  // MCP 2026-07-28: a result whose resultType is not "complete", "input_required" or an accepted extension value
+	MCPBadID                          // MCP: a server request whose id is not a string or an integer, or a reply whose id is a fraction
+	ExpectationFailed                 // a scenario call's expect (result schema, echo, error code, literal result) did not hold
+	ResultMismatch                    // --diff: two targets answered the same request differently (canonical JSON, ignore paths aside)
+	Crash                             // rpcfuzz: the server died on an input (child exited or killed, HTTP 5xx, connection reset)
+	Hang                              // rpcfuzz: no reply within --timeout to a request with a readable id
+	CanaryFailed                      // rpcfuzz: a known-good request sent after the inputs no longer gets its correct answer
+	WrongErrorCode                    // rpcfuzz: an input the spec assigns an error code (-32700, -32600, -32602) got another answer; see oracle.JudgeFuzzReply
+	SlowInput                         // rpcfuzz: a reply took more than --slow-factor times the median; a warning (see Rule.Warning)
+	NullIDUnanswered                  // rpcfuzz: a request with "id":null got no reply within the timeout, as if it were a notification; a warning (see Rule.Warning)
+	PlainHTTPError                    // rpcfuzz: unparseable input answered with an HTTP 4xx whose body is no JSON-RPC response; a warning (see Rule.Warning)
+	ResultSchemaMismatch              // rpcfuzz: a result (an MCP tool's structuredContent) that breaks the method's declared result schema
+	IdempotentMismatch                // rpcfuzz: two equal calls of a method declared idempotent got different results
+	InvalidParamsAccepted             // rpcfuzz: params the method's schema rejects answered with a result; a warning (see Rule.Warning)
+	ParamsErrorCode                   // rpcfuzz: params the method's schema rejects refused with another code than -32602 (or --invalid-params-code); a warning
+	ValidParamsRejected               // rpcfuzz: params the method's schema accepts refused with -32602; a warning
+	InternalError                     // rpcfuzz: params the method's schema accepts answered with -32603 (Internal error); a warning
+	NumRules                          // the number of rules, not a rule
 )
 
 var ruleNames = [NumRules]string{
@@ -57,6 +64,8 @@ var ruleNames = [NumRules]string{
 	"expectation_failed", "result_mismatch",
 	"crash", "hang", "canary_failed", "wrong_error_code", "slow_input",
 	"null_id_unanswered", "plain_http_error",
+	"result_schema_mismatch", "idempotent_mismatch", "invalid_params_accepted", "params_error_code",
+	"valid_params_rejected", "internal_error",
 }
 
 // String returns the rule id used in reports.
@@ -77,11 +86,22 @@ func (r Rule) String() string {
 // because JSON-RPC 2.0 makes a request with id null a request (§4: only a
 // missing id makes a notification) but also discourages that id, and
 // JSON-RPC 1.0 made it a notification, which servers such as jrpc2 and
-// gopls still follow; and plain_http_error, because JSON-RPC 2.0 says
+// gopls still follow; plain_http_error, because JSON-RPC 2.0 says
 // nothing about HTTP, and a server refusing unparseable input at the HTTP
-// level still refuses it, only in a form a JSON-RPC client cannot read.
+// level still refuses it, only in a form a JSON-RPC client cannot read;
+// and the four rules that hold a server to its own schemas' promises on
+// params (invalid_params_accepted, params_error_code,
+// valid_params_rejected, internal_error), because JSON-RPC 2.0 defines
+// -32602 and -32603 without requiring a server to validate params, a
+// server may be more lenient than its schema on purpose, and a schema-valid
+// call may fail for reasons of the server's state.
 func (r Rule) Warning() bool {
-	return r == MCPLegacyCode || r == SlowInput || r == NullIDUnanswered || r == PlainHTTPError
+	switch r {
+	case MCPLegacyCode, SlowInput, NullIDUnanswered, PlainHTTPError,
+		InvalidParamsAccepted, ParamsErrorCode, ValidParamsRejected, InternalError:
+		return true
+	}
+	return false
 }
 
 // specRefs holds SpecRef's answers. JSON-RPC sections are those of the 2.0
@@ -89,36 +109,42 @@ func (r Rule) Warning() bool {
 // object, 6 batch); rules that enforce a tool setting rather than a spec
 // say so, so that a finding never claims a requirement nobody wrote.
 var specRefs = [NumRules]string{
-	UnknownID:            "JSON-RPC 2.0 §5 (response id equals the request's)",
-	DuplicateReply:       "JSON-RPC 2.0 §5 (one response per request)",
-	IDTypeChanged:        "JSON-RPC 2.0 §5 (response id equals the request's, same type)",
-	BothResultAndError:   "JSON-RPC 2.0 §5 (result and error must not both exist)",
-	NoResultOrError:      "JSON-RPC 2.0 §5 (a response has result or error)",
-	BadJSONRPCVersion:    "JSON-RPC 2.0 §5 (jsonrpc is exactly \"2.0\")",
-	InvalidJSON:          "RFC 8259 (JSON text); JSON-RPC 2.0 §5",
-	InvalidEnvelope:      "JSON-RPC 2.0 §5 (response object)",
-	BadErrorObject:       "JSON-RPC 2.0 §5.1 (error object)",
-	UnexpectedNullID:     "JSON-RPC 2.0 §5 (id null only when the request's id was unreadable)",
-	ReplyToNotification:  "JSON-RPC 2.0 §4.1 (no reply to a notification)",
-	FrameTooLarge:        "rpcload --max-frame (a local limit, no spec rule)",
-	BatchMissingReply:    "JSON-RPC 2.0 §6 (a response for each request of a batch)",
-	BatchExtraReply:      "JSON-RPC 2.0 §6 (batch responses answer the batch's requests)",
-	BatchNotArray:        "JSON-RPC 2.0 §6 (a batch is answered with an array)",
-	EmptyBatchReplyWrong: "JSON-RPC 2.0 §6 (an empty array gets one -32600 response)",
-	MCPReservedCode:      "MCP 2026-07-28 basic (error codes -32099..-32020)",
-	MCPLegacyCode:        "MCP 2026-07-28 basic (legacy error codes -32019..-32000)",
-	MCPRemovedCode:       "MCP 2026-07-28 basic (-32002 and -32042 removed)",
-	MCPBadResultType:     "MCP 2026-07-28 schema (Result.resultType)",
-	MCPBadID:             "MCP basic (request id is a string or an integer)",
-	ExpectationFailed:    "scenario expect (the user's own assertion, no spec rule)",
-	ResultMismatch:       "rpcload --diff (targets disagree, no spec rule)",
-	Crash:                "JSON-RPC 2.0 §5 (the server must reply to every call)",
-	Hang:                 "JSON-RPC 2.0 §5 (the server must reply to every call)",
-	CanaryFailed:         "JSON-RPC 2.0 §5 (a valid call gets its response)",
-	WrongErrorCode:       "JSON-RPC 2.0 §5.1 (pre-defined error codes) and §5 (id null)",
-	SlowInput:            "rpcfuzz --slow-factor (a latency heuristic, no spec rule)",
-	NullIDUnanswered:     "JSON-RPC 2.0 §4 (id null is a request; only a missing id makes a notification) and §5",
-	PlainHTTPError:       "JSON-RPC 2.0 §5 and §5.1 (a parse error is answered with a Response object, error -32700)",
+	UnknownID:             "JSON-RPC 2.0 §5 (response id equals the request's)",
+	DuplicateReply:        "JSON-RPC 2.0 §5 (one response per request)",
+	IDTypeChanged:         "JSON-RPC 2.0 §5 (response id equals the request's, same type)",
+	BothResultAndError:    "JSON-RPC 2.0 §5 (result and error must not both exist)",
+	NoResultOrError:       "JSON-RPC 2.0 §5 (a response has result or error)",
+	BadJSONRPCVersion:     "JSON-RPC 2.0 §5 (jsonrpc is exactly \"2.0\")",
+	InvalidJSON:           "RFC 8259 (JSON text); JSON-RPC 2.0 §5",
+	InvalidEnvelope:       "JSON-RPC 2.0 §5 (response object)",
+	BadErrorObject:        "JSON-RPC 2.0 §5.1 (error object)",
+	UnexpectedNullID:      "JSON-RPC 2.0 §5 (id null only when the request's id was unreadable)",
+	ReplyToNotification:   "JSON-RPC 2.0 §4.1 (no reply to a notification)",
+	FrameTooLarge:         "rpcload --max-frame (a local limit, no spec rule)",
+	BatchMissingReply:     "JSON-RPC 2.0 §6 (a response for each request of a batch)",
+	BatchExtraReply:       "JSON-RPC 2.0 §6 (batch responses answer the batch's requests)",
+	BatchNotArray:         "JSON-RPC 2.0 §6 (a batch is answered with an array)",
+	EmptyBatchReplyWrong:  "JSON-RPC 2.0 §6 (an empty array gets one -32600 response)",
+	MCPReservedCode:       "MCP 2026-07-28 basic (error codes -32099..-32020)",
+	MCPLegacyCode:         "MCP 2026-07-28 basic (legacy error codes -32019..-32000)",
+	MCPRemovedCode:        "MCP 2026-07-28 basic (-32002 and -32042 removed)",
+	MCPBadResultType:      "MCP 2026-07-28 schema (Result.resultType)",
+	MCPBadID:              "MCP basic (request id is a string or an integer)",
+	ExpectationFailed:     "scenario expect (the user's own assertion, no spec rule)",
+	ResultMismatch:        "rpcload --diff (targets disagree, no spec rule)",
+	Crash:                 "JSON-RPC 2.0 §5 (the server must reply to every call)",
+	Hang:                  "JSON-RPC 2.0 §5 (the server must reply to every call)",
+	CanaryFailed:          "JSON-RPC 2.0 §5 (a valid call gets its response)",
+	WrongErrorCode:        "JSON-RPC 2.0 §5.1 (pre-defined error codes) and §5 (id null)",
+	SlowInput:             "rpcfuzz --slow-factor (a latency heuristic, no spec rule)",
+	NullIDUnanswered:      "JSON-RPC 2.0 §4 (id null is a request; only a missing id makes a notification) and §5",
+	PlainHTTPError:        "JSON-RPC 2.0 §5 and §5.1 (a parse error is answered with a Response object, error -32700)",
+	ResultSchemaMismatch:  "the method's declared result schema (OpenRPC result; MCP tools: structuredContent conforms to outputSchema)",
+	IdempotentMismatch:    "the method's declared idempotence (OpenRPC x-idempotent, or --idempotent)",
+	InvalidParamsAccepted: "the method's params schema, with JSON-RPC 2.0 §5.1 (-32602 Invalid params; MCP: a tool error, isError)",
+	ParamsErrorCode:       "JSON-RPC 2.0 §5.1 (-32602 Invalid params), with the method's params schema",
+	ValidParamsRejected:   "the method's params schema, with JSON-RPC 2.0 §5.1 (-32602 Invalid params)",
+	InternalError:         "JSON-RPC 2.0 §5.1 (-32603 Internal error), with the method's params schema",
 }
 
 // SpecRef returns a short reference to the text r enforces, for findings and
@@ -141,13 +167,24 @@ func ParseRule(name string) (Rule, bool) {
 }
 
 // Set is a set of rules.
-type Set uint32
+type Set uint64
 
 // Add returns s with r added.
 func (s Set) Add(r Rule) Set { return s | 1<<r }
 
 // Has reports whether r is in s.
 func (s Set) Has(r Rule) bool { return s&(1<<r) != 0 }
+
+// All yields the rules of s, in the order of the constants.
+func (s Set) All() iter.Seq[Rule] {
+	return func(yield func(Rule) bool) {
+		for x := uint64(s); x != 0; x &= x - 1 {
+			if !yield(Rule(bits.TrailingZeros64(x))) {
+				return
+			}
+		}
+	}
+}
 
 // warnings is the set of the rules that are warnings (Rule.Warning).
 var warnings = func() Set {
@@ -234,8 +271,7 @@ func (r Rule) Rank() int {
 // that a finding's name and its note agree.
 func MostSevere(s Set) Rule {
 	best := NumRules
-	for x := uint32(s); x != 0; x &= x - 1 {
-		r := Rule(bits.TrailingZeros32(x))
+	for r := range s.All() {
 		if best == NumRules || r.Rank() < best.Rank() {
 			best = r
 		}

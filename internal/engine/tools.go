@@ -15,20 +15,10 @@ import (
 // does not list: every call would fail, so the run does not start.
 var ErrNoSuchTool = errors.New("no such tool")
 
-// maxToolPages bounds how many tools/list pages are read (a server whose
-// cursor never ends must not hold the run up).
-const maxToolPages = 20
-
-// listTools reads the server's tools/list, following nextCursor, with
-// request sending one request and returning its reply.
+// listTools reads the server's tools/list (every page), with request
+// sending one request and returning its reply.
 func listTools(p profile.Profile, era profile.Era, request func(method string, params []byte) ([]byte, error)) ([]string, error) {
-	var names []string
-	cursor := ""
-	for range maxToolPages {
-		var params []byte
-		if cursor != "" {
-			params, _ = json.Marshal(map[string]string{"cursor": cursor})
-		}
+	list, err := profile.ListAll("tools/list", "tools", func(params []byte) ([]byte, error) {
 		params, err := p.Params(era, "tools/list", params)
 		if err != nil {
 			return nil, err
@@ -41,21 +31,22 @@ func listTools(p profile.Profile, era profile.Era, request func(method string, p
 		if wire.Scan(rep, &m); m.Kind != wire.KindResult {
 			return nil, fmt.Errorf("tools/list was not answered with a result: %.200s", rep)
 		}
-		var page struct {
-			Tools []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
-			NextCursor string `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(m.Result, &page); err != nil {
-			return nil, fmt.Errorf("tools/list result: %w", err)
-		}
-		for _, t := range page.Tools {
-			names = append(names, t.Name)
-		}
-		if cursor = page.NextCursor; cursor == "" {
-			break
-		}
+		return m.Result, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var all struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(list, &all); err != nil {
+		return nil, fmt.Errorf("tools/list result: %w", err)
+	}
+	names := make([]string, 0, len(all.Tools))
+	for _, t := range all.Tools {
+		names = append(names, t.Name)
 	}
 	return names, nil
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/rpcload/rpcload/internal/apispec"
 	"github.com/rpcload/rpcload/internal/mutate"
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/transport"
@@ -108,6 +109,23 @@ type Config struct {
 	// empty; tests use them.
 	Seeds []mutate.Case
 
+	// API is what is known of the target's methods (OpenRPC, --method
+	// seeds); Discover adds what the target says of itself: MCP's
+	// tools/list, prompts/list and resources/list for the mcp profile,
+	// else rpc.discover. With an API, a share of the inputs (APIShare,
+	// default DefaultAPIShare) are fresh calls of its methods with params
+	// valid or invalid by its schemas, a valid call of each method joins
+	// the corpus, and the replies are held to the schemas (api.go).
+	API      *apispec.API
+	Discover bool
+	APIShare float64
+	// Idempotent names methods (or "tool NAME") whose equal calls must get
+	// equal results, besides those the API declares.
+	Idempotent []string
+	// InvalidParamsCodes are the error codes a call with params its schema
+	// rejects may be refused with (default -32602).
+	InvalidParamsCodes []int64
+
 	// Feed, when set, is where the workers take their inputs instead of
 	// mutating the corpus: inputs made elsewhere (rpcload's malformed
 	// traffic under load) judged as any other. The run ends when Feed is
@@ -172,6 +190,7 @@ func (c *Config) fill() error {
 	setDefault(&c.MaxTuples, DefaultMaxTuples)
 	setDefault(&c.Interval, DefaultInterval)
 	setDefault(&c.ServerStart, DefaultServerStart)
+	setDefault(&c.APIShare, DefaultAPIShare)
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -195,6 +214,8 @@ func (c *Config) fill() error {
 		return fmt.Errorf("--max-restarts must not be negative (got %d)", c.MaxRestarts)
 	case c.MaxFrame < 64:
 		return fmt.Errorf("--max-frame must be at least 64 bytes (got %d)", c.MaxFrame)
+	case !(c.APIShare >= 0 && c.APIShare <= 1):
+		return fmt.Errorf("--api-share must be between 0 and 1 (got %g)", c.APIShare)
 	case c.StopAfter < 0:
 		return fmt.Errorf("--stop-after must not be negative (got %d)", c.StopAfter)
 	case c.MinimizeBudget < 0:

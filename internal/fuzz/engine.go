@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -67,6 +68,10 @@ type run struct {
 	canary *canaryProbe
 	found  *findingSet
 	pr     *profileRules
+	// api holds the exchanges to the API's schemas (nil: no API known);
+	// apiTurn picks the method of the next fresh call of it.
+	api     *apiRules
+	apiTurn atomic.Uint64
 	// maxRate is Config.MaxRate's token bucket, shared by the workers (nil:
 	// no cap).
 	maxRate *rate.Limiter
@@ -98,10 +103,11 @@ type run struct {
 	lifeProbe mutate.Case
 	stopOnce  sync.Once
 	stop      context.CancelFunc
-	mu        sync.Mutex // guards reason, warnings and split
+	mu        sync.Mutex // guards reason, warnings, split and cov
 	reason    string
 	warnings  []string
 	split     [numPhases]time.Duration // the workers' stopwatches, summed as each worker ends
+	cov       []methodCov              // the workers' API coverage, summed as each worker ends
 
 	// slots hold each worker's last input sent, the suspects of a server's
 	// crash (server.go); serverGone is set once a network server rpcfuzz
@@ -151,6 +157,18 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, cfg.Target.URL, err)
 	}
 	first.c = c
+	apiSeeds, err := r.setupAPI(ctx, first)
+	if err != nil {
+		first.closeConn()
+		return nil, err
+	}
+	if len(apiSeeds) > 0 {
+		// The API's calls join the corpus (to be mutated) and the
+		// canary's candidates, ahead of the shipped seeds.
+		seeds = append(apiSeeds, seeds...)
+		r.corpus = newWorkCorpus(seeds, cfg.MaxCorpus, cfg.MaxCorpusBytes)
+		r.mut = mutate.New(mutationEnv(&cfg, seeds, r.api))
+	}
 	r.selectCanary(ctx, first, seeds)
 	if cands := canaryCandidates(seeds, cfg.Profile); len(cands) > 0 {
 		r.lifeProbe = cands[0]
@@ -277,7 +295,11 @@ type worker struct {
 	since int             // inputs since the last canary
 	last  result          // the last exchange, for replay's report
 	alone bool            // the worker holds the server alone (holdServer)
-	sw    stopwatch       // where the worker's time goes (started by work)
+	// apiRand draws the params of the API calls; cov counts them per
+	// method (api.go).
+	apiRand *rand.Rand
+	cov     []methodCov
+	sw      stopwatch // where the worker's time goes (started by work)
 	// patient: the exchanges wait for replies to id null until the
 	// timeout (awaitNullIDs): set while a null_id_unanswered finding is
 	// checked.
@@ -299,7 +321,8 @@ type worker struct {
 
 func (r *run) newWorker(i int) *worker {
 	return &worker{r: r, id: i, ch: mutate.NewRand(workerSeed(r.cfg.Seed, i)), rec: r.agg.NewRecorder(),
-		lat: oracle.SlowRule{Factor: r.cfg.SlowFactor, Floor: r.cfg.SlowFloor}}
+		lat:     oracle.SlowRule{Factor: r.cfg.SlowFactor, Floor: r.cfg.SlowFloor},
+		apiRand: rand.New(rand.NewPCG(workerSeed(r.cfg.Seed, i), 0xa91))}
 }
 
 // workerSeed spreads the run's seed over workers (splitmix64 of seed+i), so
@@ -415,7 +438,7 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 		}
 	}
 	o.lifecycle = lifecycle
-	v := judgeOutcome(c, infos, &o, w.r.pr)
+	v := judgeExchange(c, infos, &o, w.r.pr, w.r.api)
 	w.r.parseIDs.Add(uint64(parseErrorIDs(infos, &o)))
 	w.record(&o, &v)
 	w.last = result{o: o, v: v, infos: infos, gen: gen}
@@ -529,6 +552,7 @@ func (r *run) work(ctx context.Context, w *worker) {
 		for p, d := range w.sw.acc {
 			r.split[p] += d
 		}
+		r.mergeCoverage(w.cov)
 		r.mu.Unlock()
 	}()
 	for ctx.Err() == nil {
@@ -546,6 +570,7 @@ func (r *run) work(ctx context.Context, w *worker) {
 			return
 		}
 		w.slow(&res, in)
+		w.cover(res.v.calls)
 		r.noteEnd(w, &res)
 		if r.tuples.add(res.v.tuples) && r.cfg.Feed == nil {
 			r.corpus.add(w.ch, in)
@@ -568,6 +593,11 @@ func (r *run) work(ctx context.Context, w *worker) {
 // next one of Config.Feed (ok false once it is closed, or ctx ends first).
 func (r *run) next(ctx context.Context, w *worker) (in mutate.Case, applied []int, ok bool) {
 	if r.cfg.Feed == nil {
+		if r.api != nil && w.apiRand.Float64() < r.cfg.APIShare {
+			if in, ok := r.apiInput(w); ok {
+				return in, nil, true
+			}
+		}
 		in, applied = r.mut.Mutate(w.ch, r.corpus.pick(w.ch))
 		return in, applied, true
 	}
@@ -713,23 +743,4 @@ func MutationFraming(t transport.Target) mutate.Framing {
 		return mutate.FramingContentLength
 	}
 	return mutate.FramingNewline
-}
-
-// mutationEnv is what the ops may draw on: the seeds' methods and frames,
-// the framing to break, the size bound.
-func mutationEnv(cfg *Config, seeds []mutate.Case) *mutate.Env {
-	env := &mutate.Env{MaxFrame: cfg.MaxFrame, Profile: string(cfg.Profile), Framing: MutationFraming(cfg.Target)}
-	seen := map[string]bool{}
-	var m wire.Message
-	for _, s := range seeds {
-		for _, f := range s.Frames {
-			env.Corpus = append(env.Corpus, f)
-			wire.Scan(f, &m)
-			if name, ok := wire.Unquote(nil, m.Method); ok && m.Method != nil && !seen[string(name)] {
-				seen[string(name)] = true
-				env.Methods = append(env.Methods, string(name))
-			}
-		}
-	}
-	return env
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/rpcload/rpcload/internal/check"
 	"github.com/rpcload/rpcload/internal/mutate"
 	"github.com/rpcload/rpcload/internal/oracle"
+	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
 )
 
@@ -52,6 +54,12 @@ type Finding struct {
 	// nc or shell line.
 	Reproduce []string `json:"reproduce"`
 	GoTest    string   `json:"go_test,omitempty"` // set by export-go
+	// Method is the API method (or "tool NAME") the minimized input
+	// calls, and Params the params (a tool's arguments) it calls it with,
+	// when the run knew the target's API: "tool search" with
+	// {"query":""}.
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
 }
 
 // TargetInfo describes a target in finding.json.
@@ -476,7 +484,12 @@ func (r *run) report(w *worker, cand candidate) {
 		var res minimizeResult
 		budget, limit := minimizeBounds(r.cfg, cand.v.rule)
 		limit = r.minimizeShare(limit)
-		mini, res = minimize(ctx, cand.in, cand.check, budget, start.Add(limit))
+		var api bool
+		if mini, res, api = r.minimizeCall(ctx, cand.in, cand.check, budget, start.Add(limit)); !api {
+			tried := res.checks
+			mini, res = minimize(ctx, cand.in, cand.check, budget-tried, start.Add(limit))
+			res.checks += tried
+		}
 		took := time.Since(start)
 		r.minimizing.Add(int64(took))
 		mr = MinimizeReport{Checks: res.checks, DurationS: took.Seconds(), Reproduced: true, Complete: res.complete}
@@ -514,8 +527,14 @@ func (r *run) report(w *worker, cand candidate) {
 			r.warn("finding %s: %v", cand.id, err)
 		}
 	}
+	apiJSON := r.describeCall(&f, mini)
 	if err := writeFindingDir(dir, &f, mini, cand.v.reply); err != nil {
 		r.warn("finding %s: %v", cand.id, err)
+	}
+	if apiJSON != nil {
+		if err := stats.WriteFileAtomic(filepath.Join(dir, "api.json"), apiJSON); err != nil {
+			r.warn("finding %s: %v", cand.id, err)
+		}
 	}
 	r.agg.KeepSample(cand.v.rule, 0, firstFrame0(mini), f.Note)
 	if failures := r.found.complete(f); r.cfg.StopAfter > 0 && failures >= r.cfg.StopAfter {

@@ -223,6 +223,10 @@ type verdict struct {
 	// hits counts, per rule, the pieces of the exchange that broke it:
 	// each frame with its reply (or its missing one), each extra reply.
 	hits [check.NumRules]uint16
+	// api is the API method the frame of the verdict's rule called ("":
+	// none); calls are the exchange's calls of the API (api.go).
+	api   string
+	calls []apiCall
 }
 
 // tuple is the feedback signal: an input that produces a tuple no input
@@ -257,6 +261,12 @@ type judgement struct {
 	bucket uint8
 	pr     *profileRules
 	mask   check.Set // profile rules the input itself broke first: not the server's
+	// api holds the exchange to the API's schemas (nil: none); curAPI is
+	// the method the frame being judged called, echoes the results of the
+	// idempotent calls judged so far (api.go).
+	api    *apiRules
+	curAPI string
+	echoes []apiEcho
 	memo   judgeMemo
 	// cur is the frame being judged and curClass its class (cur nil: no
 	// frame), which the verdict takes with its rule.
@@ -349,6 +359,7 @@ func (j *judgement) add(rules check.Set, note string, reply []byte, sc *replySca
 		j.v.shape = replyShape(reply)
 		j.v.in, j.v.inClass = j.cur, j.curClass
 		j.vPair = j.curPair
+		j.v.api = j.curAPI
 	}
 }
 
@@ -401,8 +412,15 @@ func countParseErrorIDs(infos []frameInfo, scans []replyScan) uint16 {
 // judgeOutcome applies the oracles to the exchange of case c, with the
 // profile's rules (pr may be nil: plain JSON-RPC).
 func judgeOutcome(c mutate.Case, infos []frameInfo, o *outcome, pr *profileRules) verdict {
+	return judgeExchange(c, infos, o, pr, nil)
+}
+
+// judgeExchange is judgeOutcome with the API's oracles too (api may be
+// nil: none).
+func judgeExchange(c mutate.Case, infos []frameInfo, o *outcome, pr *profileRules, api *apiRules) verdict {
 	jv := newJudgement(o, pr)
 	j := &jv
+	j.api = api
 	if pr.Checks() && fractionalIDs(c.Frames) {
 		// MCP wants integer ids; a server echoing the input's 1.0 back
 		// answers what it was asked.
@@ -457,10 +475,14 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 			if xr, xnote := j.pr.Exchange(c.Frames, nil, 0, rep); xr != 0 {
 				rules, note = rules|xr, joinNotes(note, xnote)
 			}
+			if ar, anote := j.apiExchange(c, infos, i, rep); ar != 0 {
+				rules, note = rules|ar, joinNotes(note, anote)
+			}
 		} else if infos[i].needs && !(o.lifecycle && o.end != endNone && o.end != endTimeout) {
 			// (An input that ended the session, as LSP's exit does, is owed
 			// nothing after that.)
 			rules, note = p.memo.judge(f, infos[i].class, nil, false)
+			j.apiExchange(c, infos, i, nil)
 			j.curPair = [2]int{i, -1}
 			if o.end != endTimeout {
 				// Silence is a hang only once the timeout has passed; an
@@ -476,7 +498,7 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 			}
 		}
 		j.add(rules, note, rep, sc, status)
-		j.curPair = [2]int{-1, -1}
+		j.curPair, j.curAPI = [2]int{-1, -1}, ""
 		for _, extra := range reps[min(1, len(reps)):] {
 			r := check.Set(0).Add(check.DuplicateReply)
 			if infos[i].class == oracle.Notification {
@@ -657,6 +679,9 @@ func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 		if xr, xnote := j.pr.Exchange(c.Frames, o.header, o.httpStatus[i], body); xr != 0 {
 			rules, note = rules|xr, joinNotes(note, xnote)
 		}
+		if ar, anote := j.apiExchange(c, infos, i, body); ar != 0 {
+			rules, note = rules|ar, joinNotes(note, anote)
+		}
 		var scans []replyScan
 		var sc *replyScan
 		if len(reps) > 0 {
@@ -664,6 +689,7 @@ func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 			sc = &scans[0]
 		}
 		j.add(rules, note, body, sc, status)
+		j.curAPI = ""
 		for x, extra := range reps[min(1, len(reps)):] {
 			j.add(check.Set(0).Add(check.DuplicateReply), "a second message in the same HTTP response", extra, &scans[x+1], status)
 		}

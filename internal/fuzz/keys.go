@@ -51,6 +51,8 @@ import (
 func dedupKey(v verdict) string {
 	r := v.rule.String()
 	switch {
+	case apiRule(v.rule):
+		return apiKey(&v)
 	case v.rule == check.CanaryFailed, v.rule == check.SlowInput:
 		return r + "|" + strconv.FormatInt(v.code, 10) + "|" + v.shape
 	case tracedRule(&v):

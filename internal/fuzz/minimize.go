@@ -87,6 +87,26 @@ func minimize(ctx context.Context, in mutate.Case, check func(context.Context, m
 	return s.best, minimizeResult{checks: s.checks, complete: !s.cut}
 }
 
+// minimizeTree is minimize with the tree passes alone, on a case of one
+// frame that is JSON: what it returns is JSON too (the schema-aware
+// minimization of an API call shrinks its params so, see minimizeCall).
+func minimizeTree(ctx context.Context, in mutate.Case, check func(context.Context, mutate.Case) bool, budget int, deadline time.Time) (mutate.Case, minimizeResult) {
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	s := &shrinker{ctx: ctx, check: check, budget: budget, deadline: deadline, best: in}
+	for !s.exhausted() {
+		before := caseSize(s.best)
+		s.treePasses(0)
+		if caseSize(s.best) == before {
+			break
+		}
+	}
+	return s.best, minimizeResult{checks: s.checks, complete: !s.cut}
+}
+
 // ShrinkStats says what a Shrink spent: checks made, and whether every
 // pass ran to its end (false when the budget, the deadline or ctx cut one
 // short).

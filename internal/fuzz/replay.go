@@ -132,7 +132,7 @@ func newRun(ctx context.Context, cfg *Config, seeds []mutate.Case) (*run, error)
 	}
 	d.base = ctx
 	r := &run{pr: newProfileRules(d), maxRate: ratecap.New(cfg.MaxRate),
-		cfg: cfg, d: d, mut: mutate.New(mutationEnv(cfg, seeds)), ops: mutate.Ops(),
+		cfg: cfg, d: d, mut: mutate.New(mutationEnv(cfg, seeds, nil)), ops: mutate.Ops(),
 		corpus: newWorkCorpus(seeds, cfg.MaxCorpus, cfg.MaxCorpusBytes),
 		tuples: newTupleSet(cfg.MaxTuples),
 		recent: &recentRing{max: recentInputs, maxBytes: recentBytes},
@@ -171,6 +171,10 @@ func openReplay(ctx context.Context, dir string, o ReplayOptions) (*replaySessio
 	seeds := shippedSeeds(string(cfg.Profile))
 	r, err := newRun(ctx, &cfg, seeds)
 	if err != nil {
+		return nil, err
+	}
+	// The call is held to its method's schemas as the run held it.
+	if r.api, err = readAPIFile(dir); err != nil {
 		return nil, err
 	}
 	w := r.newWorker(0)
@@ -338,7 +342,12 @@ func MinimizeFinding(ctx context.Context, dir string, o ReplayOptions, budget in
 		return nil, fmt.Errorf("%s: %w (%s): nothing to minimize", dir, ErrNotReproduced, describeResult(&s.w.last))
 	}
 	start := time.Now()
-	mini, mr := minimize(ctx, s.in, s.check, budget, deadline)
+	mini, mr, api := s.r.minimizeCall(ctx, s.in, s.check, budget, deadline)
+	if !api {
+		tried := mr.checks
+		mini, mr = minimize(ctx, s.in, s.check, budget-tried, deadline)
+		mr.checks += tried
+	}
 	f := s.f
 	f.MinimizedBytes = caseSize(mini)
 	f.Minimize = MinimizeReport{Checks: mr.checks, DurationS: time.Since(start).Seconds(), Reproduced: true, Complete: mr.complete}

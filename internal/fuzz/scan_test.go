@@ -32,7 +32,7 @@ func fuzzFrames(t *testing.T) [][]byte {
 			t.Fatalf("no seeds for %s", prof)
 		}
 		cfg := Config{Target: tg, MaxFrame: 1 << 16}
-		m := mutate.New(mutationEnv(&cfg, seeds))
+		m := mutate.New(mutationEnv(&cfg, seeds, nil))
 		ch := mutate.NewRand(11)
 		for i := range 1500 {
 			c, _ := m.Mutate(ch, seeds[i%len(seeds)])

@@ -63,6 +63,10 @@ type Summary struct {
 	// that carried an id other than null (wrong_error_code).
 	ParseErrorIDs uint64 `json:"parse_error_ids"`
 
+	// API is how much of the target's API the run reached (nil: no API
+	// was known).
+	API *APICoverage `json:"api,omitempty"`
+
 	// Latency is latency.json: the inputs' latencies and how each input
 	// ended, its verdict counted once under its main rule.
 	Latency *stats.Result `json:"-"`
@@ -145,6 +149,7 @@ func (r *run) finish() (*Summary, error) {
 	}
 	s.Latency = lat
 	s.ParseErrorIDs = r.parseIDs.Load()
+	s.API = r.apiCoverage(s.Findings)
 	s.Hits = map[string]uint64{}
 	for rule := range r.hits {
 		if n := r.hits[rule].Load(); n > 0 {
@@ -197,6 +202,9 @@ func WriteText(w io.Writer, s *Summary) error {
 		fmt.Fprintf(ew, "findings: %d (%s)\n", len(s.Findings), strings.Join(rules, ", "))
 		for _, f := range s.Findings {
 			fmt.Fprintf(ew, "  %-8s %-28s %6d -> %5d bytes  %dx  %s\n", f.Severity, f.ID, f.InputBytes, f.MinimizedBytes, f.Hits, f.Dir)
+			if f.Method != "" {
+				fmt.Fprintf(ew, "           calls %s with %s\n", f.Method, oneLine(string(paramsOrNone(f.Params)), 120))
+			}
 			if f.Note != "" {
 				fmt.Fprintf(ew, "           %s\n", oneLine(f.Note, 160))
 			}
@@ -217,6 +225,7 @@ func WriteText(w io.Writer, s *Summary) error {
 	if s.FindingsDropped > 0 {
 		fmt.Fprintf(ew, "  %d further distinct failures past --max-findings were not written\n", s.FindingsDropped)
 	}
+	writeAPICoverage(ew, s.API)
 	if ops := productiveOps(s.Ops); len(ops) > 0 {
 		fmt.Fprintf(ew, "ops that produced findings: %s\n", strings.Join(ops, ", "))
 	}

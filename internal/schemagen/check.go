@@ -27,6 +27,7 @@ type checker struct {
 	steps     int
 	exhausted bool // the budget ran out: answers are no longer reliable
 	skipped   map[string]bool
+	memo      map[memoKey]bool // ValidEdges: values found valid (see memoKey)
 }
 
 func newChecker(d *doc) *checker {
@@ -56,7 +57,18 @@ func (c *checker) check(s, v any, depth int) bool {
 	case bool:
 		return t
 	case *object:
-		return c.checkObject(t, v, depth)
+		if c.memo == nil {
+			return c.checkObject(t, v, depth)
+		}
+		k, ok := memoKeyOf(t, v)
+		if ok && c.memo[k] {
+			return true
+		}
+		valid := c.checkObject(t, v, depth)
+		if ok && valid && !c.exhausted && len(c.memo) < memoMax {
+			c.memo[k] = true
+		}
+		return valid
 	}
 	return true
 }

@@ -24,13 +24,18 @@ func (g *gen) array(w *object, depth int) (any, error) {
 	if hasHi {
 		n = min(n, hi)
 	}
+	unique, _ := w.get("uniqueItems")
+	n, long := g.edgeCount(w, n, len(prefix), rest, depth)
 	if rest == false && n > int64(len(prefix)) {
 		return nil, errUnsat
 	}
-	unique, _ := w.get("uniqueItems")
+	made := n // long: a few items, repeated below
+	if long {
+		made = int64(len(prefix) + reuseItems)
+	}
 	seen := map[string]bool{}
-	out := make([]any, 0, n)
-	for i := int64(0); i < n; i++ {
+	out := make([]any, 0, made)
+	for i := int64(0); i < made; i++ {
 		var s any = true
 		if i < int64(len(prefix)) {
 			s = prefix[i]
@@ -52,6 +57,9 @@ func (g *gen) array(w *object, depth int) (any, error) {
 			seen[canon(v)] = true
 		}
 		out = append(out, v)
+	}
+	if long {
+		out = g.repeatItems(out, len(prefix), n, lo, depth)
 	}
 	if cs, ok := w.get("contains"); ok && isSchema(cs) {
 		hit := false
@@ -114,9 +122,13 @@ func (g *gen) object(w *object, depth int) (any, error) {
 			add(s)
 		}
 	}
+	members := g.memberEdge(depth)
 	for _, k := range optional {
 		// optional members thin out with depth, so recursive schemas stay small
-		if depth <= softDepth && g.r.IntN(2+depth) == 0 && (!hasMax || int64(len(keys)) < maxP) {
+		room := !hasMax || int64(len(keys)) < maxP
+		switch {
+		case members == allMembers && room,
+			members == plausibleMembers && depth <= softDepth && g.r.IntN(2+depth) == 0 && room:
 			add(k)
 		}
 	}
@@ -139,6 +151,9 @@ func (g *gen) object(w *object, depth int) (any, error) {
 	ap, hasAP := w.get("additionalProperties")
 	for i := 1; int64(len(keys)) < minP && ap != false; i++ {
 		add(g.word(3, 6) + strconv.Itoa(i))
+	}
+	if k, ok := g.edgeMember(w, ap, chosen, hasMax && int64(len(keys)) >= maxP, depth); ok {
+		add(k)
 	}
 	// members in schema order, the rest after
 	out := newObject()

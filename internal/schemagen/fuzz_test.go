@@ -9,7 +9,8 @@ import (
 
 // FuzzGenerate: any bytes as a schema never panic, finish quickly, and
 // whatever comes out is JSON that the package's own checker judges as
-// promised.
+// promised (Valid, InvalidWith and ValidEdges, whose values also keep
+// plainOutput's promises).
 func FuzzGenerate(f *testing.F) {
 	for _, tc := range schemas {
 		f.Add([]byte(tc.schema), uint64(1))
@@ -19,6 +20,11 @@ func FuzzGenerate(f *testing.F) {
 	f.Add([]byte(`{"type":"string","pattern":"a{1000}{1000}"}`), uint64(4))
 	f.Add([]byte(`{"type":"integer","minimum":1e400,"multipleOf":1e-400}`), uint64(5))
 	f.Add([]byte(`{"type":"array","minItems":1e9}`), uint64(6))
+	for _, tc := range edgeSchemas {
+		f.Add([]byte(tc.schema), uint64(7))
+	}
+	f.Add([]byte(`{"enum":[1e999,-0,1e-400]}`), uint64(8))
+	f.Add([]byte(`{"type":"array","items":{"type":"array","items":{"type":"array","items":{"type":"string"}}}}`), uint64(9))
 	f.Fuzz(func(t *testing.T, schema []byte, seed uint64) {
 		if len(schema) > 1<<14 {
 			return
@@ -31,6 +37,11 @@ func FuzzGenerate(f *testing.F) {
 		bad, _, err := InvalidWith(schema, rand.New(rand.NewPCG(seed, 1)))
 		if err == nil {
 			checkOwn(t, schema, bad, false)
+		}
+		edge, err := ValidEdges(schema, rand.New(rand.NewPCG(seed, 2)))
+		if err == nil {
+			checkOwn(t, schema, edge, true)
+			plainOutput(t, edge)
 		}
 		if d := time.Since(start); d > 5*time.Second {
 			t.Fatalf("took %v", d)
@@ -74,6 +85,9 @@ func TestBounded(t *testing.T) {
 		start := time.Now()
 		_, _ = Valid([]byte(s), rand.New(rand.NewPCG(1, 1)))
 		_, _, _ = InvalidWith([]byte(s), rand.New(rand.NewPCG(1, 1)))
+		for seed := range uint64(2) {
+			_, _ = ValidEdges([]byte(s), rand.New(rand.NewPCG(seed, 1)))
+		}
 		if d := time.Since(start); d > 20*time.Second { // a hang, not a slow machine
 			t.Errorf("%s: took %v", s, d)
 		}

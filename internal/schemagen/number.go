@@ -101,6 +101,9 @@ func multiple(w *object) (*big.Rat, bool, error) {
 }
 
 func (g *gen) integer(w *object) (any, error) {
+	if v, ok := g.edgeInteger(w); ok {
+		return v, nil
+	}
 	lo, hi, ok := bounds(w)
 	if !ok {
 		return nil, errUnsat
@@ -142,6 +145,9 @@ func divRange(lo, hi, step *big.Int) (klo, khi *big.Int) {
 }
 
 func (g *gen) number(w *object) (any, error) {
+	if v, ok := g.edgeNumber(w); ok {
+		return v, nil
+	}
 	m, hasM, err := multiple(w)
 	if err != nil {
 		return nil, err
@@ -193,6 +199,9 @@ func (g *gen) number(w *object) (any, error) {
 	}
 	if v == lo || v == hi {
 		v = lo + (hi-lo)/2
+	}
+	if g.edges {
+		return json.Number(plainFloat(v)), nil
 	}
 	return json.Number(formatFloat(v)), nil
 }

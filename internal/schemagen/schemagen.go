@@ -1,6 +1,7 @@
 // Package schemagen generates JSON values from a JSON Schema: values the
-// schema accepts, for load (scenario discovery), and values it rejects by
-// breaking one constraint, for fuzzing.
+// schema accepts, plausible ones for load (scenario discovery, Valid) or
+// ones at the edges where handlers break (API-aware fuzzing, ValidEdges),
+// and values it rejects by breaking one constraint, for fuzzing (Invalid).
 //
 // It reads draft 2020-12 and the common draft-07 subset: type (one or a
 // list), enum, const, properties, required, additionalProperties,
@@ -22,6 +23,25 @@
 // usual subset of ECMA-262); one that cannot be generated falls back to the
 // schema's examples or default, which ValidNotes reports.
 //
+// ValidEdges generates like Valid, but at every choice point it takes, half
+// the time, an edge of what the schema allows instead of a plausible value:
+// for integers the bounds (the first integer inside an exclusive one), 0, 1,
+// -1 and, on a side without a bound, 2^31-1, -2^31, 2^53, 2^53+1, 2^63-1,
+// -2^63 and 2^64; for numbers also 0.5, -0.5, 0.0000001 and
+// 1000000000000000.5 (multipleOf respected; every number, the schema's enum,
+// const and examples included, written without an exponent, never -0); for
+// strings "", minLength, a long one (maxLength, or 1,000 to 4,096
+// characters), unicode (non-ASCII letters, an emoji outside the BMP, a
+// combining mark, right-to-left text, control characters), whitespace only,
+// or a keyword or number ("null", "0", "-1"); edges of a format, or a short
+// or long match of a pattern; for arrays empty, minItems, maxItems, and
+// without maxItems 1,001 or 5,000 items (a few generated items repeated);
+// for objects only the required members or every property, and now and then
+// an extra member with an edge name ("", "__proto__", a long or a non-ASCII
+// name) when additionalProperties allows; for enums the first or the last
+// member. Each value is still held against the checker, so a value
+// ValidEdges returns is valid, and the whole is at most 1 MiB.
+//
 // Generation is deterministic for a given random source and bounded: nesting
 // (optional members and items stop a few levels down, so a recursive $ref
 // ends), items and string lengths, and total work are limited, and a schema
@@ -42,16 +62,41 @@ func Valid(schema []byte, r *rand.Rand) ([]byte, error) {
 // pattern it could not generate from (and the example or default it used
 // instead), or a keyword it does not check.
 func ValidNotes(schema []byte, r *rand.Rand) (value []byte, notes []string, err error) {
+	return validNotes(schema, r, false)
+}
+
+// ValidEdges returns a JSON value the schema accepts, biased to the edges of
+// what it allows (see the package documentation): bounds, extreme numbers,
+// empty and long strings and arrays, unicode, only-required or all members.
+func ValidEdges(schema []byte, r *rand.Rand) ([]byte, error) {
+	v, _, err := ValidEdgesNotes(schema, r)
+	return v, err
+}
+
+// ValidEdgesNotes is ValidEdges with the notes of ValidNotes.
+func ValidEdgesNotes(schema []byte, r *rand.Rand) (value []byte, notes []string, err error) {
+	return validNotes(schema, r, true)
+}
+
+func validNotes(schema []byte, r *rand.Rand, edges bool) (value []byte, notes []string, err error) {
 	g, err := newGen(schema, r)
 	if err != nil {
 		return nil, nil, err
+	}
+	if edges {
+		g.edges = true
+		g.c.memo = map[memoKey]bool{}
 	}
 	v, err := g.valid(g.d.root, 0)
 	g.skippedNotes()
 	if err != nil {
 		return nil, g.notes, err
 	}
-	return appendJSON(nil, v), g.notes, nil
+	out := appendJSON(nil, v)
+	if edges && len(out) > sizeBudget { // values the schema repeats (const, enum) are not in g.size
+		return nil, g.notes, errBudget
+	}
+	return out, g.notes, nil
 }
 
 // Invalid returns a JSON value the schema rejects.

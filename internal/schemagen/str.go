@@ -66,12 +66,15 @@ func (g *gen) str(w *object) (any, error) {
 	if lo > maxStrLen {
 		return nil, errBudget
 	}
+	if s, ok := g.edgeStr(w, lo, hi, hasHi); ok {
+		return s, nil
+	}
 	if p, ok := str(w, "pattern"); ok {
 		s, err := g.fromPatternLen(p, lo, hi, hasHi)
 		if err != nil {
 			if samples := g.samples(w); len(samples) > 0 {
 				g.note("pattern %q: used the schema's example or default", p)
-				return samples[g.r.IntN(len(samples))], nil
+				return g.literal(samples[g.r.IntN(len(samples))])
 			}
 			return nil, fmt.Errorf("schemagen: pattern %q: %w and the schema gives no example or default", p, err)
 		}

@@ -32,6 +32,7 @@ type gen struct {
 	d     *doc
 	c     *checker
 	r     *rand.Rand
+	edges bool // ValidEdges: choice points lean to edge values (edges.go)
 	steps int
 	size  int
 	notes []string
@@ -172,16 +173,16 @@ func (g *gen) once(w *object, depth, attempt int) (any, error) {
 				g.note("pattern %q: used the schema's example or default", p)
 			}
 		}
-		return samples[g.r.IntN(len(samples))], nil
+		return g.literal(samples[g.r.IntN(len(samples))])
 	}
 	if cv, ok := w.get("const"); ok {
-		return cv, nil
+		return g.literal(cv)
 	}
 	if e, ok := arr(w, "enum"); ok {
 		if len(e) == 0 {
 			return nil, errUnsat
 		}
-		return e[g.r.IntN(len(e))], nil
+		return g.literal(e[g.enumIndex(len(e))])
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
 		if branches, ok := arr(w, k); ok && len(branches) > 0 {
@@ -296,6 +297,9 @@ func (g *gen) pickType(w *object) (string, error) {
 
 // anyValue is a value for a schema that accepts anything: a small scalar.
 func (g *gen) anyValue(depth int) any {
+	if v, ok := g.edgeAny(); ok {
+		return v
+	}
 	switch g.r.IntN(5) {
 	case 0:
 		return json.Number(strconv.Itoa(g.r.IntN(1000)))
