@@ -62,7 +62,7 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.mcpEra, "mcp-era", "dual", "MCP revisions spoken: dual (decided per connection or session by what the client sends first), modern (2026-07-28) or legacy (2025-11-25 and older)")
 	fs.StringVar(&f.mcpResponse, "mcp-response", "auto", "how /mcp answers requests: json, sse, or auto (sse for tools/call, json otherwise)")
 	fs.BoolVar(&f.serverMessages, "server-messages", false, "MCP: send each session a notifications/message and, in the legacy era, a ping request the client must answer")
-	fs.StringVar(&f.plantedBugs, "planted-bugs", "", "serve a test server with these planted parser bugs instead, to test fuzzers: all, or a comma list of "+
+	fs.StringVar(&f.plantedBugs, "planted-bugs", "", "serve a test server with these planted bugs instead (in its parser, countdown and MCP tools), to test fuzzers: all, or a comma list of "+
 		strings.ReplaceAll(fuzztarget.AllBugs.String(), ",", ", ")+" (empty: none planted)")
 }
 
@@ -204,9 +204,10 @@ serve MCP Streamable HTTP on /mcp (the other paths stay plain JSON-RPC); tools: 
 sleep {ms}. --profile lsp makes them speak LSP 3.17 (initialize, documentSymbol, hover, definition,
 sleep {ms}, shutdown/exit); with no address it listens on --tcp-lsp 127.0.0.1:9090.
 
---planted-bugs LIST serves a JSON-RPC server with planted parser bugs instead (echo, add [a,b]), on
---http (POST, any path), --tcp and --stdio: the known answers fuzzers are tested against. A crash
-drops the HTTP or TCP connection; over --stdio it ends the process with status 2.`,
+--planted-bugs LIST serves a JSON-RPC server with planted bugs instead (echo, add [a,b], countdown
+{n}, rpc.discover; MCP's initialize, ping, server/discover, tools/list and tools/call of the tools
+search and sum), on --http (POST, any path), --tcp and --stdio: the known answers fuzzers are tested
+against. A crash drops the HTTP or TCP connection; over --stdio it ends the process with status 2.`,
 	examples: []string{
 		"rpcload serve --http 127.0.0.1:8080 --tcp 127.0.0.1:9090",
 		"rpcload serve --tcp 127.0.0.1:9090 --fault duplicate=0.01   # answer 1% of requests twice",

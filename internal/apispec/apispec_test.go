@@ -17,7 +17,7 @@ import (
 const testDoc = `{
   "openrpc": "1.3.2", "info": {"title": "t", "version": "1"},
   "methods": [
-    {"name": "countdown", "paramStructure": "by-name",
+    {"name": "countdown", "paramStructure": "by-name", "x-additionalProperties": false,
      "params": [{"name": "n", "required": true, "schema": {"type": "integer", "minimum": -10, "maximum": 1000}},
                 {"$ref": "#/components/contentDescriptors/Verbose"}],
      "result": {"name": "steps", "schema": {"type": "array", "items": {"type": "integer"}}}},
@@ -65,6 +65,7 @@ func TestFromOpenRPC(t *testing.T) {
 		{"countdown", `[5]`, Invalid},
 		{"countdown", `{"n":5,"verbose":1}`, Invalid}, // through the descriptor reference
 		{"countdown", `{"n":5,"n":6}`, NotJudged},
+		{"countdown", `{"n":5,"x":6}`, Invalid}, // x-additionalProperties false
 		{"countdown", `{"n":5e0}`, NotJudged},
 		{"countdown", `{"n":-0}`, NotJudged},
 		{"add", `[1,2]`, Valid},

@@ -22,8 +22,10 @@ const (
 // items required as reach the last required param, no more items than
 // params; for "either" (the default) either of the two. The result's schema is the method's result schema. Schemas are
 // made self-contained: references to #/components/schemas/NAME become
-// #/$defs/NAME with the definitions carried along. A method with
-// "x-idempotent": true is Idempotent. Methods named "rpc.*" belong to
+// #/$defs/NAME with the definitions carried along. Two extensions are
+// read: "x-idempotent": true makes the method Idempotent, and
+// "x-additionalProperties": false says its by-name params take no member
+// but the listed ones (OpenRPC has no word for it). Methods named "rpc.*" belong to
 // JSON-RPC itself and are left out, as are references to methods (with a
 // note each).
 func FromOpenRPC(doc []byte) (*API, error) {
@@ -96,6 +98,9 @@ func openrpcMethod(m map[string]any, name string, schemas, descriptors map[strin
 		}
 	}
 	byName := map[string]any{"type": "object", "properties": props}
+	if closed, ok := m["x-additionalProperties"].(bool); ok && !closed {
+		byName["additionalProperties"] = false
+	}
 	if len(required) > 0 {
 		byName["required"] = required
 	}

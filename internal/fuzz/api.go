@@ -59,12 +59,14 @@ type apiEcho struct {
 
 // apiExchange applies the API's oracles to frame i of c and its reply
 // (nil: none came): the frame must be a call (a valid request with an id)
-// of a method of the API, which reads the same to any parser
-// (apispec.Unambiguous), with an id no other frame of c has, so that which
-// reply is its answer is no guess. It records the call for the coverage,
-// and sets curAPI to the method's name for the verdict.
+// of a method of the API with no envelope member but the request's four,
+// which reads the same to any parser (apispec.Unambiguous), with a string
+// or number id no other frame of c has, so that which reply is its answer
+// is no guess (a reply with id null may answer any frame). It
+// records the call for the coverage, and sets curAPI to the method's name
+// for the verdict.
 func (j *judgement) apiExchange(c mutate.Case, infos []frameInfo, i int, reply []byte) (check.Set, string) {
-	if j.api == nil || infos[i].class != oracle.Call || !apispec.Unambiguous(c.Frames[i]) {
+	if j.api == nil || infos[i].class != oracle.Call || !requestMembersOnly(c.Frames[i]) || !apispec.Unambiguous(c.Frames[i]) {
 		return 0, ""
 	}
 	for k := range infos {
@@ -75,6 +77,9 @@ func (j *judgement) apiExchange(c mutate.Case, infos []frameInfo, i int, reply [
 	frame := c.Frames[i]
 	var m wire.Message
 	wire.Scan(frame, &m)
+	if m.IDKind != wire.IDString && m.IDKind != wire.IDNumber {
+		return 0, ""
+	}
 	meth, params, ok := j.api.api.Find(&m)
 	if !ok {
 		return 0, ""
@@ -116,6 +121,25 @@ func (j *judgement) apiExchange(c mutate.Case, infos []frameInfo, i int, reply [
 			fmt.Sprintf("%s: params its schema accepts were answered with -32603 (Internal error): %s", meth.Name, errorText(&rep))
 	}
 	return 0, ""
+}
+
+// requestMembersOnly reports whether frame is an object whose members are
+// among a request's: jsonrpc, id, method and params. A server may refuse
+// a request with another ("result", say) as invalid, or ignore it: either
+// way, what it says of the params is no verdict on them.
+func requestMembersOnly(frame []byte) bool {
+	it, ok := wire.ObjectMembers(frame)
+	if !ok {
+		return false
+	}
+	for name, _, more := it.Next(); more; name, _, more = it.Next() {
+		switch string(name) {
+		case `"jsonrpc"`, `"id"`, `"method"`, `"params"`:
+		default:
+			return false
+		}
+	}
+	return !it.Malformed()
 }
 
 // idempotent compares the result of a valid call of an idempotent method

@@ -10,7 +10,9 @@ import (
 // Bug is a set of planted bugs, one bit each.
 type Bug uint16
 
-// The planted bugs; see the package documentation for their triggers.
+// The planted bugs; see the package documentation for their triggers. The
+// first seven live in the JSON-RPC layer (the tokenizer and the envelope),
+// the last three in method handlers.
 const (
 	DeepNesting Bug = 1 << iota
 	HugeID
@@ -19,19 +21,41 @@ const (
 	BigBatch
 	Hang
 	NullBatch
+	NegativeInt // countdown
+	EmptyString // the MCP tool search
+	LongArray   // the MCP tool sum
 )
 
 // AllBugs plants every bug.
-const AllBugs = DeepNesting | HugeID | DuplicateKey | LoneSurrogate | BigBatch | Hang | NullBatch
+const AllBugs = DeepNesting | HugeID | DuplicateKey | LoneSurrogate | BigBatch | Hang | NullBatch |
+	NegativeInt | EmptyString | LongArray
 
 // bugNames are the flag names, in bit order.
-var bugNames = [...]string{"deep_nesting", "huge_id", "duplicate_key", "lone_surrogate", "big_batch", "hang", "null_batch"}
+var bugNames = [...]string{"deep_nesting", "huge_id", "duplicate_key", "lone_surrogate", "big_batch", "hang", "null_batch",
+	"negative_int", "empty_string", "long_array"}
 
-// Bugs returns every single bug, in a fixed order (the order of String).
-func Bugs() []Bug {
-	out := make([]Bug, len(bugNames))
-	for i := range out {
-		out[i] = 1 << i
+// protocolBugs is how many of the bits, from the lowest, are bugs of the
+// JSON-RPC layer; the rest are handler bugs.
+const protocolBugs = 7
+
+// Bugs returns the bugs of the JSON-RPC layer (deep_nesting through
+// null_batch), one each, in a fixed order (the order of String): the ones a
+// fuzzer finds knowing no more of the API than the methods echo and add
+// and its corpus, which is what the fuzzers' planted-bug tests hold them
+// to. HandlerBugs returns the others.
+func Bugs() []Bug { return bugRange(0, protocolBugs) }
+
+// HandlerBugs returns the bugs planted in method handlers (negative_int,
+// empty_string, long_array), one each, in the order of String: an
+// API-aware fuzzer reaches them from the OpenRPC document (rpc.discover)
+// or the MCP tool list (tools/list).
+func HandlerBugs() []Bug { return bugRange(protocolBugs, len(bugNames)) }
+
+// bugRange returns the single bugs of bits from to to-1.
+func bugRange(from, to int) []Bug {
+	out := make([]Bug, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, 1<<i)
 	}
 	return out
 }
@@ -109,6 +133,13 @@ func TriggerFrame(b Bug) []byte {
 		return []byte(`{"jsonrpc":"2.0","id":-0,"method":"","params":[1]}`)
 	case NullBatch:
 		return []byte(`[null]`)
+	case NegativeInt:
+		return []byte(`{"jsonrpc":"2.0","id":1,"method":"countdown","params":{"n":-1}}`)
+	case EmptyString:
+		return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":""}}}`)
+	case LongArray:
+		return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sum","arguments":{"values":[` +
+			strings.Repeat("0,", maxSumValues) + `0]}}}`)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ func TestParseBugs(t *testing.T) {
 		{"deep_nesting", DeepNesting, false},
 		{" huge_id , hang ", HugeID | Hang, false},
 		{"duplicate_key,lone_surrogate,big_batch", DuplicateKey | LoneSurrogate | BigBatch, false},
+		{"null_batch,negative_int,empty_string,long_array", NullBatch | NegativeInt | EmptyString | LongArray, false},
 		{"all,hang", AllBugs, false},
 		{"deep-nesting", 0, true},
 		{"hang,nope", 0, true},
@@ -34,14 +35,22 @@ func TestParseBugs(t *testing.T) {
 // reads back, and every single bug has its own name.
 func TestBugStringRoundTrip(t *testing.T) {
 	seen := map[string]bool{}
-	for _, b := range Bugs() {
+	all := append(Bugs(), HandlerBugs()...)
+	for _, b := range all {
 		if seen[b.String()] || b.String() == "" {
 			t.Errorf("bug %d has name %q (seen before: %v)", uint16(b), b, seen[b.String()])
 		}
 		seen[b.String()] = true
 	}
-	if len(seen) != 7 {
-		t.Errorf("Bugs() has %d names, want 7", len(seen))
+	if len(seen) != 10 || len(Bugs()) != 7 {
+		t.Errorf("Bugs() and HandlerBugs() have %d names (Bugs() %d), want 10 (7)", len(seen), len(Bugs()))
+	}
+	var union Bug
+	for _, b := range all {
+		union |= b
+	}
+	if union != AllBugs {
+		t.Errorf("Bugs() and HandlerBugs() make %v, not AllBugs", union)
 	}
 	for b := Bug(0); b <= AllBugs; b++ {
 		got, err := ParseBugs(b.String())

@@ -16,7 +16,7 @@ import (
 //   - with bugs planted, a frame either crashes naming a planted bug, hangs
 //     with hang planted, or gets the correct server's reply byte for byte.
 func FuzzAnswer(f *testing.F) {
-	for _, b := range Bugs() {
+	for _, b := range append(Bugs(), HandlerBugs()...) {
 		f.Add(TriggerFrame(b))
 	}
 	for _, s := range []string{
@@ -25,11 +25,17 @@ func FuzzAnswer(f *testing.F) {
 		`[{"jsonrpc":"2.0","method":"echo"},{"jsonrpc":"2.0","id":-0,"method":""},1,[]]`,
 		`{"jsonrpc":"2.0","id":1e400,"method":"\u0065cho","params":["\ud83d\ude00"]}`,
 		`[]`, `{"jsonrpc":"2.0","id":6,"method":`, "\xff", ` [1, 2] `,
+		`{"jsonrpc":"2.0","id":2,"method":"countdown","params":{"n":3}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"rpc.discover"}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search","arguments":{"query":"a","limit":2}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"sum","arguments":{"values":[1,2.5]}}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
 	} {
 		f.Add([]byte(s))
 	}
 	correct := New(0)
-	planted := []*Server{New(AllBugs), New(DeepNesting | HugeID), New(DuplicateKey | Hang), New(LoneSurrogate | BigBatch)}
+	planted := []*Server{New(AllBugs), New(DeepNesting | HugeID), New(DuplicateKey | Hang), New(LoneSurrogate | BigBatch),
+		New(NegativeInt | EmptyString | LongArray)}
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		if len(frame) > 4<<10 {
 			// Big inputs (a batch of 1001 fits in 2 KiB) only slow the
@@ -51,7 +57,7 @@ func FuzzAnswer(f *testing.F) {
 			t.Fatalf("no reply to %q", frame)
 		}
 		for _, s := range planted {
-			got, hang, crash := s.recoverAnswer(frame)
+			got, hang, crash := s.recoverAnswer(frame, false)
 			switch {
 			case crash != nil:
 				if s.Bugs()&crash.Bug == 0 || crash.Bug == Hang {

@@ -103,7 +103,7 @@ func TestSpecAnswers(t *testing.T) {
 		{"add unknown name", req("1", `"add"`, `{"a":1,"c":2}`), badParams("1", addUsage)},
 		{"add no params", req("1", `"add"`, ""), badParams("1", addUsage)},
 		{"unknown method", req("5", `"teleport"`, ""), noMethod("5", `"teleport"`)},
-		{"rpc. method", req("5", `"rpc.discover"`, ""), noMethod("5", `"rpc.discover"`)},
+		{"rpc. method", req("5", `"rpc.describe"`, ""), noMethod("5", `"rpc.describe"`)},
 		{"empty method", req("0", `""`, "[]"), noMethod("0", `""`)},
 		{"notification", note, ""},
 		{"notification of an unknown method", `{"jsonrpc":"2.0","method":"teleport"}`, ""},
@@ -297,7 +297,7 @@ func TestHandle(t *testing.T) {
 
 // TestTriggerFrame: each single bug has a frame that triggers it alone.
 func TestTriggerFrame(t *testing.T) {
-	for _, b := range Bugs() {
+	for _, b := range append(Bugs(), HandlerBugs()...) {
 		want := outcome{crash: b}
 		if b == Hang {
 			want = outcome{hang: true}

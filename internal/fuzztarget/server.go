@@ -161,7 +161,7 @@ func (s *Server) request(raw []byte) (reply []byte, hang bool) {
 	if env.id == nil {
 		return nil, false // a notification: no reply, whatever the call would do
 	}
-	return call(env.id.val, env.method, env.params), false
+	return s.call(env.id.val, env.method, env.params), false
 }
 
 // invalid returns why env is not a valid request, or "".
@@ -214,9 +214,23 @@ func hugeNumber(raw []byte) bool {
 	return err != nil
 }
 
-// call runs a valid request's method.
-func call(id []byte, method, params *member) []byte {
-	switch unquote(method.val) {
+// call runs a valid request's method: MCP's per-request _meta is read
+// first (readMeta), then the MCP methods are answered (mcpCall), then the
+// plain ones.
+func (s *Server) call(id []byte, method, params *member) []byte {
+	modern, refusal := readMeta(id, params)
+	if refusal != nil {
+		return refusal
+	}
+	name := unquote(method.val)
+	if reply, ok := s.mcpCall(id, name, params, modern); ok {
+		return reply
+	}
+	switch name {
+	case "rpc.discover":
+		return discover(id, params)
+	case "countdown":
+		return s.countdown(id, params)
 	case "echo":
 		if params == nil {
 			return wire.AppendResult(nil, id, []byte("null"))

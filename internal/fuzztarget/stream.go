@@ -91,6 +91,10 @@ func (s *Server) serve(ctx context.Context, next func() ([]byte, error), w io.Wr
 			}
 		}
 	}()
+	// mcp is set once the connection started an MCP session (an
+	// initialize or server/discover answered with a result): MCP has no
+	// batches, so an array is then one invalid request.
+	mcp := false
 	for {
 		var rd read
 		select {
@@ -111,13 +115,14 @@ func (s *Server) serve(ctx context.Context, next func() ([]byte, error), w io.Wr
 		default:
 			var hang bool
 			var crash *Crash
-			reply, hang, crash = s.recoverAnswer(rd.frame)
+			reply, hang, crash = s.recoverAnswer(rd.frame, mcp)
 			switch {
 			case crash != nil:
 				return *crash
 			case hang:
 				return waitEnd(ctx, reads)
 			}
+			mcp = mcp || startsMCPSession(rd.frame, reply)
 		}
 		if reply != nil {
 			if _, err := w.Write(frame(reply)); err != nil {
@@ -130,9 +135,10 @@ func (s *Server) serve(ctx context.Context, next func() ([]byte, error), w io.Wr
 	}
 }
 
-// recoverAnswer is answer with a planted crash turned into a value. Any
+// recoverAnswer is answer with a planted crash turned into a value (in an
+// MCP session, an array is one -32600 once the tokenizer read it). Any
 // other panic is a bug of this package and goes on up.
-func (s *Server) recoverAnswer(frame []byte) (reply []byte, hang bool, crash *Crash) {
+func (s *Server) recoverAnswer(frame []byte, mcp bool) (reply []byte, hang bool, crash *Crash) {
 	defer func() {
 		if v := recover(); v != nil {
 			c, ok := v.(Crash)
@@ -142,8 +148,25 @@ func (s *Server) recoverAnswer(frame []byte) (reply []byte, hang bool, crash *Cr
 			crash = &c
 		}
 	}()
+	if mcp {
+		if top, err := parse(frame, s.bugs); err == nil && top == kindArray {
+			return errorReply(nil, wire.CodeInvalidRequest, msgInvalidRequest, "MCP has no batches"), false, nil
+		}
+	}
 	reply, hang = s.answer(frame)
 	return reply, hang, nil
+}
+
+// startsMCPSession reports whether frame, answered with reply, started an
+// MCP session: an initialize or a server/discover answered with a result.
+func startsMCPSession(frame, reply []byte) bool {
+	var req, rep wire.Message
+	wire.Scan(frame, &req)
+	if req.Kind != wire.KindRequest || string(req.Method) != `"initialize"` && string(req.Method) != `"server/discover"` {
+		return false
+	}
+	wire.Scan(reply, &rep)
+	return rep.Kind == wire.KindResult
 }
 
 // waitEnd is a hung connection: input is read and ignored until it ends.

@@ -217,3 +217,44 @@ func TestServeStreamErrors(t *testing.T) {
 type iotestErrReader struct{}
 
 func (iotestErrReader) Read([]byte) (int, error) { return 0, errors.New("connection reset") }
+
+// TestServeStreamMCPSession: MCP has no batches, so once a connection
+// started an MCP session (initialize answered with a result) an array is
+// one invalid request; before, and on another connection, it is a batch.
+// The tokenizer's bugs still fire on an array of a session.
+func TestServeStreamMCPSession(t *testing.T) {
+	const batch = `[{"jsonrpc":"2.0","id":5,"method":"echo"}]`
+	initialize := req("1", `"initialize"`, `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)
+	for _, tc := range []struct {
+		name, in string
+		want     []string // the prefix of each reply
+	}{
+		{"no session", batch, []string{`[{"jsonrpc":"2.0","id":5,"result":null}]`}},
+		{"after a refused initialize", req("1", `"initialize"`, `[]`) + "\n" + batch,
+			[]string{`{"jsonrpc":"2.0","id":1,"error":{"code":-32602`, `[{"jsonrpc":"2.0","id":5,"result":null}]`}},
+		{"in a session", initialize + "\n" + batch,
+			[]string{`{"jsonrpc":"2.0","id":1,"result":{`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := New(0).ServeStream(context.Background(), strings.NewReader(tc.in+"\n"), &out); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+			if len(lines) != len(tc.want) {
+				t.Fatalf("replies %q, want %d", lines, len(tc.want))
+			}
+			for i, w := range tc.want {
+				if !strings.HasPrefix(lines[i], w) {
+					t.Errorf("reply %d %s, want %s…", i, lines[i], w)
+				}
+			}
+		})
+	}
+	var out bytes.Buffer
+	deep := strings.Repeat("[", 70) + strings.Repeat("]", 70)
+	err := New(DeepNesting).ServeStream(context.Background(), strings.NewReader(initialize+"\n"+deep+"\n"), &out)
+	if _, crashed := err.(Crash); !crashed {
+		t.Errorf("an array 70 deep in an MCP session with deep_nesting planted: %v, want the crash", err)
+	}
+}

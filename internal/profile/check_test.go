@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,13 +75,16 @@ func TestMCPCheckCodes(t *testing.T) {
 }
 
 // TestRuleSeverity pins which rules are warnings: MCP's legacy codes (a
-// SHOULD NOT of the profile), rpcfuzz's slow_input (a heuristic), and the
-// two known deviations rpcfuzz reports without failing (id null left
-// unanswered, a parse error refused in plain HTTP); every other rule breaks
-// a MUST.
+// SHOULD NOT of the profile), rpcfuzz's slow_input (a heuristic), the two
+// known deviations rpcfuzz reports without failing (id null left
+// unanswered, a parse error refused in plain HTTP), and the four that hold
+// a server to its own params schemas, which JSON-RPC does not require it
+// to validate; every other rule breaks a MUST.
 func TestRuleSeverity(t *testing.T) {
+	warnings := []check.Rule{check.MCPLegacyCode, check.SlowInput, check.NullIDUnanswered, check.PlainHTTPError,
+		check.InvalidParamsAccepted, check.ParamsErrorCode, check.ValidParamsRejected, check.InternalError}
 	for r := check.Rule(0); r < check.NumRules; r++ {
-		if r.Warning() != (r == check.MCPLegacyCode || r == check.SlowInput || r == check.NullIDUnanswered || r == check.PlainHTTPError) {
+		if r.Warning() != slices.Contains(warnings, r) {
 			t.Errorf("%s.Warning() = %v", r, r.Warning())
 		}
 	}
