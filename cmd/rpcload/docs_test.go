@@ -124,6 +124,10 @@ var docExits = []struct {
 	{"--diff", []int{exitOK, exitFindings}, "eth_blockNumber of two reference servers follows each one's own clock, so replies may differ (exit 1)"},
 	{"rpcfuzz run tcp://127.0.0.1:9090", []int{exitFindings}, "planted bugs: a failure found"},
 	{"rpcfuzz replay", []int{exitFindings}, "the finding is reproduced"},
+	{"--planted-bugs empty_string --stdio", []int{exitFindings}, "the planted tool crash (search with an empty query) is found"},
+	{"rpcfuzz run --profile mcp --out findings -- ./my-mcp-server", []int{exitOK, exitFindings}, docSleepTool},
+	{"rpcfuzz run --out findings --profile mcp -- ./my-mcp-server", []int{exitOK, exitFindings}, docSleepTool},
+	{"rpcfuzz run tcp://127.0.0.1:9091 --discover", []int{exitFindings}, "the planted handler crash (countdown with a negative n) is found"},
 	// A gate's verdict on latency depends on the machine; what the test
 	// checks is that the command runs (no usage error, target reached).
 	{"--threshold", []int{exitOK, exitFindings}, "a --threshold verdict on latency depends on the machine's speed"},
@@ -132,6 +136,11 @@ var docExits = []struct {
 	// error-rate and violations gates fail, as they should.
 	{"error_rate<0.1%", []int{exitFindings}, "eth_call is -32601 on the reference server: error_rate fails"},
 }
+
+// docSleepTool is why an API-aware run against the reference MCP server
+// may fail: its sleep tool answers after up to 10 minutes, as its schema
+// allows, so a valid call may be a hang at rpcfuzz's --timeout 1s.
+const docSleepTool = "the reference MCP server's sleep tool takes up to 10 minutes, as its schema allows: a valid call may be a hang at --timeout 1s"
 
 // docHost is a server address of the docs, and where it really is.
 type docHost struct{ http, tcp, tcpLSP string }
@@ -313,6 +322,9 @@ func (e *docEnv) rewrite(c docCmd, argv []string) []string {
 			main[i] = e.finding(c)
 		case strings.HasSuffix(a, ".json") && !strings.HasPrefix(prev, "-") && (slices.Contains([]string{"compare", "report", "check", "merge"}, sub) || prev == "from-openrpc"):
 			e.ensureInput(c, a)
+		case prev == "--openrpc":
+			// (rpcfuzz's API document: the reference server's own.)
+			e.ensureFile(c, a, filepath.Join("..", "..", "internal", "testsrv", "openrpc.json"))
 		default:
 			main[i] = e.addrs(c, a, profile)
 		}
@@ -510,16 +522,22 @@ func (e *docEnv) finding(c docCmd) string {
 // ensureInput gives a command the input file it reads when the block did
 // not write it: a result file, or an OpenRPC document.
 func (e *docEnv) ensureInput(c docCmd, name string) {
-	dst := filepath.Join(e.dir, name)
-	if _, err := os.Stat(dst); err == nil {
-		return
-	}
 	src := e.fixture
 	switch name {
 	case "openrpc.json":
 		src = filepath.Join("..", "..", "internal", "discover", "testdata", "openrpc.json")
 	case "README.md":
 		src = filepath.Join("..", "..", "README.md")
+	}
+	e.ensureFile(c, name, src)
+}
+
+// ensureFile copies src to name in the block's directory, unless the block
+// wrote one already.
+func (e *docEnv) ensureFile(c docCmd, name, src string) {
+	dst := filepath.Join(e.dir, name)
+	if _, err := os.Stat(dst); err == nil {
+		return
 	}
 	data, err := os.ReadFile(src)
 	if err == nil {

@@ -204,20 +204,25 @@ func (m *Method) Frame(dst, id []byte, params []byte) []byte {
 	dst = append(dst, id...)
 	dst = append(dst, `,"method":`...)
 	dst = wire.AppendString(dst, m.Call)
-	switch {
-	case m.Kind != Plain:
-		dst = append(dst, `,"params":{"name":`...)
-		dst = wire.AppendString(dst, m.Target)
-		if params != nil {
-			dst = append(dst, `,"arguments":`...)
-			dst = append(dst, params...)
-		}
-		dst = append(dst, '}')
-	case params != nil:
+	if p := m.CallParams(params); p != nil {
 		dst = append(dst, `,"params":`...)
-		dst = append(dst, params...)
+		dst = append(dst, p...)
 	}
 	return append(dst, '}')
+}
+
+// CallParams returns the JSON-RPC params of a call of m with params (the
+// arguments, for a tool or a prompt, wrapped in {name, arguments}); nil
+// for none.
+func (m *Method) CallParams(params []byte) []byte {
+	if m.Kind == Plain {
+		return params
+	}
+	p := wire.AppendString([]byte(`{"name":`), m.Target)
+	if params != nil {
+		p = append(append(p, `,"arguments":`...), params...)
+	}
+	return append(p, '}')
 }
 
 // Find returns the method a scanned request calls and the params it

@@ -263,7 +263,7 @@ func (r *run) setupAPI(ctx context.Context, w *worker) ([]mutate.Case, error) {
 			r.warn("API: %s: no valid params could be made (%v): its calls are left to the mutations", m.Name, err)
 			continue
 		}
-		seeds = append(seeds, mutate.Case{Frames: [][]byte{m.Frame(nil, []byte("1"), params)}})
+		seeds = append(seeds, mutate.Case{Frames: [][]byte{r.callFrame(m, []byte("1"), params)}})
 	}
 	return seeds, nil
 }
@@ -333,6 +333,19 @@ func (r *run) callOnce(ctx context.Context, w *worker, method string, params []b
 	return nil, fmt.Errorf("%s: no reply", method)
 }
 
+// callFrame is the request calling m with id and params (a tool's
+// arguments), its params as the profile wants them in the era the target
+// speaks (MCP 2026-07-28 carries _meta in every request's params).
+func (r *run) callFrame(m *apispec.Method, id, params []byte) []byte {
+	p := m.CallParams(params)
+	if r.d != nil {
+		if q, err := r.d.prof.Params(profile.Era(r.d.era.Load()), m.Call, p); err == nil {
+			p = q
+		}
+	}
+	return profile.Step{Method: m.Call, Params: p}.AppendControl(nil, id)
+}
+
 // apiInput is a fresh call of the API: the methods in turn (so that each
 // gets its share), params valid or invalid by a coin, and now and then, for
 // an idempotent method, the same valid call twice. ok is false when no
@@ -348,12 +361,12 @@ func (r *run) apiInput(w *worker) (mutate.Case, bool) {
 	if err != nil {
 		return mutate.Case{}, false
 	}
-	frame := m.Frame(nil, []byte("1"), params)
+	frame := r.callFrame(m, []byte("1"), params)
 	if len(frame) > r.cfg.MaxFrame {
 		return mutate.Case{}, false
 	}
 	if valid && m.Idempotent && w.apiRand.IntN(4) == 0 {
-		return mutate.Case{Frames: [][]byte{frame, m.Frame(nil, []byte("2"), params)}}, true
+		return mutate.Case{Frames: [][]byte{frame, r.callFrame(m, []byte("2"), params)}}, true
 	}
 	return mutate.Case{Frames: [][]byte{frame}}, true
 }
@@ -397,7 +410,7 @@ func (r *run) minimizeCall(ctx context.Context, in mutate.Case, hold func(contex
 	wire.Scan(frame, &msg)
 	id := append([]byte(nil), msg.ID...)
 	call := func(params []byte) mutate.Case {
-		return mutate.Case{Frames: [][]byte{m.Frame(nil, id, params)}}
+		return mutate.Case{Frames: [][]byte{r.callFrame(m, id, params)}}
 	}
 	if !hold(ctx, call(params)) {
 		return in, minimizeResult{checks: 1}, false
