@@ -79,6 +79,11 @@ type Method struct {
 	// Source says where the method came from: "openrpc", "mcp", "flag".
 	Source string `json:"source"`
 
+	// forms are the schemas Params is either of (OpenRPC's "either": the
+	// by-position array and the by-name object), for proposing invalid
+	// params of one form: Params' anyOf has no other invalid arrays or
+	// objects to offer.
+	forms          [][]byte
 	params, result *jsonschema.Schema // compiled (nil: not described, or did not compile)
 	index          int                // its place in API.Methods
 }

@@ -323,7 +323,9 @@ func TestSeed(t *testing.T) {
 }
 
 // TestPropose: what Propose offers as valid the validator finds valid, and
-// what it offers as invalid, invalid.
+// what it offers as invalid, invalid; invalid params are nearly always an
+// array or an object (a scalar is JSON-RPC's invalid request, which says
+// little of the method).
 func TestPropose(t *testing.T) {
 	api := mustOpenRPC(t)
 	tools, _ := FromMCP([]byte(testTools), nil, nil)
@@ -331,6 +333,7 @@ func TestPropose(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
+	scalars := 0
 	for _, m := range api.Methods {
 		for i := range 300 {
 			valid := i%2 == 0
@@ -345,7 +348,13 @@ func TestPropose(t *testing.T) {
 			if got, why := m.CheckParams(p); got != want {
 				t.Fatalf("%s: proposed %s (valid=%v, broke %q) judged %d (%s)", m.Name, p, valid, broke, got, why)
 			}
+			if !valid && (len(p) == 0 || p[0] != '{' && p[0] != '[') {
+				scalars++
+			}
 		}
+	}
+	if invalid := len(api.Methods) * 150; scalars*50 > invalid {
+		t.Errorf("%d of %d invalid params proposed were no array or object (more than 2%%)", scalars, invalid)
 	}
 }
 

@@ -119,6 +119,13 @@ func openrpcMethod(m map[string]any, name string, schemas, descriptors map[strin
 		ps, meth.Positional = byPosition, true
 	default: // "either"; absent params read as [] are fine both ways
 		ps, meth.Positional = map[string]any{"anyOf": []any{byPosition, byName}}, true
+		for _, form := range []map[string]any{byPosition, byName} {
+			f, err := selfContained(form, schemas)
+			if err != nil {
+				return meth, err
+			}
+			meth.forms = append(meth.forms, f)
+		}
 	}
 	var err error
 	if meth.Params, err = selfContained(ps, schemas); err != nil {

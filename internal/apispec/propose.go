@@ -11,15 +11,36 @@ import (
 // params nothing describes.
 var ErrNoSchema = errors.New("apispec: no params schema")
 
+// invalidTries bounds the draws Propose makes for invalid params that are
+// an array or an object.
+const invalidTries = 16
+
 // Propose returns params for a call of m: valid ones (schemagen's edge
 // values, or now and then an example) when valid is set, else ones its
 // schema rejects and the constraint they break (schemagen.InvalidWith's
-// name for it). A method with no params schema gets an example, or nil
-// (no params) for valid, and ErrNoSchema for invalid.
+// name for it), an array or an object when one of a few draws is: params
+// that are neither are an invalid request to JSON-RPC itself (and MCP's
+// arguments an object), refused before the method reads them, so they say
+// little of the method (they are still sent when no draw is better). A method
+// with no params schema gets an example, or nil (no params) for valid, and
+// ErrNoSchema for invalid.
 func (m *Method) Propose(r *rand.Rand, valid bool) (params []byte, broke string, err error) {
 	if !valid {
 		if m.Params == nil {
 			return nil, "", ErrNoSchema
+		}
+		for range invalidTries {
+			schema := m.Params
+			if len(m.forms) > 0 {
+				schema = m.forms[r.IntN(len(m.forms))]
+			}
+			params, broke, err = schemagen.InvalidWith(schema, r)
+			if err == nil && len(params) > 0 && (params[0] == '{' || params[0] == '[') {
+				// (A value one form rejects may be of the other form.)
+				if v, _ := m.CheckParams(params); v != Valid {
+					return params, broke, nil
+				}
+			}
 		}
 		return schemagen.InvalidWith(m.Params, r)
 	}

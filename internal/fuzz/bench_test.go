@@ -2,11 +2,13 @@ package fuzz
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/rpcload/rpcload/internal/apispec"
 	"github.com/rpcload/rpcload/internal/mutate"
 	"github.com/rpcload/rpcload/internal/transport"
 )
@@ -116,4 +118,49 @@ func BenchmarkRestarts(b *testing.B) {
 	b.ReportMetric(float64(s.Execs)/b.Elapsed().Seconds(), "execs/s")
 	b.ReportMetric(float64(s.Restarts)/float64(max(s.Execs, 1)), "restarts/op")
 	b.Logf("%d execs in %.1fs, %d restarts, %d checks, findings %v, stopped %q", s.Execs, b.Elapsed().Seconds(), s.Restarts, s.Checks, s.FindingsByRule, s.Stopped)
+}
+
+// benchAPIDoc is the reference server's fast methods (its document also
+// has convert and lookup_weather, which take 100 and 300 ms by design: a
+// run with them measures the server's sleeps, not the fuzzer).
+const benchAPIDoc = `{"methods": [
+ {"name": "get_time", "params": [], "x-additionalProperties": false, "result": {"name": "t", "schema": {"type": "string", "pattern": "^[0-9]{2}:[0-9]{2}$"}}},
+ {"name": "add", "x-additionalProperties": false, "params": [{"name": "a", "required": true, "schema": {"type": "number"}},
+   {"name": "b", "required": true, "schema": {"type": "number"}}], "result": {"name": "s", "schema": {"type": "number"}}},
+ {"name": "eth_blockNumber", "params": [], "x-additionalProperties": false, "result": {"name": "b", "schema": {"type": "string", "pattern": "^0x[0-9a-f]+$"}}},
+ {"name": "eth_chainId", "params": [], "x-additionalProperties": false, "result": {"name": "c", "schema": {"type": "string", "pattern": "^0x[0-9a-f]+$"}}}]}`
+
+// BenchmarkAPI is API-aware fuzzing against the reference server over TCP
+// with benchWorkers workers (issue 18's speed goal: at least 5,000 calls a
+// second): every input a fresh call of one of the server's fast methods
+// (share 1), params valid or invalid by the schema, every reply judged by
+// the API's oracles; and half of them so, the rest mutations (share 0.5).
+// calls/s counts the calls the oracles judged (summary.json's api), one op
+// is one input.
+func BenchmarkAPI(b *testing.B) {
+	api, err := apispec.FromOpenRPC([]byte(benchAPIDoc))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, share := range []float64{1, 0.5} {
+		b.Run(fmt.Sprintf("share-%g", share), func(b *testing.B) {
+			b.ReportAllocs()
+			cfg := Config{Target: refServer(b, "tcp"), Workers: benchWorkers, Execs: uint64(b.N), Seed: 1, OutDir: b.TempDir(),
+				Timeout: 2 * time.Second, Now: fixedClock, API: api, APIShare: share, SlowFloor: time.Hour}
+			b.ResetTimer()
+			s, err := Run(context.Background(), cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var calls uint64
+			for _, m := range s.API.Methods {
+				calls += m.CallsValid + m.CallsInvalid + m.CallsUnjudged
+			}
+			b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "calls/s")
+			b.ReportMetric(float64(s.Execs)/b.Elapsed().Seconds(), "execs/s")
+			for _, f := range s.Findings {
+				b.Logf("finding %s: %s", f.ID, f.Note)
+			}
+		})
+	}
 }
