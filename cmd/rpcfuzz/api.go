@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -19,7 +20,9 @@ import (
 // own API").
 type apiFlags struct {
 	openrpc     string
+	file        string
 	discover    bool
+	workspace   string
 	seeds       seedList
 	idempotent  []string
 	paramsCodes []int64
@@ -70,7 +73,9 @@ func (v paramsValue) Set(s string) error {
 
 func (f *apiFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.openrpc, "openrpc", "", "the target's API as an OpenRPC document (a file): its methods are called with params valid and invalid by their schemas, and held to them")
-	fs.BoolVar(&f.discover, "discover", false, "ask the target for its API: rpc.discover's OpenRPC document, or with --profile mcp its tools, prompts and resources (on by default with --profile mcp)")
+	fs.StringVarP(&f.file, "file", "f", "", "a scenario file (rpcload's format): its calls' methods join the API, with the params their templates render as examples")
+	fs.BoolVar(&f.discover, "discover", false, "ask the target for its API: rpc.discover's OpenRPC document, with --profile mcp its tools, prompts and resources, with --profile lsp the requests its capabilities announce, about the --workspace files (on by default with --profile mcp, and with --profile lsp and --workspace)")
+	fs.StringVar(&f.workspace, "workspace", "", "--profile lsp: the folder the language server is initialized with (rootUri, workspaceFolders), whose files (up to 8 of a known language, 64 KiB each) every connection opens after the handshake")
 	fs.Var(methodValue{&f.seeds}, "method", "a method of the target's API to call (repeatable); its --params follow it")
 	fs.Var(paramsValue{&f.seeds}, "params", "JSON params known to be good for the --method before it (for tools/call: {\"name\": TOOL, \"arguments\": {...}})")
 	fs.StringArrayVar(&f.idempotent, "idempotent", nil, "a method (or 'tool NAME') whose equal calls must get equal results (repeatable)")
@@ -87,11 +92,14 @@ func (f *apiFlags) apply(fs *pflag.FlagSet, cfg *fuzz.Config) error {
 	cfg.Idempotent = f.idempotent
 	cfg.InvalidParamsCodes = f.paramsCodes
 	cfg.Discover = f.discover
-	if cfg.Profile == profile.MCP && !fs.Changed("discover") {
+	if err := f.applyWorkspace(cfg); err != nil {
+		return err
+	}
+	if !fs.Changed("discover") && (cfg.Profile == profile.MCP || cfg.Profile == profile.LSP && f.workspace != "") {
 		cfg.Discover = true
 	}
-	if cfg.Discover && cfg.Profile == profile.LSP {
-		return cli.Usagef("--discover: an LSP server describes no params schemas (give --method M --params JSON)")
+	if cfg.Discover && cfg.Profile == profile.LSP && f.workspace == "" {
+		return cli.Usagef("--discover with --profile lsp needs --workspace DIR: the requests the server announces are asked about the workspace's files")
 	}
 	api := &apispec.API{}
 	if f.openrpc != "" {
@@ -105,6 +113,15 @@ func (f *apiFlags) apply(fs *pflag.FlagSet, cfg *fuzz.Config) error {
 		}
 		if err := api.Merge(got); err != nil {
 			return cli.Usagef("--openrpc %s: %v", f.openrpc, err)
+		}
+	}
+	if f.file != "" {
+		got, err := scenarioAPI(f.file)
+		if err != nil {
+			return err
+		}
+		if err := api.Merge(got); err != nil {
+			return cli.Usagef("-f %s: %v", f.file, err)
 		}
 	}
 	for _, e := range f.seeds.entries {
@@ -124,12 +141,36 @@ func (f *apiFlags) apply(fs *pflag.FlagSet, cfg *fuzz.Config) error {
 		cfg.API = api
 	}
 	if len(f.idempotent) > 0 && api.Len() == 0 && !cfg.Discover {
-		return cli.Usagef("--idempotent needs an API: --openrpc, --discover or --method")
+		return cli.Usagef("--idempotent needs an API: --openrpc, --discover, -f or --method")
 	}
 	for _, c := range f.paramsCodes {
 		if c < -1<<31 || c > 1<<31-1 {
 			return cli.Usagef("--invalid-params-code %s: not a JSON-RPC error code", strconv.FormatInt(c, 10))
 		}
 	}
+	return nil
+}
+
+// applyWorkspace puts --workspace in cfg: the LSP profile's workspace
+// folder, as an absolute path (the URIs of the folder and its files are
+// made from it), which must be a directory.
+func (f *apiFlags) applyWorkspace(cfg *fuzz.Config) error {
+	if f.workspace == "" {
+		return nil
+	}
+	if cfg.Profile != profile.LSP {
+		return cli.Usagef("--workspace applies to --profile lsp (got --profile %s)", cfg.Profile)
+	}
+	dir, err := filepath.Abs(f.workspace)
+	if err != nil {
+		return cli.Usagef("--workspace: %v", err)
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		if err == nil {
+			err = errors.New("not a directory")
+		}
+		return cli.Usagef("--workspace %s: %v", f.workspace, err)
+	}
+	cfg.ProfileOptions.Workspace = dir
 	return nil
 }

@@ -163,3 +163,40 @@ func writeDiscoverDoc(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// TestAPIFuzzScenario: -f reads a scenario's calls as the API: the params
+// its templates render are the method's examples, its expect.result the
+// result's schema; countdown's examples from {$int: [-5, 5]} reach the
+// planted crash on a negative n.
+func TestAPIFuzzScenario(t *testing.T) {
+	url := serve(t, fuzztarget.NegativeInt)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "api.yaml")
+	scen := "version: 1\nload: {rate: 10, duration: 1s}\nmix:\n" +
+		"  - method: countdown\n    params: {n: {$int: [-5, 5]}}\n    expect:\n      result: {type: array}\n" +
+		"  - method: add\n    params: [1, 2]\n" +
+		"  - method: echo\n    notify: true\n"
+	if err := os.WriteFile(file, []byte(scen), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	code, stdout, stderr := run("run", url, "-f", file, "--out", out, "--duration", "60s", "--stop-after", "1", "-q", "--seed", "1")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	s := readSummary(t, out)
+	var names []string
+	for _, m := range s.API.Methods {
+		names = append(names, m.Name+"/"+m.Source)
+	}
+	if strings.Join(names, ",") != "countdown/scenario,add/scenario" {
+		t.Errorf("API %v: want countdown and add from the scenario (not the notification)", names)
+	}
+	if len(s.Findings) != 1 || s.Findings[0].Rule != "crash" || s.Findings[0].Method != "countdown" {
+		t.Fatalf("findings %+v", s.Findings)
+	}
+	code, _, stderr = run("run", url, "-f", filepath.Join(dir, "missing.yaml"), "--out", out, "--execs", "1")
+	if code != 2 || !strings.Contains(stderr, "missing.yaml") {
+		t.Errorf("a missing scenario: exit %d %s", code, stderr)
+	}
+}

@@ -3,6 +3,7 @@ package apispec
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"errors"
 	"fmt"
 	"slices"
@@ -76,6 +77,10 @@ type Method struct {
 	Idempotent bool `json:"idempotent,omitempty"`
 	// Examples are params known to be good (given on the command line).
 	Examples []json.RawMessage `json:"examples,omitempty"`
+	// Template, when set, renders params known to be good, new ones each
+	// time (a scenario call's params template): Propose draws valid params
+	// from it as from the examples.
+	Template Template `json:"-"`
 	// Source says where the method came from: "openrpc", "mcp", "flag".
 	Source string `json:"source"`
 
@@ -86,6 +91,13 @@ type Method struct {
 	forms          [][]byte
 	params, result *jsonschema.Schema // compiled (nil: not described, or did not compile)
 	index          int                // its place in API.Methods
+}
+
+// Template renders params: rpcload's scenario templates (workload/gen)
+// are ones. It must be safe for concurrent use; ok is false when it has
+// nothing left to render.
+type Template interface {
+	Append(dst []byte, r *rand.Rand, seq uint64) (out []byte, ok bool)
 }
 
 // API is the methods of a target. The zero value is empty and ready.
@@ -137,6 +149,9 @@ func (a *API) Add(m Method) error {
 	if i, ok := a.index[k]; ok {
 		old := a.Methods[i]
 		old.Examples = append(old.Examples, m.Examples...)
+		if old.Template == nil {
+			old.Template = m.Template
+		}
 		old.Idempotent = old.Idempotent || m.Idempotent
 		if old.params == nil {
 			old.Params, old.params, old.Positional = m.Params, m.params, m.Positional

@@ -2,6 +2,7 @@ package apispec
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -390,5 +391,38 @@ func TestFromJSON(t *testing.T) {
 	}
 	if _, err := FromJSON([]byte(`[{"call":"x","kind":"gadget"}]`)); err == nil || !strings.Contains(err.Error(), "unknown kind") {
 		t.Errorf("an unknown kind: %v", err)
+	}
+}
+
+// countTemplate renders {"n": seq}, or nothing once seq passes max.
+type countTemplate struct{ max uint64 }
+
+func (c countTemplate) Append(dst []byte, _ *rand.Rand, seq uint64) ([]byte, bool) {
+	if seq > c.max {
+		return dst, false
+	}
+	return fmt.Appendf(dst, `{"n":%d}`, seq), true
+}
+
+// TestProposeTemplate: a method with a template and no schema gets its
+// valid params from the template, anew each time; a template with nothing
+// left falls back to the examples.
+func TestProposeTemplate(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	m := &Method{Call: "m", Template: countTemplate{max: 1 << 40}, Examples: []json.RawMessage{[]byte(`{"n":-1}`)}}
+	seen := map[string]bool{}
+	for range 20 {
+		p, _, err := m.Propose(r, true)
+		if err != nil || !strings.HasPrefix(string(p), `{"n":`) || string(p) == `{"n":-1}` {
+			t.Fatalf("proposed %s %v, want the template's", p, err)
+		}
+		seen[string(p)] = true
+	}
+	if len(seen) < 15 {
+		t.Errorf("%d distinct params in 20: the template is not rendered anew", len(seen))
+	}
+	m.Template = countTemplate{max: 0}
+	if p, _, _ := m.Propose(r, true); string(p) != `{"n":-1}` {
+		t.Errorf("an exhausted template: proposed %s, want the example", p)
 	}
 }

@@ -16,7 +16,8 @@ var ErrNoSchema = errors.New("apispec: no params schema")
 const invalidTries = 16
 
 // Propose returns params for a call of m: valid ones (schemagen's edge
-// values, or now and then an example) when valid is set, else ones its
+// values, or now and then one of the template's or an example) when valid
+// is set, else ones its
 // schema rejects and the constraint they break (schemagen.InvalidWith's
 // name for it), an array or an object when one of a few draws is: params
 // that are neither are an invalid request to JSON-RPC itself (and MCP's
@@ -43,6 +44,11 @@ func (m *Method) Propose(r *rand.Rand, valid bool) (params []byte, broke string,
 			}
 		}
 		return schemagen.InvalidWith(m.Params, r)
+	}
+	if m.Template != nil && (m.Params == nil || r.IntN(4) == 0) {
+		if p, ok := m.Template.Append(nil, r, r.Uint64N(1<<32)+1); ok {
+			return p, "", nil
+		}
 	}
 	if len(m.Examples) > 0 && (m.Params == nil || r.IntN(4) == 0) {
 		return m.Examples[r.IntN(len(m.Examples))], "", nil
