@@ -3,9 +3,9 @@ package apispec
 import (
 	"bytes"
 	"encoding/json"
-	"math/rand/v2"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 
