@@ -2,50 +2,21 @@ package fuzz
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/rpcload/rpcload/internal/apispec"
+	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/wire"
 )
 
-// APICoverage is how much of the API a run reached (summary.json's "api").
-// Calls are the frames of the run's inputs that called a method of the API
-// (fresh API calls and mutated ones alike; confirming and minimizing
-// findings not counted), sorted by what its schema says of their params.
-type APICoverage struct {
-	Methods []MethodCoverage `json:"methods"`
-	// NeverReached names the methods no call reached: none was answered
-	// with a result or an error other than -32601 (method not found).
-	NeverReached []string `json:"never_reached"`
-	// Notes say what the API's sources left out and why.
-	Notes []string `json:"notes,omitempty"`
-}
+// APICoverage is how much of the API a run reached (summary.json's "api",
+// and latency.json's): the type lives in stats, with the result it is part
+// of.
+type APICoverage = stats.APICoverage
 
-// MethodCoverage is one method's share of a run.
-type MethodCoverage struct {
-	Name   string `json:"name"`
-	Kind   string `json:"kind"`   // method, tool or prompt
-	Source string `json:"source"` // openrpc, mcp or flag
-	// CallsValid, CallsInvalid and CallsUnjudged count the calls by what
-	// the method's params schema says of their params: accepted,
-	// rejected, or not judged (no schema, or params a server could read
-	// otherwise than the validator, see apispec).
-	CallsValid    uint64 `json:"calls_valid"`
-	CallsInvalid  uint64 `json:"calls_invalid"`
-	CallsUnjudged uint64 `json:"calls_unjudged"`
-	Results       uint64 `json:"results"`  // calls answered with a result
-	NoReply       uint64 `json:"no_reply"` // calls that got no reply
-	// ErrorsByCode counts the calls answered with an error, by code.
-	ErrorsByCode map[string]uint64 `json:"errors_by_code"`
-	// Findings are the ids of the findings about this method: an oracle of
-	// the API's that fired on its call, or another rule whose input's
-	// frame called it (a crash, a hang).
-	Findings []string `json:"findings"`
-}
+// MethodCoverage is one method's share of a run (see stats.MethodCoverage).
+type MethodCoverage = stats.MethodCoverage
 
 // methodCov is MethodCoverage's counts, kept by each worker.
 type methodCov struct {
@@ -147,29 +118,4 @@ func paramsOrNone(p json.RawMessage) []byte {
 		return []byte("no params")
 	}
 	return p
-}
-
-// writeAPICoverage writes the text summary's API lines: per method the
-// calls by their params, the replies, and the findings.
-func writeAPICoverage(w io.Writer, c *APICoverage) {
-	if c == nil {
-		return
-	}
-	fmt.Fprintf(w, "API: %d methods, %d never reached\n", len(c.Methods), len(c.NeverReached))
-	for _, m := range c.Methods {
-		codes := make([]string, 0, len(m.ErrorsByCode))
-		for code, n := range m.ErrorsByCode {
-			codes = append(codes, fmt.Sprintf("%s×%d", code, n))
-		}
-		slices.Sort(codes)
-		errs := "no errors"
-		if len(codes) > 0 {
-			errs = "errors " + strings.Join(codes, " ")
-		}
-		fmt.Fprintf(w, "  %-32s %6d valid %6d invalid %6d unjudged calls; %6d results, %s, %d unanswered; %d findings\n",
-			oneLine(m.Name, 32), m.CallsValid, m.CallsInvalid, m.CallsUnjudged, m.Results, errs, m.NoReply, len(m.Findings))
-	}
-	if len(c.NeverReached) > 0 {
-		fmt.Fprintf(w, "  never reached: %s\n", strings.Join(c.NeverReached, ", "))
-	}
 }

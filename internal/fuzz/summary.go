@@ -150,6 +150,7 @@ func (r *run) finish() (*Summary, error) {
 	s.Latency = lat
 	s.ParseErrorIDs = r.parseIDs.Load()
 	s.API = r.apiCoverage(s.Findings)
+	lat.API = s.API // so the HTML report of latency.json shows it too
 	s.Hits = map[string]uint64{}
 	for rule := range r.hits {
 		if n := r.hits[rule].Load(); n > 0 {
@@ -225,7 +226,7 @@ func WriteText(w io.Writer, s *Summary) error {
 	if s.FindingsDropped > 0 {
 		fmt.Fprintf(ew, "  %d further distinct failures past --max-findings were not written\n", s.FindingsDropped)
 	}
-	writeAPICoverage(ew, s.API)
+	stats.WriteAPICoverage(ew, s.API)
 	if ops := productiveOps(s.Ops); len(ops) > 0 {
 		fmt.Fprintf(ew, "ops that produced findings: %s\n", strings.Join(ops, ", "))
 	}

@@ -70,12 +70,14 @@ type detail struct {
 	Sections []section
 }
 
-// section is a titled part of a result's detail: paragraphs, then tables.
+// section is a titled part of a result's detail: paragraphs, then tables,
+// then notes in small print.
 type section struct {
 	Title  string
 	Style  *lineStyle // a swatch before the title, where the result is not otherwise shown
 	Paras  []string
 	Tables []table
+	Notes  []string
 }
 
 // table is a plain table; the first column usually names the row.

@@ -102,6 +102,8 @@ func sampleResult(t testing.TB, s string, rate uint64) *stats.Result {
 		Rounds: &stats.RoundsReport{Targets: []string{"a" + s, "b" + s}, Rounds: 1,
 			Runs:   []stats.RoundRun{{Round: 1, Target: 0, AnsweredPS: 100}, {Round: 1, Target: 1, AnsweredPS: 90}},
 			Ratios: []stats.RoundsRatio{{Target: 1, Figure: "f" + s, Median: 0.9, Verdict: "v" + s}}},
+		API: &stats.APICoverage{Methods: []stats.MethodCoverage{{Name: "m" + s, Kind: "k" + s, Source: "o" + s, CallsValid: 3, CallsInvalid: 2,
+			ErrorsByCode: map[string]uint64{"c" + s: 1}, Findings: []string{"f" + s}}}, NeverReached: []string{"m" + s}, Notes: []string{"no" + s}},
 		Diff: &stats.DiffReport{Targets: []string{"a" + s, "b" + s}, IgnorePaths: []string{"i" + s}, Compared: 10, Mismatches: 1,
 			Methods: map[string]stats.DiffMethod{"m" + s: {Compared: 10, Mismatches: 1}},
 			Samples: []stats.DiffSample{{Method: "m" + s, Request: "q" + s, A: "a" + s, B: "b" + s, Paths: []string{"$.x" + s}}}},

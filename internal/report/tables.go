@@ -204,6 +204,11 @@ func resultDetail(e entry) detail {
 	add(methodSection(r), len(r.Methods) > 0)
 	add(errorCodeSection(r), len(r.ErrorCodes) > 0 || len(r.ErrorMessages) > 0)
 	add(violationSection(r), len(r.Violations) > 0)
+	if r.API != nil {
+		// After the findings' rules: which methods they were about, and
+		// which methods the run never got to.
+		add(apiSection(r.API), true)
+	}
 	add(section{Title: "Transport errors seen", Tables: []table{samplesTable(r.TransportErrorSamples)}}, len(r.TransportErrorSamples) > 0)
 	add(countSection("Messages sent by the server", "method", r.ServerMethods), len(r.ServerMethods) > 0)
 	if r.Child != nil {

@@ -78,7 +78,8 @@ footer { margin-top: 3em; color: #777; font-size: 12px; }
 {{define "mark"}}{{if .Square}}<rect x="{{.X0}}" y="{{.Y0}}" width="7" height="7" fill="{{.Fill}}" stroke="{{.Color}}" stroke-width="1.5">{{with .Title}}<title>{{.}}</title>{{end}}</rect>{{else}}<circle cx="{{.X}}" cy="{{.Y}}" r="3.5" fill="{{.Fill}}" stroke="{{.Color}}" stroke-width="1.5">{{with .Title}}<title>{{.}}</title>{{end}}</circle>{{end}}{{end -}}
 {{define "section"}}<h3>{{with .Style}}{{template "swatch" .}}{{end}}{{.Title}}</h3>
 {{range .Paras}}<p>{{.}}</p>
-{{end}}{{range .Tables}}{{template "table" .}}{{end}}{{end -}}
+{{end}}{{range .Tables}}{{template "table" .}}{{end}}{{if .Notes}}<div class="notes">{{range .Notes}}<p>{{.}}</p>{{end}}</div>
+{{end}}{{end -}}
 {{define "table"}}<div class="tablewrap"><table>{{with .Caption}}<caption>{{.}}</caption>{{end}}
 {{if .Head}}<thead><tr>{{range .Head}}<th>{{with .Swatch}}{{template "swatch" .}}{{end}}{{.Text}}</th>{{end}}</tr></thead>{{end}}
 <tbody>{{range .Rows}}

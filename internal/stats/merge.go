@@ -36,9 +36,10 @@ const NotConcurrentWarning = "the parts did not all send at the same time"
 // end, by the wall clock, and the achieved rate is over that span. The time
 // series is put on one wall-clock grid (see mergeSeries). Samples, error
 // messages and warnings are united without duplicates, bounded as a single
-// run bounds them. The parts' thresholds, soak, rounds and diff sections are
-// dropped: they judge one part, and thresholds are evaluated again on the
-// merge by whoever asks for them.
+// run bounds them. The parts' API coverage adds up per method (see
+// mergeAPICoverage). The parts' thresholds, soak, rounds and diff sections
+// are dropped: they judge one part, and thresholds are evaluated again on
+// the merge by whoever asks for them.
 //
 // Merge refuses parts of another schema, results of shards of different
 // counts (1/3 with 1/4) or the same shard twice, and histograms it cannot
@@ -134,6 +135,7 @@ func Merge(parts []*Result, paths []string) (*Result, error) {
 		warnings = append(warnings, fmt.Sprintf(NotConcurrentWarning+" (one started %.3fs after another had stopped): the merged rate is over the whole span and understates each part's", latestStart-earliestEnd))
 	}
 
+	out.API = mergeAPICoverage(parts)
 	mergeSamples(out, parts, warnings)
 	if out.Series, err = mergeSeries(parts, paths, offsets); err != nil {
 		return nil, err

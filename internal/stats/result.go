@@ -188,6 +188,9 @@ type Result struct {
 	// Malformed is the malformed traffic mixed into the load
 	// (--mutate-fraction), judged apart from it.
 	Malformed *MalformedReport `json:"malformed,omitempty"`
+	// API is how much of the target's API an rpcfuzz run reached (its
+	// latency.json): nil when no API was known.
+	API *APICoverage `json:"api,omitempty"`
 }
 
 // Warmup is a run's warm-up: its length and what its requests came to.

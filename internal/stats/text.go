@@ -27,6 +27,10 @@ func WriteText(w io.Writer, r *Result) error {
 	if m := r.Malformed; m != nil {
 		writeTextMalformed(p, m)
 	}
+	if c := r.API; c != nil {
+		p("\n")
+		WriteAPICoverage(ew, c)
+	}
 	writeTextTail(p, r)
 	if c := r.Capacity; c != nil {
 		writeTextCapacity(ew, p, c)
