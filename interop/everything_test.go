@@ -168,7 +168,12 @@ func (e everything) startHTTP(t *testing.T) string {
 	addrs := make(chan string, 1)
 	stderr := &markerWriter{w: logFile, prefix: "rpcload-interop: listening on ", found: addrs}
 	cmd := exec.Command(e.node, "--require", e.loopback, e.script, "streamableHttp")
-	cmd.Env = append(os.Environ(), "PORT=0")
+	// GZIP_ALLOWED_DOMAINS: the tool gzip-file-as-resource fetches any
+	// http(s) URL it is given (by default a README on GitHub), and the
+	// fuzz runs call it with the URLs they make up: only a domain that
+	// cannot resolve (RFC 6761's .invalid) is allowed, so no call leaves
+	// the machine (data: URLs still work), and a fetch gives up in 1 s.
+	cmd.Env = append(os.Environ(), "PORT=0", "GZIP_ALLOWED_DOMAINS=rpcload.invalid", "GZIP_MAX_FETCH_TIME_MILLIS=1000")
 	cmd.Dir = t.TempDir()
 	cmd.Stdout = logFile // one line per POST: it must be read, or node blocks on a full pipe
 	cmd.Stderr = stderr

@@ -32,9 +32,11 @@ package interop
 // A written finding that no #accept line and no entry of
 // fuzzOracleFalsePositives covers fails the test, with its input and reply.
 // Warnings do not: they are logged (null_id_unanswered, jrpc2's and
-// gopls's reading of id null as a notification; plain_http_error), and
-// slow_input is turned off here: it is a timing heuristic with no spec
-// behind it, and two loaded cores are not a place to judge one.
+// gopls's reading of id null as a notification; plain_http_error; the
+// API oracles' warnings, except in the API runs of apifuzz_test.go, which
+// hold them to the baseline), and slow_input is turned off here: it is a
+// timing heuristic with no spec behind it, and two loaded cores are not a
+// place to judge one.
 //
 // Knobs for exploring (none is needed to run the tests):
 // RPCLOAD_INTEROP_FUZZ_SEED=N|random (instead of each run's fixed seed),
@@ -54,10 +56,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-	"unicode/utf8"
 )
 
 // Bounds shared by the runs.
@@ -138,6 +138,9 @@ type fuzzBaseline struct {
 	path   string
 	ids    map[string]string // finding id -> its comment
 	accept []fuzzClass
+	// merged, when set, is the file of ids given to rpcfuzz instead of
+	// path: this baseline's and those it takes in (fuzzAPI.baseline).
+	merged string
 }
 
 // fuzzIDPattern is the form of a finding id (as rpcfuzz checks it).
@@ -196,59 +199,9 @@ type fuzzFalsePositive struct {
 	targets []string // the runs it is seen in; empty: any
 	rule    string   // "": any rule
 	re      *regexp.Regexp
-	// input, when set, must hold for the finding's input.bin too.
+	// input, when set, must hold for the finding's input too (fuzzInput).
 	input func(input []byte) bool
 	why   string
-}
-
-// inputMatches returns an input test: re matches the input.
-func inputMatches(expr string) func([]byte) bool {
-	re := regexp.MustCompile(expr)
-	return re.Match
-}
-
-// loneSurrogate matches a \uD800-\uDFFF escape in JSON text.
-var loneSurrogate = regexp.MustCompile(`\\u[dD][89a-fA-F][0-9a-fA-F]{2}`)
-
-// badText reports whether an input holds invalid UTF-8 or a surrogate
-// escape, which RFC 8259 (§8.1, §8.2) leaves a parser free to handle.
-func badText(input []byte) bool {
-	return !utf8.Valid(input) || loneSurrogate.Match(input)
-}
-
-// severalLines reports whether an input holds more than one line with
-// something on it: on a newline-delimited stream, more than one message.
-func severalLines(input []byte) bool {
-	n := 0
-	for line := range bytes.SplitSeq(input, []byte{'\n'}) {
-		if len(bytes.TrimSpace(line)) > 0 {
-			n++
-		}
-	}
-	return n > 1
-}
-
-// bigBatchRepeatedID reports whether an input is one batch of more
-// elements than the oracle aligns element by element (maxAlign in
-// internal/fuzz/judge.go: 2048 frames times replies, so 46 and up) in
-// which two elements carry the same id.
-func bigBatchRepeatedID(input []byte) bool {
-	var batch []struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(bytes.TrimSpace(input), &batch) != nil || len(batch)*len(batch) <= 2048 {
-		return false
-	}
-	seen := map[string]bool{}
-	for _, e := range batch {
-		if id := string(e.ID); id != "" && id != "null" {
-			if seen[id] {
-				return true
-			}
-			seen[id] = true
-		}
-	}
-	return false
 }
 
 // fuzzOracleFalsePositives are oracle bugs, reported to be fixed in
@@ -337,6 +290,38 @@ var fuzzOracleFalsePositives = []fuzzFalsePositive{
 	// reply's id must be null").
 	{targets: []string{"jrpc2-tcp"}, re: regexp.MustCompile(``), input: severalLines,
 		why: "replies of several messages out of order, paired with the wrong message"},
+	// TODO(oracle false positive): the same with a tool call, seen in the
+	// API run: {"id":14,"method":"tools/call"} and {"id":14,"p":0} in one
+	// input get -32602 ("tool '' not found") and -32601 in either order;
+	// paired the other way round, the invalid request "got" the -32602.
+	// rpcfuzz replay: FLAKY (1/3), the other runs the -32601 of the
+	// baseline.
+	{targets: []string{"mcpgo-stdio"}, rule: "wrong_error_code", re: regexp.MustCompile(`^an invalid request answered with error -32602`),
+		input: repeatedID, why: "a repeated id answered out of order, paired with the wrong message"},
+	// TODO(oracle false positive, internal/fuzz/conn.go): a flood whose
+	// replies fill the pipes. An input of a call and 1,000 notifications
+	// (244 KB; mcp-go answers each notification -32700, see the baseline)
+	// gets no reply at all, even with --timeout 5s, in 2 replays of 3;
+	// read while it is written, mcp-go answers the call in 5 ms. Likely
+	// a deadlock of rpcfuzz's own: its stream reader hands replies over a
+	// channel of 16 that is drained only after the input is written, so
+	// the reader stops, the server blocks writing its replies and stops
+	// reading, and the rest of the input never goes out.
+	{targets: []string{"mcpgo-stdio"}, rule: "hang", re: regexp.MustCompile(`^hang\|call/id:num\|timeout$`), input: manyLines,
+		why: "a flood of notifications whose replies fill the pipes while rpcfuzz still writes"},
+	// TODO(oracle false positive): a slow call is not a hang. The tool
+	// trigger-long-running-operation of server-everything runs for its
+	// "duration" argument (10 s by default, no maximum in its inputSchema),
+	// by design, so every call of it, {} included, outlasts --timeout (3 s).
+	// --profile mcp discovers the tools, so the envelope run calls it too.
+	// Known by the input, which calls the tool: the hang is keyed by the
+	// method (hang|api:tool ...|timeout), or by a trait of the input where
+	// the oracle reads no call of the API (a byte-order mark before it or
+	// a member written twice, which the server reads anyway; an array of
+	// such calls, run one by one; bad UTF-8 in another frame).
+	{targets: []string{"everything-http"}, rule: "hang", re: regexp.MustCompile(`^hang\|`),
+		input: inputMatches(`"name"\s*:\s*"trigger-long-running-operation"`),
+		why:   "server-everything's trigger-long-running-operation runs 10 s (its default duration) by design"},
 }
 
 // fuzzTarget is one rpcfuzz run against one server.
@@ -359,6 +344,10 @@ type fuzzTarget struct {
 	// done, when set, is called after the run, e.g. to check that an
 	// outside server is still alive.
 	done func(t *testing.T)
+	// api, when set, makes the run API-aware (apifuzz_test.go): its own
+	// duration knob, the envelope run's baseline read too, API warnings
+	// held to the #accept lines, and summary.json's "api" checked.
+	api *fuzzAPI
 }
 
 // fuzzTransport names a run's transport for the log.
@@ -370,16 +359,17 @@ func (ft fuzzTarget) transport() string {
 	return scheme
 }
 
-// fuzzEnvDuration returns RPCLOAD_INTEROP_FUZZ_DURATION, or d.
-func fuzzEnvDuration(t *testing.T, d time.Duration) time.Duration {
+// fuzzEnvDuration returns the duration in the environment variable env,
+// or d.
+func fuzzEnvDuration(t *testing.T, env string, d time.Duration) time.Duration {
 	t.Helper()
-	v := os.Getenv("RPCLOAD_INTEROP_FUZZ_DURATION")
+	v := os.Getenv(env)
 	if v == "" {
 		return d
 	}
 	e, err := time.ParseDuration(v)
 	if err != nil || e <= 0 {
-		t.Fatalf("RPCLOAD_INTEROP_FUZZ_DURATION=%q: want a positive duration", v)
+		t.Fatalf("%s=%q: want a positive duration", env, v)
 	}
 	return e
 }
@@ -393,7 +383,11 @@ func (ft fuzzTarget) run(t *testing.T) {
 	t.Helper()
 	bin := rpcfuzzBinary(t)
 	base := readFuzzBaseline(t, ft.name)
-	dur := fuzzEnvDuration(t, cmpOr(ft.duration, fuzzDuration))
+	durEnv := "RPCLOAD_INTEROP_FUZZ_DURATION"
+	if ft.api != nil {
+		base, durEnv = ft.api.baseline(t, base), apiFuzzDurationEnv
+	}
+	dur := fuzzEnvDuration(t, durEnv, cmpOr(ft.duration, fuzzDuration))
 	seed := cmpOr(os.Getenv("RPCLOAD_INTEROP_FUZZ_SEED"), fuzzSeed)
 	out := filepath.Join(t.TempDir(), "out")
 	if keep := os.Getenv("RPCLOAD_INTEROP_FUZZ_KEEP"); keep != "" {
@@ -407,7 +401,7 @@ func (ft fuzzTarget) run(t *testing.T) {
 		args = append(args, ft.url)
 	}
 	args = append(args, "--out", out, "--duration", dur.String(), "-q",
-		"--baseline", base.path,
+		"--baseline", cmpOr(base.merged, base.path),
 		"--slow-min", "1h", // slow_input off (see the top of this file)
 		"--minimize-time", fuzzMinimizeTime.String(), "--minimize-budget", strconv.Itoa(cmpOr(ft.minimizeBudget, 300)),
 		"--max-findings", "1000")
@@ -484,6 +478,9 @@ func (ft fuzzTarget) run(t *testing.T) {
 		t.Errorf("exit code %d with %d failures", code, s.Failures)
 	}
 	ft.judge(t, base, s.Findings)
+	if ft.api != nil {
+		ft.api.check(t, raw)
+	}
 }
 
 // judge sorts the written findings: warnings and accepted classes are
@@ -492,21 +489,40 @@ func (ft fuzzTarget) run(t *testing.T) {
 func (ft fuzzTarget) judge(t *testing.T, base fuzzBaseline, findings []fuzzFinding) {
 	t.Helper()
 	for _, f := range findings {
-		raw, _ := os.ReadFile(filepath.Join(f.Dir, "input.bin"))
+		raw := fuzzInput(f.Dir)
 		input, reply := fuzzEvidence(f.Dir)
 		switch c, accepted := fuzzFind(base.accept, f); {
-		case f.Severity == "warning":
+		case f.Severity == "warning" && !(ft.api != nil && apiOracleRule(f.Rule)):
 			t.Logf("warning %s (%s): %s", f.ID, f.Key, f.Note)
 		case accepted:
 			t.Logf("accepted %s, %d hits (#accept %s %q)\n  input %s\n  reply %s", f.ID, f.Hits, c.rule, c.re, input, reply)
 		default:
-			if fp, ok := matchFalsePositive(ft.name, f, raw); ok {
+			fp, ok := matchFalsePositive(ft.name, f, raw)
+			if !ok && ft.api != nil {
+				// (The API run's server and transport are its envelope
+				// run's: so are the oracle's false positives.)
+				fp, ok = matchFalsePositive(ft.api.envelope, f, raw)
+			}
+			if ok {
 				t.Logf("oracle false positive (TODO) %s, %d hits: %s\n  note  %s\n  input %s\n  reply %s", f.ID, f.Hits, fp.why, f.Note, input, reply)
 				continue
 			}
 			t.Errorf("finding %s, %d hits, not in %s: %s\n  key   %s\n  note  %s\n  input %s\n  reply %s",
 				f.ID, f.Hits, base.path, f.Spec, f.Key, f.Note, input, reply)
 		}
+	}
+}
+
+// fuzzInput returns a finding's input: input.bin, and over HTTP the
+// frames after the first (input-2.bin, ...), one a line.
+func fuzzInput(dir string) []byte {
+	in, _ := os.ReadFile(filepath.Join(dir, "input.bin"))
+	for n := 2; ; n++ {
+		more, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("input-%d.bin", n)))
+		if err != nil {
+			return in
+		}
+		in = append(append(in, '\n'), more...)
 	}
 }
 
@@ -594,114 +610,6 @@ func TestFuzzGeth(t *testing.T) {
 	fuzzTarget{name: "geth-http", url: httpURL, args: []string{"--profile", "eth", "--timeout", "3s"}, minExecs: 75}.run(t)
 }
 
-// jrpc2StdioMain is the source of the jrpc2 server the fuzz test runs as a
-// child process: the methods of jrpc2_test.go served by jrpc2.NewServer with
-// default options (as server.Loop serves each TCP connection there) on stdin
-// and stdout with channel.Line, the newline framing of TestJRPC2's tcp://
-// target.
-//
-// Not in-process as in TestJRPC2: fuzzing finds a nil-pointer panic in
-// jrpc2 v1.3.6 (Server.deliver on a stopped server, see
-// testdata/fuzz-baselines/jrpc2-stdio.txt) that kills its process, which
-// must be a child the fuzzer restarts, not the test binary.
-const jrpc2StdioMain = `// Command jrpc2stdio serves echo and add with creachadair/jrpc2 on stdin and stdout.
-package main
-
-import (
-	"context"
-	"encoding/json"
-	"log"
-	"os"
-
-	"github.com/creachadair/jrpc2"
-	"github.com/creachadair/jrpc2/channel"
-	"github.com/creachadair/jrpc2/handler"
-)
-
-func main() {
-	methods := handler.Map{
-		"echo": handler.New(func(_ context.Context, req *jrpc2.Request) (json.RawMessage, error) {
-			return json.RawMessage(req.ParamString()), nil
-		}),
-		"add": handler.New(func(_ context.Context, p [2]int) int { return p[0] + p[1] }),
-	}
-	if err := jrpc2.NewServer(methods, nil).Start(channel.Line(os.Stdin, os.Stdout)).Wait(); err != nil {
-		log.Fatal(err)
-	}
-}
-`
-
-// The jrpc2 stdio server binary, built once per test run by jrpc2Stdio.
-var (
-	jrpc2StdioOnce sync.Once
-	jrpc2StdioPath string
-	jrpc2StdioErr  error
-)
-
-// jrpc2Stdio builds jrpc2StdioMain in this module (so with the jrpc2
-// version of go.mod) without writing to the source tree: an -overlay file
-// places the source in a package directory that does not exist on disk.
-// The binary goes next to rpcload, or into t.TempDir() when rpcload did not
-// build.
-func jrpc2Stdio(t *testing.T) string {
-	t.Helper()
-	build := func(dir string) (string, error) {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", err
-		}
-		src := filepath.Join(dir, "jrpc2stdio.go")
-		if err := os.WriteFile(src, []byte(jrpc2StdioMain), 0o644); err != nil {
-			return "", err
-		}
-		overlay, err := json.Marshal(map[string]map[string]string{
-			"Replace": {filepath.Join(wd, "_fuzzjrpc2stdio", "main.go"): src},
-		})
-		if err != nil {
-			return "", err
-		}
-		ov := filepath.Join(dir, "jrpc2stdio-overlay.json")
-		if err := os.WriteFile(ov, overlay, 0o644); err != nil {
-			return "", err
-		}
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			return "", err
-		}
-		bin := filepath.Join(dir, "jrpc2stdio")
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, goTool, "build", "-overlay", ov, "-o", bin, "./_fuzzjrpc2stdio")
-		cmd.Env = append(os.Environ(), "GOWORK=off")
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("interop: go build the jrpc2 stdio server: %w\n%s", err, msg)
-		}
-		return bin, nil
-	}
-	if rpcloadPath == "" {
-		p, err := build(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	jrpc2StdioOnce.Do(func() {
-		jrpc2StdioPath, jrpc2StdioErr = build(filepath.Dir(rpcloadPath))
-	})
-	if jrpc2StdioErr != nil {
-		t.Fatal(jrpc2StdioErr)
-	}
-	return jrpc2StdioPath
-}
-
-// TestFuzzJRPC2 fuzzes creachadair/jrpc2 (the methods of TestJRPC2) on
-// stdio with newline framing.
-func TestFuzzJRPC2(t *testing.T) {
-	t.Parallel()
-	fuzzTarget{name: "jrpc2-stdio", child: []string{jrpc2Stdio(t)}, minExecs: 50,
-		args: []string{"--max-restarts", "50"}}.run(t)
-}
-
 // gomcpLegacySession opens a legacy (2025-11-25) session on a Streamable
 // HTTP endpoint by hand: initialize, then notifications/initialized with the
 // session id. rpcfuzz fuzzes MCP over HTTP message by message and manages
@@ -783,9 +691,12 @@ func TestFuzzGopls(t *testing.T) {
 		args: []string{"--profile", "lsp", "--framing", "content-length", "--max-restarts", "50"}}.run(t)
 }
 
-// fuzzTargets are the runs of this file, one baseline each.
+// fuzzTargets are the runs of this file and of the API-aware ones, one
+// baseline each.
 var fuzzTargets = []string{"reference", "geth-http", "jrpc2-stdio", "mcpgo-stdio", "mcpgo-http",
-	"gosdk-stdio", "gosdk-http", "everything-http", "gopls"}
+	"gosdk-stdio", "gosdk-http", "everything-http", "gopls",
+	// The API-aware runs (apifuzz_test.go; gopls's: apifuzz_gopls_test.go).
+	"api-geth", "api-mcpgo", "api-gosdk", "api-everything", "api-gopls"}
 
 // TestFuzzBaselines checks the baseline files without any server: each
 // run has one, it parses (ids with comments, #accept lines with a quoted
@@ -822,36 +733,5 @@ func TestFuzzBaselines(t *testing.T) {
 				t.Errorf("%s accepts findings against the fault-free reference server", b.path)
 			}
 		})
-	}
-}
-
-// TestFuzzFalsePositiveInputs checks the input tests of the oracle false
-// positives on inputs seen in the runs.
-func TestFuzzFalsePositiveInputs(t *testing.T) {
-	big := func(last string) []byte {
-		return []byte("[" + strings.Repeat(`{"id":null},`, 60) + `{"id":0},` + last + "]")
-	}
-	cases := []struct {
-		name  string
-		test  func([]byte) bool
-		input string
-		want  bool
-	}{
-		{"invalid UTF-8 in an id", badText, "{\"method\":\"o\",\"id\":\"\xbf\"}", true},
-		{"lone surrogate escape", badText, `{"jsonrpc":"2.0","method":"ping","id":"\ud800"}`, true},
-		{"valid text", badText, `{"jsonrpc":"2.0","method":"ping","id":"\u00e9"}`, false},
-		{"big batch, id 0 twice", bigBatchRepeatedID, string(big(`{"jsonrpc":"2.0","method":"l","params":0,"id":0}`)), true},
-		{"big batch, ids distinct", bigBatchRepeatedID, string(big(`{"jsonrpc":"2.0","method":"l","id":1}`)), false},
-		{"small batch, id 0 twice", bigBatchRepeatedID, `[{"id":0},{"id":0}]`, false},
-		{"not a batch", bigBatchRepeatedID, `{"id":0}`, false},
-		{"repeated id member", inputMatches(`\{[^{}]*"id"\s*:[^{}]*"id"\s*:`), `[{"id":[],"id":1},{"id":1}]`, true},
-		{"one id member each", inputMatches(`\{[^{}]*"id"\s*:[^{}]*"id"\s*:`), `[{"id":1},{"id":1}]`, false},
-		{"two messages", severalLines, "[[],[]]\n[{\"id\":null,\"id\":\"\"},0]\n", true},
-		{"one message and blank lines", severalLines, "\n\n{\"method\":\"e\"}\n \n", false},
-	}
-	for _, c := range cases {
-		if got := c.test([]byte(c.input)); got != c.want {
-			t.Errorf("%s: %q: got %v, want %v", c.name, c.input, got, c.want)
-		}
 	}
 }

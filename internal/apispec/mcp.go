@@ -21,7 +21,8 @@ const (
 // required): every tool with its inputSchema as the schema of its
 // arguments and its outputSchema as the schema of structuredContent; every
 // prompt with a schema made of its arguments (strings, the required ones
-// required); and resources/read, with each listed resource's URI as an
+// required, any other argument a string too, as MCP's GetPromptRequest
+// says); and resources/read, with each listed resource's URI as an
 // example. A tool's idempotentHint is not taken for Idempotent: it says
 // a repeated call has no further effect on the world, not that it answers
 // the same.
@@ -94,7 +95,10 @@ func addPrompts(api *API, list []byte) error {
 				required = append(required, a.Name)
 			}
 		}
-		schema, err := json.Marshal(map[string]any{"type": "object", "properties": props, "required": required})
+		// (additionalProperties: MCP's GetPromptRequestParams makes every
+		// argument a string, listed or not.)
+		schema, err := json.Marshal(map[string]any{"type": "object", "properties": props, "required": required,
+			"additionalProperties": map[string]any{"type": "string"}})
 		if err != nil {
 			return err
 		}

@@ -38,6 +38,9 @@ type apiRules struct {
 	// codes are the error codes a call with schema-invalid params may be
 	// refused with (Config.InvalidParamsCodes).
 	codes []int64
+	// meta is the params._meta rpcfuzz's MCP tool and prompt calls carry
+	// (nil: none, as over HTTP and in the legacy eras): see mcpEnvelope.
+	meta []byte
 }
 
 // apiCall is one frame of an exchange that called a method of the API, as
@@ -61,10 +64,12 @@ type apiEcho struct {
 // (nil: none came): the frame must be a call (a valid request with an id)
 // of a method of the API with no envelope member but the request's four,
 // which reads the same to any parser (apispec.Unambiguous), with a string
-// or number id no other frame of c has, so that which reply is its answer
+// or integer id no other frame of c has, so that which reply is its answer
 // is no guess (a reply with id null may answer any frame). It
 // records the call for the coverage, and sets curAPI to the method's name
-// for the verdict.
+// for the verdict. A call the input cancels, or one in an input that
+// starts, ends or reshapes its session (sessionAltered), is counted but
+// not judged.
 func (j *judgement) apiExchange(c mutate.Case, infos []frameInfo, i int, reply []byte) (check.Set, string) {
 	if j.api == nil || infos[i].class != oracle.Call || !requestMembersOnly(c.Frames[i]) || !apispec.Unambiguous(c.Frames[i]) {
 		return 0, ""
@@ -77,7 +82,9 @@ func (j *judgement) apiExchange(c mutate.Case, infos []frameInfo, i int, reply [
 	frame := c.Frames[i]
 	var m wire.Message
 	wire.Scan(frame, &m)
-	if m.IDKind != wire.IDString && m.IDKind != wire.IDNumber {
+	if m.IDKind != wire.IDString && m.IDKind != wire.IDNumber || m.Problems.Has(wire.ProblemFractionalID) {
+		// (LSP and MCP ids are integers or strings: a server may refuse a
+		// fractional one as an invalid request, whatever the params.)
 		return 0, ""
 	}
 	meth, params, ok := j.api.api.Find(&m)
@@ -85,6 +92,9 @@ func (j *judgement) apiExchange(c mutate.Case, infos []frameInfo, i int, reply [
 		return 0, ""
 	}
 	pv, why := meth.CheckParams(params)
+	if meth.Kind != apispec.Plain && !j.api.mcpEnvelope(m.Params) {
+		pv, why = apispec.NotJudged, ""
+	}
 	call := apiCall{method: meth.Index(), params: pv}
 	defer func() { j.v.calls = append(j.v.calls, call) }()
 	if reply == nil {
@@ -94,6 +104,12 @@ func (j *judgement) apiExchange(c mutate.Case, infos []frameInfo, i int, reply [
 	wire.Scan(reply, &rep)
 	call.replied, call.kind, call.code = true, rep.Kind, rep.Code
 	j.curAPI = meth.Name
+	if cancelledLater(c.Frames, i, m.ID) || sessionAltered(c.Frames, j.pr) {
+		// The input cancels the call (LSP's RequestCancelled, -32800, is
+		// no verdict on its params), or starts, ends or reshapes the
+		// session it is made in (apilsp.go).
+		return 0, ""
+	}
 	switch {
 	case rep.Kind == wire.KindResult && pv == apispec.Invalid:
 		if meth.Kind == apispec.Tool && toolError(rep.Result) {
@@ -142,6 +158,33 @@ func requestMembersOnly(frame []byte) bool {
 	return !it.Malformed()
 }
 
+// mcpEnvelope reports whether the params of an MCP tool or prompt call
+// hold nothing but name, arguments and the _meta rpcfuzz itself sends
+// (a.meta, byte for byte; none when a.meta is nil). The schema judges the
+// arguments alone, so its verdict says nothing of a call a server may
+// refuse for another member: a _meta that is not an object (-32602), a
+// protocolVersion that differs from the header (-32020), a task.
+func (a *apiRules) mcpEnvelope(params []byte) bool {
+	it, ok := wire.ObjectMembers(params)
+	if !ok {
+		return false
+	}
+	metaSeen := false
+	for name, v, more := it.Next(); more; name, v, more = it.Next() {
+		switch string(name) {
+		case `"name"`, `"arguments"`:
+		case `"_meta"`:
+			if metaSeen || a.meta == nil || !bytes.Equal(wire.TrimSpace(v), a.meta) {
+				return false
+			}
+			metaSeen = true
+		default:
+			return false
+		}
+	}
+	return !it.Malformed() && metaSeen == (a.meta != nil)
+}
+
 // idempotent compares the result of a valid call of an idempotent method
 // with the one an equal call got earlier in the same exchange.
 func (j *judgement) idempotent(meth *apispec.Method, params, result []byte) (check.Set, string) {
@@ -188,6 +231,52 @@ func codeList(codes []int64) string {
 		parts[i] = strconv.FormatInt(c, 10)
 	}
 	return strings.Join(parts, " or ")
+}
+
+// blameCall names the method of a crash or a hang that a call of the API
+// explains (tracedKey keys it by the method: one handler's bug, however
+// the call was spelled): the verdict's frame when it calls the API, else
+// the first call of the API in the input, with a string or number id, that
+// no reply answered. (A server that died on the call may first have
+// answered the frames before it with id null, which the pairing may give
+// the call, leaving an earlier frame looking unanswered.)
+func (a *apiRules) blameCall(v *verdict, c mutate.Case, infos []frameInfo, o *outcome) {
+	if a == nil {
+		return
+	}
+	if v.in != nil {
+		if _, m, _, ok := a.callOf(mutate.Case{Frames: [][]byte{v.in}}); ok {
+			v.api = m.Name
+			return
+		}
+	}
+	for i, f := range c.Frames {
+		if infos[i].class != oracle.Call || infos[i].id == nil || string(infos[i].id) == "null" || idAnswered(o, i, infos[i].id) {
+			continue
+		}
+		if _, m, _, ok := a.callOf(mutate.Case{Frames: [][]byte{f}}); ok {
+			v.in, v.inClass, v.api = f, oracle.Call, m.Name
+			return
+		}
+	}
+}
+
+// idAnswered reports whether a reply of o (frame i's, over HTTP) carries id.
+func idAnswered(o *outcome, i int, id []byte) bool {
+	replies := o.replies
+	if o.perFrame {
+		if i >= len(o.frameReplies) {
+			return false
+		}
+		replies = o.frameReplies[i]
+	}
+	var m wire.Message
+	for _, r := range replies {
+		if wire.Scan(r, &m); m.ID != nil && wire.CompareIDs(id, m.ID, true) != wire.IDDifferent {
+			return true
+		}
+	}
+	return false
 }
 
 // apiRule reports whether r is one of the API's oracles.
@@ -255,6 +344,14 @@ func (r *run) setupAPI(ctx context.Context, w *worker) ([]mutate.Case, error) {
 		codes = []int64{invalidParamsCode}
 	}
 	r.api = &apiRules{api: api, codes: codes}
+	if r.d != nil && r.cfg.Profile == profile.MCP {
+		// (The _meta the profile writes in the era the target speaks.)
+		if p, err := r.d.prof.Params(profile.Era(r.d.era.Load()), apispec.MCPToolsCall, []byte(`{}`)); err == nil {
+			if meta, ok := wire.Member(p, `"_meta"`); ok {
+				r.api.meta = append([]byte(nil), wire.TrimSpace(meta)...)
+			}
+		}
+	}
 	rnd := rand.New(rand.NewPCG(r.cfg.Seed, 0xa915eed))
 	var seeds []mutate.Case
 	for _, m := range api.Methods {
@@ -273,8 +370,12 @@ func (r *run) setupAPI(ctx context.Context, w *worker) ([]mutate.Case, error) {
 const discoverID = `"rpcfuzz-discover"`
 
 // discover asks the target for its API: MCP's tools/list (with
-// prompts/list and resources/list when offered), else rpc.discover.
+// prompts/list and resources/list when offered), an LSP server's
+// capabilities (apilsp.go), else rpc.discover.
 func (r *run) discover(ctx context.Context, w *worker) (*apispec.API, error) {
+	if r.cfg.Profile == profile.LSP {
+		return r.discoverLSP()
+	}
 	if r.cfg.Profile == profile.MCP {
 		tools, err := profile.ListAll("tools/list", "tools", func(p []byte) ([]byte, error) { return r.callOnce(ctx, w, "tools/list", p) })
 		if err != nil {
@@ -304,9 +405,13 @@ func (r *run) discover(ctx context.Context, w *worker) (*apispec.API, error) {
 // callOnce sends one request on w's connection (params as the profile
 // wants them in the era the target speaks) and returns its result.
 func (r *run) callOnce(ctx context.Context, w *worker, method string, params []byte) ([]byte, error) {
-	params, err := r.d.prof.Params(profile.Era(r.d.era.Load()), method, params)
-	if err != nil {
-		return nil, err
+	// Over HTTP the MCP era is never detected (the session, if any, is the
+	// user's -H headers): params go as they are, as in every other input.
+	if era := profile.Era(r.d.era.Load()); era != profile.EraAuto {
+		var err error
+		if params, err = r.d.prof.Params(era, method, params); err != nil {
+			return nil, err
+		}
 	}
 	frame := append([]byte(`{"jsonrpc":"2.0","id":`+discoverID+`,"method":`), wire.AppendString(nil, method)...)
 	if params != nil {
@@ -348,8 +453,9 @@ func (r *run) callFrame(m *apispec.Method, id, params []byte) []byte {
 
 // apiInput is a fresh call of the API: the methods in turn (so that each
 // gets its share), params valid or invalid by a coin, and now and then, for
-// an idempotent method, the same valid call twice. ok is false when no
-// params could be made.
+// an idempotent method, the same valid call twice, else the call in a
+// sequence of its session (apiSession). ok is false when no params could
+// be made.
 func (r *run) apiInput(w *worker) (mutate.Case, bool) {
 	methods := r.api.api.Methods
 	m := methods[int(r.apiTurn.Add(1)-1)%len(methods)]
@@ -368,7 +474,7 @@ func (r *run) apiInput(w *worker) (mutate.Case, bool) {
 	if valid && m.Idempotent && w.apiRand.IntN(4) == 0 {
 		return mutate.Case{Frames: [][]byte{frame, r.callFrame(m, []byte("2"), params)}}, true
 	}
-	return mutate.Case{Frames: [][]byte{frame}}, true
+	return r.apiSession(w, m, params, frame), true
 }
 
 // callOf returns the first frame of c that calls a method of the API, the
@@ -430,6 +536,9 @@ func (r *run) minimizeCall(ctx context.Context, in mutate.Case, hold func(contex
 type apiFile struct {
 	Methods            []*apispec.Method `json:"methods"`
 	InvalidParamsCodes []int64           `json:"invalid_params_codes"`
+	// Meta is apiRules.meta, as a string: its bytes are compared as they
+	// are, and MarshalIndent would indent a JSON value.
+	Meta string `json:"meta,omitempty"`
 }
 
 // describeCall fills in the method a finding's minimized input calls and
@@ -444,7 +553,7 @@ func (r *run) describeCall(f *Finding, mini mutate.Case) []byte {
 	if params != nil && json.Valid(params) {
 		f.Params = append(json.RawMessage(nil), params...)
 	}
-	b, err := json.MarshalIndent(apiFile{Methods: []*apispec.Method{m}, InvalidParamsCodes: r.api.codes}, "", "  ")
+	b, err := json.MarshalIndent(apiFile{Methods: []*apispec.Method{m}, InvalidParamsCodes: r.api.codes, Meta: string(r.api.meta)}, "", "  ")
 	if err != nil {
 		return nil // (a method read from JSON writes as JSON)
 	}
@@ -464,6 +573,7 @@ func readAPIFile(dir string) (*apiRules, error) {
 	var af struct {
 		Methods            json.RawMessage `json:"methods"`
 		InvalidParamsCodes []int64         `json:"invalid_params_codes"`
+		Meta               string          `json:"meta"`
 	}
 	if err := json.Unmarshal(data, &af); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "api.json"), err)
@@ -475,5 +585,9 @@ func readAPIFile(dir string) (*apiRules, error) {
 	if len(af.InvalidParamsCodes) == 0 {
 		af.InvalidParamsCodes = []int64{invalidParamsCode}
 	}
-	return &apiRules{api: api, codes: af.InvalidParamsCodes}, nil
+	var meta []byte
+	if af.Meta != "" {
+		meta = []byte(af.Meta)
+	}
+	return &apiRules{api: api, codes: af.InvalidParamsCodes, meta: meta}, nil
 }

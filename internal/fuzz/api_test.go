@@ -186,3 +186,39 @@ func TestMinimizeCall(t *testing.T) {
 		t.Error("a call of no method of the API was minimized as one")
 	}
 }
+
+// TestCrashBlamesCall: a crash on an input holding a call of the API that
+// no reply answered is keyed by the method, however the input around the
+// call was spelled (the frame before it answered with id null, which the
+// pairing may give the call); without an API, or when the call was
+// answered, the key is the frames' as before.
+func TestCrashBlamesCall(t *testing.T) {
+	api := testAPI(t)
+	call := `{"jsonrpc":"2.0","id":0,"method":"countdown","params":{"n":-3}}`
+	nullErr := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad"}}`
+	for _, tc := range []struct {
+		name    string
+		c       mutate.Case
+		replies []string
+		api     *apiRules
+		key     string
+	}{
+		{"the call alone", frames(call), nil, api, "crash|api:countdown|conn_reset"},
+		{"after an empty batch", frames(`[]`, call), []string{nullErr}, api, "crash|api:countdown|conn_reset"},
+		{"after a parse error", frames(`/`, call), []string{nullErr}, api, "crash|api:countdown|conn_reset"},
+		{"the call answered", frames(call, `[]`), []string{`{"jsonrpc":"2.0","id":0,"result":[]}`}, api, "crash|empty_batch|conn_reset"},
+		{"no API", frames(call), nil, nil, "crash|call/id:num|conn_reset"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := outcome{end: endReset, note: "reset"}
+			for _, r := range tc.replies {
+				o.replies = append(o.replies, []byte(r))
+			}
+			infos, _ := inspect(tc.c, nil)
+			v := judgeExchange(tc.c, infos, &o, nil, tc.api)
+			if v.rule.String() != "crash" || dedupKey(v) != tc.key {
+				t.Errorf("rule %s key %q, want crash %q", v.rule, dedupKey(v), tc.key)
+			}
+		})
+	}
+}

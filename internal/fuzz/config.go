@@ -51,7 +51,10 @@ type Config struct {
 	// Profile is "jsonrpc" (or ""), "mcp", "lsp" or "eth": each new
 	// stream connection runs its handshake, and the seeds are its corpus.
 	Profile profile.Name
-	// ProfileOptions configure the profile (MCP era, LSP workspace).
+	// ProfileOptions configure the profile (MCP era, LSP workspace). With
+	// the lsp profile and a Workspace, every stream connection opens the
+	// workspace's documents after the handshake (textDocument/didOpen: up
+	// to 8 files of a known language, 64 KiB each; apilsp.go).
 	ProfileOptions profile.Options
 	// Header holds extra HTTP request headers (http and ws targets).
 	Header http.Header
@@ -111,11 +114,15 @@ type Config struct {
 
 	// API is what is known of the target's methods (OpenRPC, --method
 	// seeds); Discover adds what the target says of itself: MCP's
-	// tools/list, prompts/list and resources/list for the mcp profile,
-	// else rpc.discover. With an API, a share of the inputs (APIShare,
-	// default DefaultAPIShare) are fresh calls of its methods with params
-	// valid or invalid by its schemas, a valid call of each method joins
-	// the corpus, and the replies are held to the schemas (api.go).
+	// tools/list, prompts/list and resources/list for the mcp profile, the
+	// requests an LSP server's capabilities announce (about the
+	// workspace's documents) for the lsp profile, else rpc.discover. With
+	// an API, a share of the inputs (APIShare, default DefaultAPIShare) are
+	// fresh calls of its methods with params valid or invalid by its
+	// schemas (with the lsp and mcp profiles now and then in a sequence of
+	// the session: after a didChange of the document, followed by the
+	// call's cancellation), a valid call of each method joins the corpus,
+	// and the replies are held to the schemas (api.go, apilsp.go).
 	API      *apispec.API
 	Discover bool
 	APIShare float64

@@ -102,6 +102,12 @@ type dialer struct {
 	// such replies is twice that. (A late reply found in the next exchange is set aside there;
 	// its lateness is not known, and a guess would only ever grow.)
 	lateBy atomic.Int64
+	// initResult is the result of the first initialize a handshake got
+	// (nil until then): an LSP server's capabilities (apilsp.go).
+	initResult atomic.Pointer[[]byte]
+	// lsp are the workspace's documents every LSP connection opens after
+	// its handshake (nil: none).
+	lsp *lspDocs
 }
 
 // noteLate records a reply without an id that came dt after the sync reply.
@@ -134,6 +140,9 @@ func newDialer(cfg *Config) (*dialer, error) {
 		return nil, err
 	}
 	d := &dialer{cfg: cfg, prof: p}
+	if d.lsp, err = openWorkspace(cfg); err != nil {
+		return nil, err
+	}
 	if d.srv, err = newServer(cfg); err != nil {
 		return nil, err
 	}
@@ -323,11 +332,13 @@ func (s *streamConn) answerServer(m *wire.Message) {
 func answerWait(timeout time.Duration) time.Duration { return max(timeout/4, time.Millisecond) }
 
 // handshake runs the profile's steps (after detecting the MCP era on the
-// first connection), each request waiting up to the timeout. Every later
-// connection of a dual-era client sends the probe too (Handshake.Reprobe).
+// first connection), each request waiting up to the timeout, then opens
+// the LSP workspace's documents. Every later connection of a dual-era
+// client sends the probe too (Handshake.Reprobe).
 func (s *streamConn) handshake(ctx context.Context) error {
 	c := stepConn{s: s, ctx: ctx}
-	h := profile.Handshake{Profile: s.d.prof, Era: profile.Era(s.d.era.Load()), Reprobe: s.d.probe, NoReply: errStepTimeout}
+	h := profile.Handshake{Profile: s.d.prof, Era: profile.Era(s.d.era.Load()), Reprobe: s.d.probe, NoReply: errStepTimeout,
+		Open: s.d.openSteps()}
 	era, err := h.Probe(c)
 	if err != nil {
 		return err
@@ -359,11 +370,16 @@ func (c stepConn) ControlID(dst []byte) []byte {
 func (c stepConn) Send(msg []byte) error { return c.s.write(msg) }
 
 // Call writes msg and waits for the reply to id, the last control id made.
+// The dialer keeps the first initialize result (noteInitialize).
 func (c stepConn) Call(id, msg []byte) ([]byte, error) {
 	if err := c.s.write(msg); err != nil {
 		return nil, err
 	}
-	return c.s.awaitControl(c.ctx, idSeq(id, controlPrefix))
+	reply, err := c.s.awaitControl(c.ctx, idSeq(id, controlPrefix))
+	if err == nil {
+		c.s.d.noteInitialize(msg, reply)
+	}
+	return reply, err
 }
 
 // appendSync appends the sync request of sequence number seq.

@@ -433,8 +433,8 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 			w.r.d.srv.settle(ctx, &o, gen, max(w.r.cfg.Timeout, w.patience)) // (waiting for a dying server's exit)
 		}
 		w.sw.to(w.sw.exchange(phaseJudge))
-		if !w.c.usable() || lifecycle {
-			w.closeConn() // the session the input started or ended is not the next input's
+		if !w.c.usable() || lifecycle || w.r.reshapes(c) {
+			w.closeConn() // the session the input started, ended or reshaped is not the next input's
 		}
 	}
 	o.lifecycle = lifecycle

@@ -31,6 +31,11 @@ type frameInfo struct {
 	// asBatch: a batch the protocol does not have, judged as an invalid
 	// request; a server that answers it as a batch anyway is judged so.
 	asBatch bool
+	// cancelled: a later frame cancels the request (with a readable id),
+	// which may then go unanswered (MCP); its id is remembered all the
+	// same (keepID), so that a reply that comes after the exchange is
+	// late, not a stray.
+	cancelled bool
 }
 
 // inspect classifies every frame of a case, as the profile's protocol
@@ -94,6 +99,7 @@ func inspect(c mutate.Case, pr *profileRules) (infos []frameInfo, lifecycle bool
 			}
 			if profile.Cancelled(cancels, i, fi.id) {
 				// MCP: the receiver of a cancellation should not answer.
+				fi.cancelled = fi.readable
 				fi.needs, fi.readable, fi.owed, fi.required, fi.reqDone = false, false, false, false, true
 			}
 		}
@@ -440,6 +446,9 @@ func judgeExchange(c mutate.Case, infos []frameInfo, o *outcome, pr *profileRule
 	}
 	if len(j.v.tuples) == 0 {
 		j.add(0, "", nil, nil, uint16(o.end))
+	}
+	if (j.v.rule == check.Crash || j.v.rule == check.Hang) && j.v.rules != 0 {
+		api.blameCall(&j.v, c, infos, o)
 	}
 	return j.v
 }

@@ -50,6 +50,13 @@ import (
 // end alike (a connection closed on a parse error, and on []) are two.
 func dedupKey(v verdict) string {
 	r := v.rule.String()
+	if i := strings.Index(v.note, "; "+v.api+": "); v.api != "" && !apiRule(v.rule) && i >= 0 {
+		// The note of an API oracle that fired on the same reply ("; METHOD:
+		// params its schema rejects (at /x: …)") is no part of another
+		// rule's key: gopls's -32700 for params it cannot decode is one
+		// finding, not one per method and broken member.
+		v.note = v.note[:i]
+	}
 	switch {
 	case apiRule(v.rule):
 		return apiKey(&v)
@@ -192,14 +199,20 @@ func causeKey(v *verdict) (coarse, traits string) {
 // tracedKey is the dedup key of a traced verdict whose frame has the given
 // traits: rule|trait|end with the frame's most telling parser trait (a
 // deep array in a call, in a notification or alone is one cause, and of
-// several traits the others most often came along by chance), else
+// several traits the others most often came along by chance), else, for a
+// call of a method of the API, rule|api:METHOD|end, else
 // rule|class/id:kind|end, with the message traits after the id's kind:
 // without a parser trait, the class of the message is what a black box
 // knows of the cause (a connection closed on a parse error, and on [], are
 // two findings).
 func tracedKey(v *verdict, parser, message string) string {
 	in, _, _ := strings.Cut(parser, "+")
-	if in == "" {
+	switch {
+	case in == "" && v.api != "":
+		// A call of the API whose parser met nothing odd: the method's
+		// handler is what a black box knows of the cause.
+		in = "api:" + v.api
+	case in == "":
 		in = inputClass(v.in, v.inClass, true)
 		if message != "" {
 			in += "/" + message

@@ -91,9 +91,10 @@ func (lw *lateWindow) took(n int, newest bool) {
 	}
 }
 
-// keepID reports whether frame i of infos has a readable id to remember,
+// keepID reports whether frame i of infos has a readable id to remember
+// (or is a request the input cancelled, whose reply may come any time),
 // not the same as the frame's before it.
 func keepID(infos []frameInfo, i int) bool {
 	fi := &infos[i]
-	return fi.readable && fi.id != nil && (i == 0 || string(fi.id) != string(infos[i-1].id))
+	return (fi.readable || fi.cancelled) && fi.id != nil && (i == 0 || string(fi.id) != string(infos[i-1].id))
 }

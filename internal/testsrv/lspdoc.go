@@ -42,20 +42,37 @@ func (d *docs) set(uri, text string) {
 	d.text[uri] = text
 }
 
-// lspDoc is the part of params that names a document.
+// lspDoc is the part of a notification's params that names a document
+// and its content.
 type lspDoc struct {
 	TextDocument struct {
 		URI  *string `json:"uri"`
 		Text *string `json:"text"`
 	} `json:"textDocument"`
-	Position *struct {
-		Line      int `json:"line"`
-		Character int `json:"character"`
-	} `json:"position"`
 	ContentChanges []struct {
 		Range json.RawMessage `json:"range"`
 		Text  *string         `json:"text"`
 	} `json:"contentChanges"`
+}
+
+// lspDocRequest is the part of a document request's params its answer
+// reads: the document (TextDocumentIdentifier's uri), and for hover and
+// definition the position. Only these members are decoded, so a member
+// the request does not have is ignored whatever its value, as LSP's
+// structural types are.
+type lspDocRequest struct {
+	TextDocument struct {
+		URI *string `json:"uri"`
+	} `json:"textDocument"`
+}
+
+// lspPositionRequest is TextDocumentPositionParams.
+type lspPositionRequest struct {
+	lspDocRequest
+	Position *struct {
+		Line      *int `json:"line"`
+		Character *int `json:"character"`
+	} `json:"position"`
 }
 
 // notify applies didOpen, didChange (full text: the server announced
@@ -97,8 +114,12 @@ func (d *docs) request(method string, params []byte) ([]byte, *rpcError) {
 	default:
 		return nil, &rpcError{code: wire.CodeMethodNotFound, msg: msgMethodNotFound, data: wire.AppendString(nil, method)}
 	}
-	var p lspDoc
-	if json.Unmarshal(params, &p) != nil || p.TextDocument.URI == nil {
+	var p lspPositionRequest
+	var target any = &p
+	if method == "textDocument/documentSymbol" {
+		target = &p.lspDocRequest // (no position: whatever one holds is not read)
+	}
+	if json.Unmarshal(params, target) != nil || p.TextDocument.URI == nil {
 		return nil, errf(wire.CodeInvalidParams, msgInvalidParams, "%s needs textDocument.uri, a string", method)
 	}
 	uri := *p.TextDocument.URI
@@ -110,15 +131,16 @@ func (d *docs) request(method string, params []byte) ([]byte, *rpcError) {
 	if method == "textDocument/documentSymbol" {
 		return documentSymbols(lines), nil
 	}
-	if p.Position == nil || p.Position.Line < 0 || p.Position.Character < 0 {
-		return nil, errf(wire.CodeInvalidParams, msgInvalidParams, "%s needs position {line, character}", method)
+	// Position's line and character are both required, LSP uintegers.
+	if pos := p.Position; pos == nil || !uinteger(pos.Line) || !uinteger(pos.Character) {
+		return nil, errf(wire.CodeInvalidParams, msgInvalidParams, "%s needs position {line, character}, uintegers (0 to 2^31-1)", method)
 	}
-	word := wordAt(lines, p.Position.Line, p.Position.Character)
+	word := wordAt(lines, *p.Position.Line, *p.Position.Character)
 	if method == "textDocument/hover" {
 		if word == "" {
 			return []byte("null"), nil
 		}
-		b, _ := json.Marshal(map[string]string{"contents": fmt.Sprintf("%s (line %d of %s)", word, p.Position.Line, uri)})
+		b, _ := json.Marshal(map[string]string{"contents": fmt.Sprintf("%s (line %d of %s)", word, *p.Position.Line, uri)})
 		return b, nil
 	}
 	for i, line := range lines {
@@ -129,6 +151,9 @@ func (d *docs) request(method string, params []byte) ([]byte, *rpcError) {
 	}
 	return []byte("null"), nil
 }
+
+// uinteger reports whether n is present and an LSP uinteger.
+func uinteger(n *int) bool { return n != nil && *n >= 0 && *n <= 1<<31-1 }
 
 // documentSymbols returns one DocumentSymbol (kind 12, Function) per line
 // that declares a function.
