@@ -2,7 +2,6 @@ package fuzztarget
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,16 +39,6 @@ func validate(t testing.TB, s *jsonschema.Schema, value []byte) error {
 		t.Fatalf("not JSON: %.200s: %v", value, err)
 	}
 	return s.Validate(inst)
-}
-
-// mustJSON marshals v, which cannot fail for the test's own values.
-func mustJSON(t testing.TB, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // The MCP schemas the replies are checked against: the closure of the
