@@ -87,7 +87,7 @@ func TestAPIFuzzMCP(t *testing.T) {
 		t.Run(tc.bug, func(t *testing.T) {
 			t.Setenv(stdioEnv, tc.bug)
 			out := t.TempDir()
-			code, stdout, stderr := run("run", "--profile", "mcp", "--out", out, "--duration", "60s", "--stop-after", "1", "-q",
+			code, stdout, stderr := run("run", "--profile", "mcp", "--out", out, "--duration", "60s", "--stop-after", "1", "--slow-min", "1h", "-q",
 				"--seed", "1", "--", os.Args[0], "-test.run=^$")
 			if code != 1 {
 				t.Fatalf("exit %d, want 1 (a failure)\n%s\n%s", code, stdout, stderr)
@@ -125,7 +125,7 @@ func TestAPIFuzzOpenRPC(t *testing.T) {
 	for _, how := range [][]string{{"--discover"}, {"--openrpc", doc}} {
 		t.Run(how[0], func(t *testing.T) {
 			out := t.TempDir()
-			args := append([]string{"run", url, "--out", out, "--duration", "60s", "--stop-after", "1", "-q", "--seed", "1"}, how...)
+			args := append([]string{"run", url, "--out", out, "--duration", "60s", "--stop-after", "1", "--slow-min", "1h", "-q", "--seed", "1"}, how...)
 			code, stdout, stderr := run(args...)
 			if code != 1 {
 				t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
@@ -180,7 +180,7 @@ func TestAPIFuzzScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	code, stdout, stderr := run("run", url, "-f", file, "--out", out, "--duration", "60s", "--stop-after", "1", "-q", "--seed", "1")
+	code, stdout, stderr := run("run", url, "-f", file, "--out", out, "--duration", "60s", "--stop-after", "1", "--slow-min", "1h", "-q", "--seed", "1")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
 	}

@@ -63,7 +63,7 @@ func TestAPIFuzzLSPChild(t *testing.T) {
 	out := t.TempDir()
 	// (--timeout 5s: the child is this test binary, slow to start under
 	// -race beside the other packages' tests.)
-	code, stdout, stderr := run("run", "--profile", "lsp", "--workspace", dir, "--out", out, "--execs", "400", "-q", "--timeout", "5s",
+	code, stdout, stderr := run("run", "--profile", "lsp", "--workspace", dir, "--out", out, "--execs", "400", "-q", "--timeout", "5s", "--slow-min", "1h",
 		"--seed", "1", "--", os.Args[0], "-test.run=^$")
 	if code != 0 {
 		t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)

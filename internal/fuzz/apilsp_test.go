@@ -318,7 +318,7 @@ func TestAPIFuzzLSP(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := Config{Target: tg, Profile: profile.LSP, ProfileOptions: profile.Options{Workspace: dir}, Discover: true,
-		Workers: 1, Execs: 1500, Seed: 1, OutDir: t.TempDir(), Timeout: 2 * time.Second, Now: fixedClock}
+		Workers: 1, Execs: 1500, Seed: 1, OutDir: t.TempDir(), Timeout: 2 * time.Second, Now: fixedClock, SlowFloor: time.Hour}
 	s, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
