@@ -332,7 +332,7 @@ func (m *Method) CheckResult(result []byte) (v Verdict, why string) {
 		return NotJudged, ""
 	}
 	if m.Kind == Tool {
-		if e, ok := wire.Member(result, `"isError"`); ok && bytes.Equal(wire.TrimSpace(e), []byte("true")) {
+		if ToolError(result) {
 			return NotJudged, ""
 		}
 		sc, ok := wire.Member(result, `"structuredContent"`)
@@ -406,4 +406,11 @@ func FromJSON(data []byte) (*API, error) {
 		}
 	}
 	return api, nil
+}
+
+// ToolError reports whether an MCP tools/call result is a tool error
+// (isError true): the tool's refusal, not a result to judge.
+func ToolError(result []byte) bool {
+	e, ok := wire.Member(result, `"isError"`)
+	return ok && bytes.Equal(wire.TrimSpace(e), []byte("true"))
 }

@@ -112,7 +112,7 @@ func (j *judgement) apiExchange(c mutate.Case, infos []frameInfo, i int, reply [
 	}
 	switch {
 	case rep.Kind == wire.KindResult && pv == apispec.Invalid:
-		if meth.Kind == apispec.Tool && toolError(rep.Result) {
+		if meth.Kind == apispec.Tool && apispec.ToolError(rep.Result) {
 			return 0, "" // MCP: a tool refuses its arguments with a tool error
 		}
 		return check.Set(0).Add(check.InvalidParamsAccepted),
@@ -208,13 +208,6 @@ func orEmpty(params []byte) []byte {
 		return []byte("null")
 	}
 	return params
-}
-
-// toolError reports whether an MCP tools/call result is a tool error
-// (isError true).
-func toolError(result []byte) bool {
-	e, ok := wire.Member(result, `"isError"`)
-	return ok && string(wire.TrimSpace(e)) == "true"
 }
 
 func errorText(m *wire.Message) string {
