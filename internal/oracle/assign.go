@@ -12,7 +12,7 @@ import (
 // so that a reply goes to the same request, and one fault gets the same
 // rule, whether the requests came as a batch or as frames of their own.
 // By id first: a reply with an id to a request with that id, by the kind
-// of answer it is (an error -32600 to invalid requests first, a result to
+// of answer it is (an error -32600 or -32700 to invalid requests first, a result to
 // calls), one that request takes plainly before one that takes it only by
 // a tolerance; then replies whose id is in doubt; then replies with id
 // null, results before errors, to the requests only id null can answer

@@ -239,7 +239,7 @@ func (q *request) nullTier(required bool) int {
 func nullList(tier int, cat byte) int { return listNull + tier*numCategories + int(cat-catInvalid) }
 
 // The categories of requests, by the replies they expect, so that a reply
-// looks for its request where it fits best: an error -32600 among invalid
+// looks for its request where it fits best: an error -32600 or -32700 among invalid
 // requests first, a result among calls. Each class comes plain, then with
 // an edge (catFlexible added): a request a tolerance lets take other
 // replies too is left for the reply that only it takes.
@@ -393,12 +393,17 @@ func category(q *request) byte {
 }
 
 // categoryOrder returns the categories in the order a reply looks for its
-// request: an error -32600 to invalid requests first, -32602 to requests
-// with scalar params, anything else to calls.
+// request: an error -32600 or -32700 to invalid requests first, -32602 to
+// requests with scalar params, anything else to calls. A -32700 says the
+// server could not read a request, and an invalid request is one it could
+// not read, a call one it could: of [call with id null, invalid request
+// with id null] answered [{id null, -32700}] (jrpc2, which answers
+// invalid requests -32700 and takes id null for a notification), the
+// -32700 is the invalid request's wrong code, not the call's.
 func categoryOrder(rm *wire.Message) [numCategories]byte {
 	const f = catFlexible
 	switch {
-	case rm.Kind == wire.KindError && rm.HasCode && rm.Code == wire.CodeInvalidRequest:
+	case rm.Kind == wire.KindError && rm.HasCode && (rm.Code == wire.CodeInvalidRequest || rm.Code == wire.CodeParseError):
 		return [...]byte{catInvalid, catInvalid + f, catParams, catParams + f, catCall, catCall + f, catAnyID}
 	case rm.Kind == wire.KindError && rm.HasCode && rm.Code == wire.CodeInvalidParams:
 		return [...]byte{catParams, catParams + f, catCall, catCall + f, catInvalid, catInvalid + f, catAnyID}

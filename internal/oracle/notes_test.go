@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"github.com/rpcload/rpcload/internal/check"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -54,6 +55,28 @@ func TestBatchBlameByPosition(t *testing.T) {
 		rules, note := JudgeFuzzReply([]byte(in), Batch, []byte(tc.reply), true)
 		if rules == 0 || !strings.HasPrefix(note, tc.note) {
 			t.Errorf("reply %s: %v %q, want a note starting %q", tc.reply, rules, note, tc.note)
+		}
+	}
+}
+
+// TestParseErrorBlamedOnInvalidRequest: a -32700 with id null that
+// answers no element correctly is the wrong code of the element the
+// server could not read, not of a call it read. jrpc2 took the call with
+// id null for a notification and answered only the invalid request, with
+// -32700; the note named the call, a key no baseline held (CI, stop 26).
+func TestParseErrorBlamedOnInvalidRequest(t *testing.T) {
+	const parseError = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"invalid method name"}}`
+	for _, tc := range []struct {
+		input, note string
+	}{
+		{`[{"jsonrpc":"2.0","method":"heartbeat","id":null},{"jsonrpc":"2.0","id":null,"method":9007199254740993}]`,
+			"element 1 (id null): an invalid request answered with error -32700; want error -32600"},
+		{`[{"jsonrpc":"2.0","id":null,"method":9007199254740993},{"jsonrpc":"2.0","method":"heartbeat","id":null}]`,
+			"element 0 (id null): an invalid request answered with error -32700; want error -32600"},
+	} {
+		rules, note := JudgeFuzzReply([]byte(tc.input), Batch, []byte("["+parseError+"]"), true)
+		if !rules.Has(check.WrongErrorCode) || !strings.HasPrefix(note, tc.note) {
+			t.Errorf("%s: %s %q, want wrong_error_code with a note starting %q", tc.input, names(rules), note, tc.note)
 		}
 	}
 }
