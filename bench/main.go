@@ -2,10 +2,12 @@
 // vegeta, hey and a minimal client against the embedded reference server,
 // in alternating rounds, checks rpcload's coordinated-omission correction
 // against a computed answer, measures its memory per request in flight and
-// its timing resolution, prints medians and ratios with a PASS or FAIL per
-// goal, and writes docs/benchmarks.md. Run it from the repository root:
+// its timing resolution, measures rpcfuzz's execs per second against the
+// reference server over TCP, HTTP and stdio, prints medians and ratios with
+// a PASS or FAIL per goal, and writes docs/benchmarks.md. Run it from the
+// repository root:
 //
-//	go run ./bench            # the whole suite, under 10 minutes
+//	go run ./bench            # the whole suite, about 9 minutes
 //	go run ./bench --quick    # one short round of everything (a smoke test)
 //	go run ./bench --only 1,3 # some comparisons only
 //
@@ -47,14 +49,14 @@ type options struct {
 
 // durations of one run per comparison; --quick shortens them.
 type durations struct {
-	httpClosed, openLoop, mux, stallRun, memory, resolution time.Duration
+	httpClosed, openLoop, mux, stallRun, memory, resolution, fuzz time.Duration
 }
 
 func (o options) durations() durations {
 	if o.quick {
-		return durations{3 * time.Second, 3 * time.Second, time.Second, 3 * time.Second, 3 * time.Second, 2 * time.Second}
+		return durations{3 * time.Second, 3 * time.Second, time.Second, 3 * time.Second, 3 * time.Second, 2 * time.Second, 3 * time.Second}
 	}
-	return durations{10 * time.Second, 5 * time.Second, 1500 * time.Millisecond, 10 * time.Second, 2500 * time.Millisecond, 2 * time.Second}
+	return durations{10 * time.Second, 5 * time.Second, 1500 * time.Millisecond, 10 * time.Second, 2500 * time.Millisecond, 2 * time.Second, 5 * time.Second}
 }
 
 func (o options) runs(n int) bool { return len(o.only) == 0 || o.only[n] }
@@ -62,13 +64,19 @@ func (o options) runs(n int) bool { return len(o.only) == 0 || o.only[n] }
 const usage = `usage: go run ./bench [--quick] [--only N,M] [--rounds N] [--out FILE] [flags]
 
 Runs rpcload beside wrk, vegeta, hey and a minimal client against the embedded
-reference server and writes docs/benchmarks.md. Comparisons:
-  1 HTTP/1.1 closed loop, 50 connections: rpcload, wrk, vegeta, hey
+reference server (rpcload serve), and rpcfuzz against it, and writes
+docs/benchmarks.md (about 9 minutes). Comparisons:
+  1 HTTP/1.1 closed loop, 50 connections: rpcload, wrk, vegeta, hey (req/s, CPU per reply)
   2 HTTP/1.1 open loop well below saturation: latency and achieved rate
   3 multiplexed TCP and WebSocket, 1/64/1024 in flight: rpcload, minimal client, wrk (HTTP)
   4 coordinated omission: a server stall against the computed answer
   5 memory per request in flight at 1,000, 10,000 and 100,000
-  6 resolution: a 1 ms busy-wait method
+  6 resolution: a 1 ms busy-wait method, against the minimal client's p50
+  7 rpcfuzz execs/s and where its time goes: TCP and HTTP (8 workers), a stdio child (1)
+
+Every server the suite starts listens on 127.0.0.1 only; every process it starts
+is stopped by its id when it ends, on an error or on Ctrl-C.
+Raw outputs (profiles, rpcfuzz's summary.json of each run) go to bench/.out.
 
 flags:
 %s`
@@ -160,7 +168,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	return o, nil
 }
 
-// parseOnly reads "1,3,5" into a set of comparison numbers 1..6.
+// numComparisons is how many comparisons the suite has (numbered from 1).
+const numComparisons = 7
+
+// parseOnly reads "1,3,5" into a set of comparison numbers 1..numComparisons.
 func parseOnly(s string) (map[int]bool, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
@@ -168,8 +179,8 @@ func parseOnly(s string) (map[int]bool, error) {
 	set := map[int]bool{}
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 || n > 6 {
-			return nil, fmt.Errorf("--only takes comparison numbers 1 to 6, comma-separated (got %q)", s)
+		if err != nil || n < 1 || n > numComparisons {
+			return nil, fmt.Errorf("--only takes comparison numbers 1 to %d, comma-separated (got %q)", numComparisons, s)
 		}
 		set[n] = true
 	}

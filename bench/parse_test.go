@@ -2,6 +2,9 @@ package main
 
 import (
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -163,6 +166,49 @@ func TestParseProcStatCPU(t *testing.T) {
 			got, ok := parseProcStatCPU(tc.stat)
 			if got != tc.want || ok != tc.ok {
 				t.Fatalf("parseProcStatCPU = %v, %v; want %v, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+func TestParseFuzzSummary(t *testing.T) {
+	sample, err := os.ReadFile(filepath.Join("testdata", "fuzz-summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := parseFuzzSummary(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Workers != 8 || sum.Execs != 8013 || sum.Checks != 160 || !sameFloat(sum.ExecsPerS, 2654.9645460199367) ||
+		sum.Unconfirmed != 4 || sum.Failures != 0 || sum.Stopped != "" || len(sum.Warnings) != 0 {
+		t.Errorf("summary = %+v", sum)
+	}
+	ts := sum.TimeSplit
+	if !sameFloat(ts.BusyS, 24.017398039) || !sameFloat(ts.Shares["wait"], 0.8633490026408934) || ts.Shares["minimize"] != 0 {
+		t.Errorf("time split = %+v", ts)
+	}
+	total := 0.0
+	for _, p := range fuzzPhases {
+		total += ts.Shares[p]
+	}
+	if math.Abs(total-1) > 1e-6 {
+		t.Errorf("shares add up to %v, want 1", total)
+	}
+
+	for _, tc := range []struct {
+		name, in, err string
+	}{
+		{"not JSON", "rpcfuzz: target unreachable", "summary.json"},
+		{"another schema", `{"schema":"rpcfuzz.summary/v2","time_split":{}}`, "schema"},
+		{"no time split", `{"schema":"rpcfuzz.summary/v1"}`, "busy_s"},
+		{"a phase missing", `{"schema":"rpcfuzz.summary/v1","time_split":{"busy_s":1,"send":{"s":1,"share":1}}}`, "time_split.wait"},
+		{"a phase without its share", `{"schema":"rpcfuzz.summary/v1","time_split":{"busy_s":1,"send":{"s":1}}}`, "time_split.send"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseFuzzSummary([]byte(tc.in))
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("error = %v, want one naming %q", err, tc.err)
 			}
 		})
 	}

@@ -38,13 +38,13 @@ func (s *suite) writeIntro(b *strings.Builder) {
 	p("# Benchmarks\n\n")
 	p("<!-- Written by `go run ./bench` (bench/report.go); edit the suite or %s, not this file. -->\n\n", analysisFile)
 	p("Written by `go run ./bench` on %s (%s; %s in all).\n\n", s.started.UTC().Format("2006-01-02 15:04 MST"), mode, time.Since(s.started).Round(time.Second))
-	p("Load average (1, 5, 15 min) at the start: %s; at the end: %s. This machine has %d cores and is shared: "+
-		"anything else running on it (other builds and tests) runs on the same two cores as the server and the load tool, "+
+	p("Load average (1, 5, 15 min) at the start: %s; at the end: %s. %s This machine has %d cores and is shared: "+
+		"anything else running on it (other builds and tests) runs on the same cores as the server and the load tool, "+
 		"so absolute numbers move from run to run. Ratios are taken within a round, where the tools ran seconds apart, "+
-		"which cancels most of that drift.\n\n", s.machine.loadStart, s.machine.loadEnd, s.machine.cpus)
+		"which cancels most of that drift.\n\n", s.machine.loadStart, s.machine.loadEnd, quietMachine(s.machine.loadStart), s.machine.cpus)
 	if len(s.opt.only) > 0 {
 		var only []string
-		for n := 1; n <= 6; n++ {
+		for n := 1; n <= numComparisons; n++ {
 			if s.opt.only[n] {
 				only = append(only, fmt.Sprint(n))
 			}
@@ -60,10 +60,32 @@ func (s *suite) writeIntro(b *strings.Builder) {
 	}
 	p("The suite installs what is missing (the first time, about a minute): wrk from Debian's packages (apt-get, as root), "+
 		"vegeta and hey with `go install` at pinned versions into bench/.tools. A tool that cannot be installed is skipped with a note. "+
-		"It builds rpcload from this tree, starts the reference server (`rpcload serve`) with GOMAXPROCS=1, "+
+		"It builds rpcload (and rpcfuzz, for comparison 7) from this tree, starts the reference server (`rpcload serve`) with GOMAXPROCS=1, "+
 		"%s, runs the tools in alternation (A B C, A B C, ...) "+
 		"so drift falls on all of them alike, and prints and writes the medians, the ratios and a verdict per goal. "+
 		"Everything listens on 127.0.0.1; every process it starts is stopped by its id when it ends, on an error or on Ctrl-C.\n\n", pinning)
+}
+
+// quietLoad is the 1-minute load average under which the machine counts
+// as quiet when the suite starts.
+const quietLoad = 0.5
+
+// quietMachine says whether the machine was quiet at the start, from the
+// load averages readLoadAvg returned ("1min 5min 15min").
+func quietMachine(loadavg string) string {
+	f := strings.Fields(loadavg)
+	var one float64
+	if len(f) == 0 {
+		return "Whether the machine was quiet is not known (no load average)."
+	} else if _, err := fmt.Sscan(f[0], &one); err != nil {
+		return "Whether the machine was quiet is not known (no load average)."
+	}
+	if one < quietLoad {
+		return fmt.Sprintf("The 1-minute load average at the start, %s, was under %g: a quiet machine.", f[0], quietLoad)
+	}
+	return fmt.Sprintf("This was not a quiet machine: the 1-minute load average at the start was %s, not under %g, "+
+		"so other work was running on the cores the server and the load tools use, and the rates below are lower and noisier "+
+		"than a quiet machine's (the CPU time per reply, and ratios within a round, are steadier).", f[0], quietLoad)
 }
 
 // writeMachine writes the machine, the versions and the pinning.
@@ -110,7 +132,7 @@ func (s *suite) writeGoals(b *strings.Builder) {
 // writeSections writes each comparison that ran.
 func (s *suite) writeSections(b *strings.Builder) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	for n := 1; n <= 6; n++ {
+	for n := 1; n <= numComparisons; n++ {
 		sec := s.sections[n]
 		if sec == nil || !sec.ran {
 			continue
@@ -132,7 +154,7 @@ func (s *suite) writeSections(b *strings.Builder) {
 			b.WriteString("\n")
 		}
 		if len(sec.Commands) > 0 {
-			p("Commands (`rpcload` and `bench` are the binaries built from this tree; $WORK is a scratch directory):\n\n```text\n%s\n```\n\n", strings.Join(sec.Commands, "\n"))
+			p("Commands (`rpcload`, `rpcfuzz` and `bench` are the binaries built from this tree; $WORK is a scratch directory):\n\n```text\n%s\n```\n\n", strings.Join(sec.Commands, "\n"))
 		}
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// smokeEnv enables TestSmoke: "1" runs comparisons 2, 4 and 6 in quick
-// mode (about half a minute), "all" runs every comparison in quick mode
+// smokeEnv enables TestSmoke: "1" runs comparisons 2, 4, 6 and 7 in quick
+// mode (about a minute), "all" runs every comparison in quick mode
 // (a few minutes, and it installs missing tools). CI leaves it unset.
 const smokeEnv = "RPCLOAD_BENCH_SMOKE"
 
@@ -29,11 +29,11 @@ func TestSmoke(t *testing.T) {
 	}
 	md, js := filepath.Join(dir, "benchmarks.md"), filepath.Join(dir, "results.json")
 	args := []string{"--quick", "--no-micro", "--profile", "never", "--out", md, "--json", js}
-	sections := []string{"## 2. ", "## 4. ", "## 6. "}
+	sections := []string{"## 2. ", "## 4. ", "## 6. ", "## 7. "}
 	if mode == "all" {
-		sections = []string{"## 1. ", "## 2. ", "## 3. ", "## 4. ", "## 5. ", "## 6. "}
+		sections = []string{"## 1. ", "## 2. ", "## 3. ", "## 4. ", "## 5. ", "## 6. ", "## 7. "}
 	} else {
-		args = append(args, "--only", "2,4,6", "--no-install")
+		args = append(args, "--only", "2,4,6,7", "--no-install")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 9*time.Minute)
 	defer cancel()
@@ -48,7 +48,8 @@ func TestSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	report := string(b)
-	for _, want := range append(sections, "## Goals", "## Machine and versions", "resolution: p50 of a 1 ms busy-wait", "stall test: corrected p99") {
+	for _, want := range append(sections, "## Goals", "## Machine and versions", "resolution: p50 of a 1 ms busy-wait", "stall test: corrected p99",
+		"rpcfuzz execs/s, tcp, 8 workers", "rpcfuzz execs/s, stdio, 1 worker", "| http, 8 workers | rpcfuzz | execs/s |", "worker-seconds") {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q", want)
 		}

@@ -32,6 +32,7 @@ type suite struct {
 	loadCPU int    // core of the load tools (-1: not pinned)
 
 	rpcload string // the rpcload binary built from this tree
+	rpcfuzz string // the rpcfuzz binary built from this tree ("" unless comparison 7 runs)
 	self    string // this binary, for its internal modes
 	tools   map[string]*tool
 
@@ -177,10 +178,15 @@ func (s *suite) display(spec cmdSpec) string {
 		switch {
 		case a == s.rpcload:
 			a = "rpcload"
+		case s.rpcfuzz != "" && a == s.rpcfuzz:
+			a = "rpcfuzz"
 		case a == s.self:
 			a = "bench"
 		case s.taskset != "" && a == s.taskset:
 			a = "taskset"
+		}
+		if s.outDir != "" {
+			a = strings.ReplaceAll(a, s.outDir, "bench/.out")
 		}
 		a = strings.ReplaceAll(a, s.work, "$WORK")
 		a = strings.ReplaceAll(a, filepath.Join(s.root, "bench", ".tools")+"/", "bench/.tools/")
@@ -213,7 +219,7 @@ func (s *suite) runAll(ctx context.Context) error {
 		fn func(context.Context) error
 	}{
 		{1, s.compareHTTPClosed}, {2, s.compareOpenLoop}, {3, s.compareMux},
-		{4, s.compareStall}, {5, s.compareMemory}, {6, s.compareResolution},
+		{4, s.compareStall}, {5, s.compareMemory}, {6, s.compareResolution}, {7, s.compareFuzz},
 	}
 	for _, st := range steps {
 		if !s.opt.runs(st.n) {
@@ -255,6 +261,7 @@ func (s *suite) runAll(ctx context.Context) error {
 func (s *suite) setup(ctx context.Context) error {
 	s.machine = readMachine()
 	s.logf("machine: %s, %d CPUs, load average %s", s.machine.cpuModel, s.machine.cpus, s.machine.loadStart)
+	s.logf("%s", quietMachine(s.machine.loadStart))
 	if !s.opt.noPin && runtime.NumCPU() >= 2 {
 		if p, err := exec.LookPath("taskset"); err == nil {
 			s.taskset, s.srvCPU, s.loadCPU = p, 0, 1
@@ -268,6 +275,13 @@ func (s *suite) setup(ctx context.Context) error {
 	s.logf("building rpcload")
 	if _, err := s.run(ctx, cmdSpec{Argv: []string{"go", "build", "-o", s.rpcload, "./cmd/rpcload"}, Dir: s.root, CPU: -1, Timeout: 5 * time.Minute}); err != nil {
 		return err
+	}
+	if s.opt.runs(7) {
+		s.rpcfuzz = filepath.Join(s.work, "rpcfuzz")
+		s.logf("building rpcfuzz")
+		if _, err := s.run(ctx, cmdSpec{Argv: []string{"go", "build", "-o", s.rpcfuzz, "./cmd/rpcfuzz"}, Dir: s.root, CPU: -1, Timeout: 5 * time.Minute}); err != nil {
+			return err
+		}
 	}
 	s.findTools(ctx)
 	if ctx.Err() != nil {

@@ -166,7 +166,8 @@ func TestParseOnly(t *testing.T) {
 		{"1,3", []int{1, 3}, false},
 		{" 6 , 2", []int{2, 6}, false},
 		{"0", nil, true},
-		{"7", nil, true},
+		{"7", []int{7}, false},
+		{"8", nil, true},
 		{"1,x", nil, true},
 	} {
 		got, err := parseOnly(tc.in)
