@@ -42,6 +42,17 @@ func TestClosedLoopStreams(t *testing.T) {
 		}},
 		{name: "connections the server closes", concurrency: 16, conns: 2,
 			faults: []testsrv.FaultSpec{{Fault: testsrv.FaultClose, Prob: 0.002}}},
+		// One request per connection: each reader sends its slot's next
+		// request itself (credits.handoff).
+		{name: "one request per connection", concurrency: 2, conns: 2, wantMax: 2},
+		{name: "one request per connection with notifications", concurrency: 1, conns: 1, wantMax: 1, adjust: func(c *Config) {
+			c.Calls = []workload.Call{
+				{Name: "echo", Method: "echo", Params: workload.StaticParams(`[1]`)},
+				{Name: "note", Method: "echo", Params: workload.StaticParams(`[3]`), Notify: true},
+			}
+		}},
+		{name: "one request per connection the server closes", concurrency: 2, conns: 2,
+			faults: []testsrv.FaultSpec{{Fault: testsrv.FaultClose, Prob: 0.01}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

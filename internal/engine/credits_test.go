@@ -115,6 +115,98 @@ func TestCredits(t *testing.T) {
 	}
 }
 
+// TestCreditsHandoff walks a slot of one credit through its hand-off: a
+// parked writer's step runs in the goroutine that gives the credit back,
+// unless that is the sweeper (giveWaking) or a stage's grant, which wake
+// the writer; a step that could not use the credit wakes the writer too.
+func TestCreditsHandoff(t *testing.T) {
+	type step struct {
+		op      string // park, unpark, give, giveWaking, grant, take
+		want    bool   // park: parked; take: a credit taken
+		steps   int    // hand-off steps run so far
+		woken   bool   // a wake-up is pending after the step
+		canSend bool   // give: the step uses the credit (false: cannot send)
+	}
+	tests := []struct {
+		name  string
+		start int
+		steps []step
+	}{
+		{"the reader sends the next request itself", 0, []step{
+			{op: "park", want: true},
+			{op: "give", canSend: true, steps: 1},
+			{op: "give", canSend: true, steps: 2}, // still parked
+		}},
+		{"the writer does not park on an idle credit", 1, []step{
+			{op: "park", want: false},
+			{op: "take", want: true},
+			{op: "park", want: true},
+		}},
+		{"the sweeper wakes the writer", 0, []step{
+			{op: "park", want: true},
+			{op: "giveWaking", woken: true},
+			{op: "unpark"},
+			{op: "give"}, // the writer runs: nobody steps for it
+		}},
+		{"a step that cannot send wakes the writer", 0, []step{
+			{op: "park", want: true},
+			{op: "give", canSend: false, steps: 1, woken: true},
+			{op: "unpark", steps: 1},
+			{op: "take", want: true, steps: 1},
+		}},
+		{"a stage's grant wakes the writer", 0, []step{
+			{op: "park", want: true},
+			{op: "grant", woken: true},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCredits(tc.start, 1, 0)
+			steps, canSend := 0, false
+			c.handoff = func() {
+				steps++
+				if canSend {
+					c.take(nil, 1)
+				}
+				c.repark()
+			}
+			for i, s := range tc.steps {
+				canSend = s.canSend
+				switch s.op {
+				case "park":
+					if got := c.park(); got != s.want {
+						t.Fatalf("step %d: park() = %v, want %v", i, got, s.want)
+					}
+				case "unpark":
+					c.unpark()
+				case "give":
+					c.give(1, 5)
+				case "giveWaking":
+					c.giveWaking(1, 5)
+				case "grant":
+					c.grant(1, 5)
+				case "take":
+					if got := len(c.take(nil, 1)) == 1; got != s.want {
+						t.Fatalf("step %d: took a credit %v, want %v", i, got, s.want)
+					}
+				}
+				if steps != s.steps {
+					t.Fatalf("step %d (%s): %d hand-off steps, want %d", i, s.op, steps, s.steps)
+				}
+				woken := false
+				select {
+				case <-c.wake:
+					woken = true
+				default:
+				}
+				if woken != s.woken {
+					t.Fatalf("step %d (%s): woken %v, want %v", i, s.op, woken, s.woken)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkCredits is one credit's round trip as in closed loop over a
 // stream: the reader gives it back, the writer takes it (64 at a time).
 func BenchmarkCredits(b *testing.B) {

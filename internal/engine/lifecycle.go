@@ -48,7 +48,7 @@ func (r *run) sweepAll(rec *stats.Recorder, buf []pending.Entry) []pending.Entry
 			rec.Record(stats.Sample{Kind: stats.Timeout, Method: buf[i].Method, Warmup: r.warm(buf[i].Intended)})
 		}
 		if len(buf) > 0 {
-			r.release(o.pool, len(buf), now)
+			r.releaseWaking(o.pool, len(buf), now)
 		}
 		if o.c != nil && len(buf) > 0 && !r.stopping.Load() {
 			o.c.cancel(buf)
@@ -74,7 +74,7 @@ func (r *run) finalSweep() {
 			rec.Record(stats.Sample{Kind: stats.Leaked, Method: buf[i].Method, Warmup: r.warm(buf[i].Intended)})
 		}
 		if len(buf) > 0 {
-			r.release(o.pool, len(buf), now)
+			r.releaseWaking(o.pool, len(buf), now)
 		}
 	}
 }

@@ -209,6 +209,9 @@ type streamWriter struct {
 	next        tick
 	hasNext     bool
 	kNext, kEnd uint64
+	// baton is held by whoever runs this writer: its own goroutine, except
+	// while it is parked, when the slot's reader may run a step (handoff).
+	baton sync.Mutex
 }
 
 // write is the writer of slot i.
@@ -218,6 +221,15 @@ func (d *streamDriver) write(i int) {
 	if r.pools != nil {
 		w.pool = r.pools[i]
 		w.times = make([]int64, 0, writeCoalesce)
+		if d.peak[i] == 1 && r.maxRate == nil {
+			// One request in flight on the slot: the reader that settles
+			// its reply sends the next request itself (credits.handoff).
+			// Not with --max-rate, whose wait for a token would hold up
+			// the reader.
+			w.baton.Lock()
+			defer w.baton.Unlock()
+			w.pool.handoff = w.step
+		}
 	}
 	for {
 		if w.retired() {
@@ -290,69 +302,26 @@ func (w *streamWriter) fromTicks() bool {
 	return true
 }
 
-// fromCredits makes the next batch from the slot's credits: as many ticks
-// as the credits in hand pay for (up to writeCoalesce), waiting for credits
-// when there are none. A tick's intended time is when the last of its
-// credits came back. It returns false when sending has ended.
+// fromCredits makes the next batch from the slot's credits, waiting for
+// credits when there are none (see fill). It returns false when sending
+// has ended.
 func (w *streamWriter) fromCredits() bool {
 	r := w.d.r
-	w.batch = w.batch[:0]
 	for {
 		select {
 		case <-r.sendDone:
 			return false
 		default:
 		}
-		need := writeCoalesce
-		if w.hasNext {
-			need = max(need, r.calls[w.next.call].weight)
-		}
-		if need > len(w.times) {
-			w.times = w.pool.take(w.times, need-len(w.times))
-		}
-		used, admitted := 0, 0
-	fill:
-		for len(w.batch) < writeCoalesce {
-			if !w.hasNext {
-				w.next, w.hasNext = w.nextTick(), true
-			}
-			if r.cfg.Beyond(w.next.seq) {
-				break // --requests: this writer makes no more ticks
-			}
-			n := r.calls[w.next.call].weight
-			if len(w.times)-used < n {
-				break
-			}
-			intended := w.times[used]
-			for _, at := range w.times[used+1 : used+n] {
-				intended = max(intended, at)
-			}
-			if r.maxRate != nil {
-				// --max-rate: the first tick of a write waits for its
-				// token, the others go along only if theirs is there. The
-				// wait is the cap's, not the server's: the tick is
-				// intended when it has its token.
-				switch {
-				case len(w.batch) > 0 && !r.maxRate.Allow():
-					break fill
-				case len(w.batch) == 0 && r.maxRate.Wait(r.sending) != nil:
-					return false // no token before sending ends
-				}
-				intended = max(intended, r.now())
-			}
-			used += n
-			admitted += n
-			w.next.intended = intended
-			w.batch = append(w.batch, w.next)
-			w.hasNext = false
-			if r.countDone != nil && r.countLeft.Add(-1) == 0 {
-				close(r.countDone) // the last tick of the count: sending can end
-			}
-		}
-		w.times = w.times[:copy(w.times, w.times[used:])]
-		if len(w.batch) > 0 {
-			r.admit(int64(admitted))
+		made, ended := w.fill()
+		switch {
+		case ended:
+			return false
+		case made:
 			return true
+		case w.pool.handoff != nil:
+			w.parkUntilWoken()
+			continue
 		}
 		select {
 		case <-w.pool.wake:
@@ -360,6 +329,118 @@ func (w *streamWriter) fromCredits() bool {
 			return false
 		}
 	}
+}
+
+// parkUntilWoken waits for credits with the writer's state left to its
+// slot's reader, which sends the next request itself when it gives the
+// credit back; the writer only wakes when that reader could not (see
+// credits.repark), for a credit given by anyone else, or when sending ends.
+func (w *streamWriter) parkUntilWoken() {
+	if !w.pool.park() {
+		return // credits came back meanwhile
+	}
+	w.baton.Unlock()
+	select {
+	case <-w.pool.wake:
+	case <-w.d.r.sendDone:
+	}
+	w.baton.Lock() // after any step a reader is running
+	w.pool.unpark()
+}
+
+// step is the slot's hand-off (credits.handoff), run by the reader that
+// gave a parked writer its credit back: make the next tick and send it from
+// the reader's goroutine, then leave the writer parked. What needs the
+// writer's own goroutine (a broken connection to redial, sending that has
+// ended) is left to it: repark wakes it while credits are left unused.
+func (w *streamWriter) step() {
+	if !w.baton.TryLock() {
+		// The writer woke (sending ended) and runs again: it takes the
+		// credit itself. Waiting for it here could deadlock, as it may
+		// wait for this reader to end.
+		return
+	}
+	defer w.baton.Unlock()
+	defer w.pool.repark()
+	r := w.d.r
+	select {
+	case <-r.sendDone:
+		return
+	default:
+	}
+	sc := w.d.slots[w.i]
+	if sc.broken.Load() {
+		return
+	}
+	if made, ended := w.fill(); !made || ended {
+		return
+	}
+	if r.pastCutoff() {
+		w.drop(w.batch)
+		return
+	}
+	w.send(sc)
+}
+
+// fill makes as many ticks as the credits in hand pay for (up to
+// writeCoalesce) into the batch: made reports whether it holds any. A
+// tick's intended time is when the last of its credits came back. ended
+// reports that sending ended while it waited for a --max-rate token.
+func (w *streamWriter) fill() (made, ended bool) {
+	r := w.d.r
+	w.batch = w.batch[:0]
+	need := writeCoalesce
+	if w.hasNext {
+		need = max(need, r.calls[w.next.call].weight)
+	}
+	if need > len(w.times) {
+		w.times = w.pool.take(w.times, need-len(w.times))
+	}
+	used, admitted := 0, 0
+fill:
+	for len(w.batch) < writeCoalesce {
+		if !w.hasNext {
+			w.next, w.hasNext = w.nextTick(), true
+		}
+		if r.cfg.Beyond(w.next.seq) {
+			break // --requests: this writer makes no more ticks
+		}
+		n := r.calls[w.next.call].weight
+		if len(w.times)-used < n {
+			break
+		}
+		intended := w.times[used]
+		for _, at := range w.times[used+1 : used+n] {
+			intended = max(intended, at)
+		}
+		if r.maxRate != nil {
+			// --max-rate: the first tick of a write waits for its
+			// token, the others go along only if theirs is there. The
+			// wait is the cap's, not the server's: the tick is
+			// intended when it has its token.
+			switch {
+			case len(w.batch) > 0 && !r.maxRate.Allow():
+				break fill
+			case len(w.batch) == 0 && r.maxRate.Wait(r.sending) != nil:
+				return false, true // no token before sending ends
+			}
+			intended = max(intended, r.now())
+		}
+		used += n
+		admitted += n
+		w.next.intended = intended
+		w.batch = append(w.batch, w.next)
+		w.hasNext = false
+		if r.countDone != nil && r.countLeft.Add(-1) == 0 {
+			close(r.countDone) // the last tick of the count: sending can end
+		}
+	}
+	w.times = w.times[:copy(w.times, w.times[used:])]
+	if len(w.batch) == 0 {
+		return false, false
+	}
+	r.admit(int64(admitted))
+	return true, false
 }
 
 // nextTick numbers and picks the next tick this writer makes. Tick numbers
