@@ -144,6 +144,7 @@ func lit(d []byte, i int) int {
 type scanner struct {
 	d     []byte
 	flags uint8 // union of str flags seen anywhere
+	fast  bool  // an envelope may take the reply path (scanner.reply)
 }
 
 // skip validates the value at d[i] (no leading whitespace) that sits inside

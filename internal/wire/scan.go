@@ -6,9 +6,13 @@ package wire
 // frame nested 1,000,000 deep is simply ProblemInvalidJSON (too deep).
 //
 // See the package documentation for how frames are classified.
-func Scan(frame []byte, m *Message) {
+func Scan(frame []byte, m *Message) { scan(frame, m, true) }
+
+// scan is Scan; with fast false it never takes the reply path (scanner.reply),
+// so tests can hold the two paths to the same verdicts.
+func scan(frame []byte, m *Message, fast bool) {
 	*m = Message{}
-	s := scanner{d: frame}
+	s := scanner{d: frame, fast: fast}
 	i := SkipSpace(frame, 0)
 	end := bad
 	if i < len(frame) {
@@ -81,62 +85,154 @@ const (
 // envelope scans the top-level object at d[i] and classifies it.
 func (s *scanner) envelope(i int, m *Message) int {
 	d := s.d
-	var seen uint8
-	var extra nameSet
+	if s.fast && len(d)-i > len(replyHead) && string(d[i:i+len(replyHead)]) == replyHead {
+		return s.reply(i+len(replyHead), m)
+	}
 	i = SkipSpace(d, i+1)
 	if i < len(d) && d[i] == '}' {
-		i++
-	} else {
-		for {
-			ks, ke := i, 0
-			mem, after := plainKey(d, i)
-			if mem != 0 {
-				if i = SkipSpace(d, after); i >= len(d) {
-					return bad
-				}
-			} else {
-				if i >= len(d) || d[i] != '"' {
-					return bad
-				}
-				var fl uint8
-				ke, fl = str(d, i)
-				s.flags |= fl
-				if ke < 0 {
-					return bad
-				}
-				if i = SkipSpace(d, ke); i >= len(d) || d[i] != ':' {
-					return bad
-				}
-				if i = SkipSpace(d, i+1); i >= len(d) {
-					return bad
-				}
-				mem = topMember(d[ks+1:ke-1], fl)
-			}
-			if seen&mem != 0 && mem != mExtra {
-				m.Problems |= ProblemDuplicateKey
-			}
-			seen |= mem
-			if i = s.member(i, mem, m); i < 0 {
-				return bad
-			}
-			if mem == mExtra && extra.repeat(d, ks, ke) {
-				m.Problems |= ProblemDuplicateKey
-			}
-			if i = SkipSpace(d, i); i >= len(d) {
-				return bad
-			}
-			if d[i] == '}' {
-				i++
-				break
-			}
-			if d[i] != ',' {
-				return bad
-			}
-			i = SkipSpace(d, i+1)
-		}
+		classify(0, m)
+		return i + 1
 	}
-	classify(seen, m)
-	return i
+	return s.members(i, 0, m)
+}
+
+// replyHead is how nearly every reply (and every request rpcload writes)
+// begins: the version, then the id, with no whitespace.
+const replyHead = `{"jsonrpc":"2.0","id":`
+
+// reply scans an envelope that began with replyHead, from the id's value
+// at d[i]. For the member order almost every server writes (then "result"
+// or "error", last) it skips the general loop's name matching, whitespace
+// skips and classification: it scans each value exactly as member would,
+// from the same state, and hands anything else (another member next,
+// whitespace, members after the result) to the loop where it stands, with
+// the members it has seen. So a frame gets the same verdict either way
+// (FuzzScanReply holds the two paths to that), and only a fractional id's
+// digits are ever scanned twice. It cut BenchmarkScanResult from 56 to
+// 38 ns of CPU.
+func (s *scanner) reply(i int, m *Message) int {
+	d := s.d
+	seen := mJSONRPC | mID
+	if i = SkipSpace(d, i); i >= len(d) {
+		return bad
+	}
+	if c := d[i]; c-'1' < 9 {
+		// A positive integer, as member would scan it, without its switch.
+		vs := i
+		for i++; i < len(d) && d[i]-'0' < 10; i++ {
+		}
+		if i < len(d) && (d[i] == '.' || d[i]|0x20 == 'e') {
+			i = s.member(vs, mID, m) // a fraction or exponent: member says what it is
+		} else {
+			m.IDKind, m.ID = IDNumber, d[vs:i]
+		}
+	} else {
+		i = s.member(i, mID, m)
+	}
+	if i < 0 {
+		return bad
+	}
+	mem, n := uint8(0), 0
+	switch rest := d[i:]; {
+	case len(rest) > 10 && string(rest[:10]) == `,"result":`:
+		mem, n = mResult, 10
+	case len(rest) > 9 && string(rest[:9]) == `,"error":`:
+		mem, n = mError, 9
+	default:
+		return s.after(i, seen, m)
+	}
+	if i = SkipSpace(d, i+n); i >= len(d) {
+		return bad
+	}
+	seen |= mem
+	if mem == mResult {
+		vs := i // as member scans a result
+		if i = s.skip(i, 1); i < 0 {
+			return bad
+		}
+		m.Result = d[vs:i]
+		if i < len(d) && d[i] == '}' {
+			m.Kind = KindResult // what classify makes of these three members
+			return i + 1
+		}
+		return s.after(i, seen, m)
+	}
+	if i = s.member(i, mem, m); i < 0 {
+		return bad
+	}
+	return s.after(i, seen, m)
+}
+
+// after goes on with an envelope after a member's value ended at d[i]:
+// the closing brace, or a comma and the members after it.
+func (s *scanner) after(i int, seen uint8, m *Message) int {
+	d := s.d
+	if i = SkipSpace(d, i); i >= len(d) {
+		return bad
+	}
+	switch d[i] {
+	case '}':
+		classify(seen, m)
+		return i + 1
+	case ',':
+		return s.members(SkipSpace(d, i+1), seen, m)
+	}
+	return bad
+}
+
+// members scans envelope members from the name at d[i] through the closing
+// brace and classifies the envelope; seen holds the members scanned before
+// d[i], which are all recognised names.
+func (s *scanner) members(i int, seen uint8, m *Message) int {
+	d := s.d
+	var extra nameSet
+	for {
+		ks, ke := i, 0
+		mem, after := plainKey(d, i)
+		if mem != 0 {
+			if i = SkipSpace(d, after); i >= len(d) {
+				return bad
+			}
+		} else {
+			if i >= len(d) || d[i] != '"' {
+				return bad
+			}
+			var fl uint8
+			ke, fl = str(d, i)
+			s.flags |= fl
+			if ke < 0 {
+				return bad
+			}
+			if i = SkipSpace(d, ke); i >= len(d) || d[i] != ':' {
+				return bad
+			}
+			if i = SkipSpace(d, i+1); i >= len(d) {
+				return bad
+			}
+			mem = topMember(d[ks+1:ke-1], fl)
+		}
+		if seen&mem != 0 && mem != mExtra {
+			m.Problems |= ProblemDuplicateKey
+		}
+		seen |= mem
+		if i = s.member(i, mem, m); i < 0 {
+			return bad
+		}
+		if mem == mExtra && extra.repeat(d, ks, ke) {
+			m.Problems |= ProblemDuplicateKey
+		}
+		if i = SkipSpace(d, i); i >= len(d) {
+			return bad
+		}
+		if d[i] == '}' {
+			classify(seen, m)
+			return i + 1
+		}
+		if d[i] != ',' {
+			return bad
+		}
+		i = SkipSpace(d, i+1)
+	}
 }
 
 // plainKey recognises an envelope member name at d[i] written the way
