@@ -317,6 +317,15 @@ type worker struct {
 	// patience, when longer than --timeout, is the exchanges' timeout:
 	// set while a hang is confirmed (hangPatience).
 	patience time.Duration
+	// owed is the charge of the last input that ended its connection:
+	// the restart its end makes the next input wait for is its cost too
+	// (an input that crashes a child is cheap to send and dear to run),
+	// and is added when the next input has measured it.
+	owed struct {
+		parent corpusPick
+		cost   time.Duration
+		set    bool
+	}
 }
 
 func (r *run) newWorker(i int) *worker {
@@ -560,22 +569,25 @@ func (r *run) work(ctx context.Context, w *worker) {
 		if r.cfg.Execs > 0 && n > r.cfg.Execs {
 			return
 		}
-		in, applied, ok := r.next(ctx, w)
+		in, applied, parent, ok := r.next(ctx, w)
 		if !ok {
 			r.execs.Add(^uint64(0)) // no input after all
 			return
 		}
+		began, restarted := r.cfg.Now(), w.sw.acc[phaseRestart]
 		res := w.exec(ctx, in, false)
 		if res.o.end == endInterrupted {
 			return
 		}
+		cost := w.chargeRestart(began, restarted)
 		w.slow(&res, in)
 		w.cover(res.v.calls)
 		r.noteEnd(w, &res)
 		if r.tuples.add(res.v.tuples) && r.cfg.Feed == nil {
-			r.corpus.add(w.ch, in)
+			r.corpus.add(w.ch, in, cost)
 			r.mut.Reward(applied)
 		}
+		w.charge(parent, cost)
 		if res.v.rules != 0 {
 			r.finding(w, in, applied, &res, n)
 		}
@@ -589,26 +601,55 @@ func (r *run) work(ctx context.Context, w *worker) {
 	}
 }
 
-// next is the worker's next input: a mutation of a corpus input, or the
-// next one of Config.Feed (ok false once it is closed, or ctx ends first).
-func (r *run) next(ctx context.Context, w *worker) (in mutate.Case, applied []int, ok bool) {
+// next is the worker's next input: a mutation of a corpus input (parent,
+// slot -1 for any other), or the next one of Config.Feed (ok false once it
+// is closed, or ctx ends first).
+func (r *run) next(ctx context.Context, w *worker) (in mutate.Case, applied []int, parent corpusPick, ok bool) {
+	parent.slot = -1
 	if r.cfg.Feed == nil {
 		if r.api != nil && w.apiRand.Float64() < r.cfg.APIShare {
 			if in, ok := r.apiInput(w); ok {
-				return in, nil, true
+				return in, nil, parent, true
 			}
 		}
-		in, applied = r.mut.Mutate(w.ch, r.corpus.pick(w.ch))
-		return in, applied, true
+		parent = r.corpus.pick(w.ch)
+		in, applied = r.mut.Mutate(w.ch, parent.c)
+		return in, applied, parent, true
 	}
 	prev := w.sw.to(phaseOther)
 	defer w.sw.to(prev)
 	select {
 	case in, ok = <-r.cfg.Feed:
-		return in, nil, ok
+		return in, nil, parent, ok
 	case <-ctx.Done():
-		return in, nil, false
+		return in, nil, parent, false
 	}
+}
+
+// chargeRestart returns what the input just run cost by the run's clock
+// since began, less the restart it began with (restarted: the restart
+// time before it), which goes to the input that made it needed.
+func (w *worker) chargeRestart(began time.Time, restarted time.Duration) time.Duration {
+	restart := w.sw.acc[phaseRestart] - restarted
+	if w.owed.set {
+		w.owed.set = false
+		w.r.corpus.charge(w.owed.parent, w.owed.cost+restart)
+	}
+	return max(0, w.r.cfg.Now().Sub(began)-restart)
+}
+
+// charge charges cost, what an input mutated from parent took, to
+// parent; when the input ended its connection, the charge waits for the
+// next input's restart (chargeRestart).
+func (w *worker) charge(parent corpusPick, cost time.Duration) {
+	if parent.slot < 0 {
+		return
+	}
+	if w.c == nil || !w.c.usable() {
+		w.owed.parent, w.owed.cost, w.owed.set = parent, cost, true
+		return
+	}
+	w.r.corpus.charge(parent, cost)
 }
 
 // noteEnd keeps count, for a child process, of the fuzz inputs in a row

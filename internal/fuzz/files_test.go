@@ -292,12 +292,12 @@ func TestCorpusBounds(t *testing.T) {
 	w := newWorkCorpus(seeds, 4, 100)
 	ch := mutate.NewRand(1)
 	for i := range 50 {
-		w.add(ch, frames(strings.Repeat("x", i%30)))
+		w.add(ch, frames(strings.Repeat("x", i%30)), 0)
 	}
 	if w.len() != 4 || w.bytes > 100 {
 		t.Errorf("%d entries, %d bytes", w.len(), w.bytes)
 	}
-	if string(w.entries[0].Frames[0]) != "a" || string(w.entries[1].Frames[0]) != "b" {
+	if string(w.entries[0].c.Frames[0]) != "a" || string(w.entries[1].c.Frames[0]) != "b" {
 		t.Error("a seed was replaced")
 	}
 	tuples := newTupleSet(3)

@@ -313,8 +313,19 @@ func (b *batchMatch) byNull(rm *wire.Message, j int32) int {
 		return i
 	}
 	order := categoryOrder(rm)
+	tiers := numNullTiers
+	if b.needed {
+		// (The optional tier holds no request whose silence breaks a
+		// rule: newBatchMatch puts a request there only when its silence
+		// is tolerated even without a walk. Scanning it only to skip each
+		// of its requests cost every id-null reply a pass over them: 72 %
+		// of rpcfuzz's CPU against the reference server, where 1,000
+		// requests with id null, each answered, took 1,000 passes over
+		// 1,000 requests at every reply that came.)
+		tiers = tierOptional
+	}
 	for _, strict := range [2]bool{true, false} {
-		for tier := range numNullTiers {
+		for tier := range tiers {
 			for _, cat := range order {
 				if i := b.scan(&b.lists[nullList(tier, cat)], rm, strict, j); i >= 0 {
 					return i
