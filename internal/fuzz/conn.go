@@ -72,6 +72,10 @@ type outcome struct {
 	staleIDs  [][]byte
 	late      int  // replies of an earlier exchange recognised as such and not judged
 	synced    bool // the sync reply came: the server read the whole input, and lived
+	// pairs are the pairs the wait judged (waitFor.pairs), for the judge
+	// to go on from: the verdicts of the pairs it judged stand, and
+	// judging them again cost a third of rpcfuzz's CPU.
+	pairs *pairs
 }
 
 // conn is one connection to the target, used by one goroutine.
@@ -563,6 +567,7 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 				// are missing: a hang is silence to a readable id, and the
 				// connection, a child's above all, stays usable.)
 				// The grace is over: what is still missing is judged so.
+				o.pairs = wait.pairs
 				return s.finish(&o, start, rs.last, timeout)
 			}
 			o.end = endTimeout
@@ -570,6 +575,7 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 			o.end = endInterrupted
 		}
 	}
+	o.pairs = wait.pairs
 	return s.finish(&o, start, rs.last, timeout)
 }
 

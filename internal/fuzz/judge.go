@@ -461,8 +461,14 @@ func judgeStream(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 		j.crash(shape, note, ev, status)
 	}
 	scans := o.replyScans()
-	p := newPairs(c.Frames, infos, o.replies, scans)
-	defer p.release()
+	p := o.pairs
+	if p == nil {
+		p = newPairs(c.Frames, infos, o.replies, scans)
+		defer p.release()
+	} else {
+		// (The same frames; the replies only grew since the wait.)
+		p.replies, p.scans = o.replies, scans
+	}
 	p.staleNull, p.staleIDs = o.staleNull, o.staleIDs
 	assigned := matchReplies(p)
 	o.late += len(assigned[len(c.Frames)+1])

@@ -81,6 +81,10 @@ type pairs struct {
 	// owns; set when first needed (lens).
 	batchLens []int
 	carried   map[[2]int]bool // carries's answers by frame and reply
+	// framesAdded: the pairing holds the frames, and the first
+	// repliesAdded replies (the replies only grow).
+	framesAdded  bool
+	repliesAdded int
 }
 
 type pairVerdict struct {
@@ -344,14 +348,20 @@ func (p *pairs) pair(late, fitOnly bool) []oracle.Fate {
 		p.pairing = new(oracle.Pairing)
 	}
 	pg := p.pairing
-	pg.Reset()
-	for i := range p.infos {
-		pg.AddRequest(p.frames[i], p.infos[i].class, p.infos[i].asBatch)
+	if !p.framesAdded {
+		// (The frames are scanned into the pairing once: the wait pairs
+		// again at every burst of replies, and the judge after it.)
+		pg.Reset()
+		for i := range p.infos {
+			pg.AddRequest(p.frames[i], p.infos[i].class, p.infos[i].asBatch)
+		}
+		p.framesAdded, p.repliesAdded = true, 0
 	}
-	for j := range p.replies {
+	for j := p.repliesAdded; j < len(p.replies); j++ {
 		rm := p.message(j)
 		pg.AddReply(&rm)
 	}
+	p.repliesAdded = len(p.replies)
 	judges := oracle.Judges{Fits: p.fits, Required: p.req, Owns: p.owns}
 	if late && (p.staleNull > 0 || len(p.staleIDs) > 0) {
 		null := p.staleNull
