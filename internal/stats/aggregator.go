@@ -246,34 +246,48 @@ func (a *Aggregator) mergeLocked(b *batch) {
 		if m >= len(a.per) {
 			m = len(a.per) - 1
 		}
-		// A value goes into several histograms; count its clamping once.
-		a.clamped += a.add(a.per[m], s)
 		// The totals' histograms are the per-method ones added up, once,
 		// in Fill: recording each value twice more here cost a third of
 		// the merge.
+		if s.Kind == OK || s.Kind == RPCError || s.Kind == InvalidReply {
+			a.reply(a.per[m], s)
+			continue
+		}
+		a.clamped += a.add(a.per[m], s)
 		a.count(a.total, s)
-		switch s.Kind {
-		case OK, RPCError, InvalidReply:
-			a.record(a.ivHist, s.A)
-			a.record(a.ivSvc, s.B)
-		case Violation:
+		if s.Kind == Violation {
 			a.ivRules++
 		}
 	}
 }
 
-// add counts s into ms and returns how many of its values were clamped.
+// reply merges reply sample s of method ms, as add, count and the
+// interval's histograms would one after the other (nearly every sample is
+// one): each of its two values is converted to microseconds once for the
+// two histograms it goes into, and its clamping is counted once.
+func (a *Aggregator) reply(ms *methodStats, s *Sample) {
+	ca, ka := micros(s.A)
+	cb, kb := micros(s.B)
+	_ = ms.corrected.RecordValue(ca)
+	_ = ms.service.RecordValue(cb)
+	_ = a.ivHist.RecordValue(ca)
+	_ = a.ivSvc.RecordValue(cb)
+	a.clamped += ka + kb
+	ms.counts[s.Kind]++
+	a.total.counts[s.Kind]++
+	if s.Kind == RPCError {
+		ms.codes[s.Code]++
+		a.total.codes[s.Code]++
+	}
+}
+
+// add counts s, a sample other than a reply's (those go through reply),
+// into ms and returns how many of its values were clamped.
 func (a *Aggregator) add(ms *methodStats, s *Sample) (clamped uint64) {
 	ms.counts[s.Kind]++
 	switch s.Kind {
 	case Sent:
 		clamped += a.record(ms.lag, s.A)
-	case OK, RPCError, InvalidReply:
-		clamped += a.record(ms.corrected, s.A)
-		clamped += a.record(ms.service, s.B)
-		if s.Kind == RPCError {
-			ms.codes[s.Code]++
-		}
 	case Violation:
 		ms.rules[s.Rule]++
 	}
@@ -308,17 +322,21 @@ func (a *Aggregator) totalHists() *methodStats {
 // nearest); negative durations (a clock step) count as zero. It returns 1 if
 // the value was clamped to the top, else 0.
 func (a *Aggregator) record(h *hdr.Histogram, ns int64) uint64 {
-	var us int64
+	us, clamped := micros(ns)
+	_ = h.RecordValue(us)
+	return clamped
+}
+
+// micros is a duration in nanoseconds as the whole microseconds record
+// stores, and 1 if it was clamped to the top, else 0.
+func micros(ns int64) (us int64, clamped uint64) {
 	if ns > 0 {
 		us = ns/1000 + (ns%1000+500)/1000 // not (ns+500)/1000: that overflows near MaxInt64
 	}
-	var clamped uint64
 	if us > histHighest {
-		us = histHighest
-		clamped = 1
+		return histHighest, 1
 	}
-	_ = h.RecordValue(us)
-	return clamped
+	return us, 0
 }
 
 // Tick closes the current interval at t seconds since the run's start with
