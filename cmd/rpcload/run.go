@@ -48,6 +48,7 @@ type runFlags struct {
 	clientCert      string
 	clientKey       string
 	http2           bool
+	pipeline        int
 	output          string
 	allowViolations bool
 	interval        time.Duration
@@ -91,6 +92,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.clientCert, "client-cert", "", "https, wss: present this PEM client certificate (with its key, or --client-key)")
 	fs.StringVar(&f.clientKey, "client-key", "", "https, wss: the PEM private key of --client-cert")
 	fs.BoolVar(&f.http2, "http2", false, "http(s): use HTTP/2 (h2c with prior knowledge on http://), many requests per connection; exit 3 if the server does not speak it")
+	fs.IntVar(&f.pipeline, "pipeline", 1, "http(s), HTTP/1.1: write up to N requests on a connection before reading their replies (pipelining; the server answers in order)")
 	fs.StringVarP(&f.output, "output", "o", "", "write the result as JSON to this file (atomically); - writes it to stdout, and the report to stderr")
 	fs.BoolVar(&f.allowViolations, "allow-violations", false, "exit 0 even when violations, leaks, timeouts or transport errors were seen")
 	fs.DurationVar(&f.interval, "interval", time.Second, "time-series and progress interval")
@@ -133,10 +135,16 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 	if f.http2 && t.Scheme != transport.HTTP && t.Scheme != transport.HTTPS {
 		return engine.Config{}, usagef("%s applies to http:// and https:// targets only, not %s", f.setting(fs, "http2"), t.URL)
 	}
+	if f.pipeline < 1 || f.pipeline > engine.MaxPipeline {
+		return engine.Config{}, usagef("--pipeline must be 1 to %d (got %d)", engine.MaxPipeline, f.pipeline)
+	}
+	if f.pipeline > 1 && (t.Scheme != transport.HTTP && t.Scheme != transport.HTTPS || f.http2) {
+		return engine.Config{}, usagef("--pipeline applies to http:// and https:// targets over HTTP/1.1 only, not %s", map[bool]string{true: f.setting(fs, "http2"), false: t.URL}[f.http2])
+	}
 	if f.grace <= 0 {
 		return engine.Config{}, usagef("%s must be positive (got %s)", f.setting(fs, "grace"), f.grace)
 	}
-	c := engine.Config{Target: t, Conns: f.conns, HTTP2: f.http2, Interval: f.interval, Restart: f.restart,
+	c := engine.Config{Target: t, Conns: f.conns, HTTP2: f.http2, Pipeline: f.pipeline, Interval: f.interval, Restart: f.restart,
 		Child: transport.ChildOptions{StderrPath: f.stderrPath, Grace: f.grace}}
 	tf := cli.TLSFlags{Insecure: f.insecure, CACert: f.caCert, ClientCert: f.clientCert, ClientKey: f.clientKey}
 	if c.TLS, err = tf.Load(fs, t); err != nil {
@@ -163,7 +171,7 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 		return c, cli.UsageError{Err: err}
 	}
 	if c.Conns == 0 && !fs.Changed("conns") {
-		c.Conns = defaultConns(t, c.Plan)
+		c.Conns = defaultConns(t, c.Plan, c.Pipeline)
 	}
 	if err := c.Validate(); err != nil {
 		return c, cli.UsageError{Err: err}
@@ -187,15 +195,16 @@ func (f *runFlags) planFlags(fs *pflag.FlagSet) workload.Flags {
 
 // defaultConns is the number of connections when neither --conns nor the
 // scenario gives one: one child process, 4 streams, and over HTTP one per
-// request kept in flight (closed loop) or 64.
-func defaultConns(t transport.Target, p workload.Plan) int {
+// request kept in flight (closed loop; one per pipeline of them with
+// --pipeline) or 64.
+func defaultConns(t transport.Target, p workload.Plan, pipeline int) int {
 	switch {
 	case t.Scheme == transport.Stdio:
 		return 1
 	case t.IsStream():
 		return 4
 	case p.Whole().Concurrency > 0 && !p.ClosedStages():
-		return p.Whole().Concurrency
+		return (p.Whole().Concurrency + pipeline - 1) / max(pipeline, 1)
 	}
 	return 64
 }
@@ -407,6 +416,9 @@ func settings(c engine.Config) map[string]any {
 		"method": c.Method, "id_format": idf, "notify_every": c.NotifyEvery, "batch": c.Batch, "max_frame": c.MaxFrame,
 		"insecure": c.TLS.Insecure, "ca_cert": c.TLS.Roots != nil, "client_cert": len(c.TLS.Certificates) > 0, "http2": c.HTTP2, "opening_steps": []string{}, "interval": c.Interval.String(),
 		"seed": strconv.FormatUint(c.Seed, 10), "poisson": c.Poisson,
+	}
+	if c.Pipeline > 1 {
+		s["pipeline"] = c.Pipeline // only when pipelined: other results keep their settings
 	}
 	if c.Requests > 0 {
 		s["requests"] = c.Requests // the whole run's count, as rate is

@@ -52,6 +52,10 @@ type Config struct {
 	MaxFrame int
 	TLS      transport.TLS // https, wss: verification (TLS.Insecure is --insecure) and client certificate
 	HTTP2    bool          // http(s): HTTP/2 (h2c on http://) instead of HTTP/1.1
+	// Pipeline is how many requests an HTTP/1.1 connection may have written
+	// before their replies are read (HTTP/1.1 pipelining, answered in
+	// order); 0 or 1: one at a time.
+	Pipeline int
 	Interval time.Duration // time-series interval
 	// OnInterval, if set, is called after each interval with the new point
 	// and the totals so far (for a progress line).
@@ -143,6 +147,10 @@ func (c *Config) validateProfile() error {
 		return fmt.Errorf("the lsp profile needs a stream target (stdio, tcp+lsp://, unix+lsp://), not %s", c.Target.Scheme)
 	case name == profile.MCP && c.HTTP2:
 		return fmt.Errorf("%s: the mcp profile speaks Streamable HTTP over HTTP/1.1", c.Name("http2"))
+	case c.Pipeline > MaxPipeline:
+		return fmt.Errorf("%s must be at most %d (got %d)", c.Name("pipeline"), MaxPipeline, c.Pipeline)
+	case c.Pipeline > 1 && (c.HTTP2 || name == profile.MCP || c.Target.Scheme != transport.HTTP && c.Target.Scheme != transport.HTTPS):
+		return fmt.Errorf("%s applies to plain JSON-RPC over HTTP/1.1 only (http:// or https://, without %s, not the mcp profile)", c.Name("pipeline"), c.Name("http2"))
 	case len(c.Steps) > 0 && !c.Target.IsStream():
 		return fmt.Errorf("opening steps (%s) need a stream target", c.Name("open"))
 	}

@@ -104,7 +104,14 @@ func (d *httpDriver) serve() {
 	var wg sync.WaitGroup
 	for range d.workers() {
 		wg.Add(1)
-		go func() { defer wg.Done(); d.work() }()
+		go func() {
+			defer wg.Done()
+			if d.r.cfg.Pipeline > 1 && d.h2 == nil {
+				d.workPipelined()
+			} else {
+				d.work()
+			}
+		}()
 	}
 	wg.Wait()
 }
@@ -146,17 +153,8 @@ func (p *poster) post(body, reply []byte) ([]byte, error) {
 		}
 		return reply, err
 	}
-	if p.conn == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		c, err := transport.DialH1(ctx, p.d.opts)
-		cancel()
-		if err != nil {
-			return reply[:0], err
-		}
-		p.conn = c
-		p.d.mu.Lock()
-		p.d.live[c] = struct{}{}
-		p.d.mu.Unlock()
+	if err := p.dial(); err != nil {
+		return reply[:0], err
 	}
 	deadline := time.Now().Add(timeout)
 	if p.d.r.interrupted.Load() {
@@ -167,6 +165,24 @@ func (p *poster) post(body, reply []byte) ([]byte, error) {
 		p.close()
 	}
 	return reply, err
+}
+
+// dial opens the worker's HTTP/1.1 connection if it has none.
+func (p *poster) dial() error {
+	if p.conn != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), p.d.r.cfg.Timeout)
+	c, err := transport.DialH1(ctx, p.d.opts)
+	cancel()
+	if err != nil {
+		return err
+	}
+	p.conn = c
+	p.d.mu.Lock()
+	p.d.live[c] = struct{}{}
+	p.d.mu.Unlock()
+	return nil
 }
 
 // isStatusError reports whether err is an HTTP error status, after which
@@ -224,45 +240,58 @@ func (d *httpDriver) work() {
 		}
 		var err error
 		reply, err = post(body, reply)
-		now := r.now()
-		if !expectReply {
-			// Only notifications: the answer must be an empty body.
-			switch {
-			case err != nil:
-				rec.Record(stats.Sample{Kind: stats.TransportError})
-				r.noteTransportError(err)
-			case len(bytes.TrimSpace(reply)) > 0:
-				j.violations(check.Set(0).Add(check.ReplyToNotification), 0, reply)
-			}
-			continue
-		}
-		if err == nil && len(bytes.TrimSpace(reply)) == 0 {
-			err = errors.New("transport: empty reply body to a request")
-		}
-		if errors.Is(err, transport.ErrBodyTooLarge) {
-			j.violations(check.Set(0).Add(check.FrameTooLarge), 0, reply)
-		}
-		if err != nil {
-			kind := stats.TransportError
-			if why := mcpOnly(err, r.prof.Name()); why != "" {
-				r.endEarly(why, errors.New(why)) // every reply would be the same: stop now
-			}
-			switch {
-			case r.interrupted.Load() && (errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.Canceled)):
-				kind = stats.Leaked // cut short by the interrupt, not by --timeout
-			case errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
-				kind = stats.Timeout
-			default:
-				r.noteTransportError(err)
-			}
-			r.settle(tb, rec, ids, kind)
-			continue
-		}
-		d.judgeBody(&j, tb, reply, now)
-		// No other reply can come for a request the body did not answer:
-		// it counts as a timeout now rather than after --timeout.
-		r.settle(tb, rec, ids, stats.Timeout)
+		d.outcome(&j, tb, ids, expectReply, reply, err, r.now())
 	}
+}
+
+// outcome settles the requests of one POST (ids) from its reply body or
+// its error, read at time now (run clock). Nothing is left pending: a
+// request the body did not answer cannot be answered any more.
+func (d *httpDriver) outcome(j *judge, tb *pending.Table, ids []uint64, expectReply bool, reply []byte, err error, now int64) {
+	r, rec := d.r, j.rec
+	if !expectReply {
+		// Only notifications: the answer must be an empty body.
+		switch {
+		case err != nil:
+			rec.Record(stats.Sample{Kind: stats.TransportError})
+			r.noteTransportError(err)
+		case len(bytes.TrimSpace(reply)) > 0:
+			j.violations(check.Set(0).Add(check.ReplyToNotification), 0, reply)
+		}
+		return
+	}
+	if err == nil && len(bytes.TrimSpace(reply)) == 0 {
+		err = errors.New("transport: empty reply body to a request")
+	}
+	if errors.Is(err, transport.ErrBodyTooLarge) {
+		j.violations(check.Set(0).Add(check.FrameTooLarge), 0, reply)
+	}
+	if err != nil {
+		if why := mcpOnly(err, r.prof.Name()); why != "" {
+			r.endEarly(why, errors.New(why)) // every reply would be the same: stop now
+		}
+		kind := r.failKind(err)
+		if kind == stats.TransportError {
+			r.noteTransportError(err)
+		}
+		r.settle(tb, rec, ids, kind)
+		return
+	}
+	d.judgeBody(j, tb, reply, now)
+	// No other reply can come for a request the body did not answer:
+	// it counts as a timeout now rather than after --timeout.
+	r.settle(tb, rec, ids, stats.Timeout)
+}
+
+// failKind is how a request whose POST failed with err is counted.
+func (r *run) failKind(err error) stats.Kind {
+	switch {
+	case r.interrupted.Load() && (errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.Canceled)):
+		return stats.Leaked // cut short by the interrupt, not by --timeout
+	case errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
+		return stats.Timeout
+	}
+	return stats.TransportError
 }
 
 // settle ends the requests of one POST that are still pending, all as

@@ -38,6 +38,18 @@ func WriteText(w io.Writer, r *Result) error {
 	return ew.Err()
 }
 
+// pipelineDepth is the --pipeline a run's settings record (1 when absent):
+// an int as the run made it, a float64 once read back from a result file.
+func pipelineDepth(settings map[string]any) int {
+	switch v := settings["pipeline"].(type) {
+	case int:
+		return v
+	case float64:
+		return int(v)
+	}
+	return 1
+}
+
 // printf is the formatted print of the report's writer.
 type printf func(format string, a ...any)
 
@@ -47,6 +59,9 @@ func writeTextHeader(p printf, r *Result) {
 	mode := "closed loop"
 	if r.Rate.Target > 0 {
 		mode = "open loop"
+	}
+	if n := pipelineDepth(r.Settings); n > 1 {
+		mode += fmt.Sprintf(", HTTP/1.1 pipelined %d deep", n)
 	}
 	p("mode        %s, sending %.2fs, drain %.2fs%s\n", mode, r.DurationS, r.DrainS, map[bool]string{true: " (interrupted)"}[r.Interrupted])
 	// The schedule counts messages: with batches, the requests they carry

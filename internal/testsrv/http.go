@@ -36,8 +36,9 @@ type connKey struct{}
 // keep-alive connection replay like on TCP. The lock is for HTTP/2, where
 // requests of one connection run concurrently.
 type connState struct {
-	mu  sync.Mutex
-	rng *rand.Rand
+	mu   sync.Mutex
+	rng  *rand.Rand
+	pipe *pipelineConn // with Config.TrackPipelining
 }
 
 func (cs *connState) Float64() float64 { return cs.rng.Float64() }
@@ -62,8 +63,9 @@ func (l lockedRand) Float64() float64 { return l.s.sharedRng.Float64() }
 // fault PRNG (Seed + connection index). Without it (e.g. Handler mounted on a
 // server you built), all requests share one PRNG seeded with Seed, so the
 // decisions depend on request interleaving.
-func (s *Server) ConnContext(ctx context.Context, _ net.Conn) context.Context {
-	return context.WithValue(ctx, connKey{}, &connState{rng: s.nextRand()})
+func (s *Server) ConnContext(ctx context.Context, c net.Conn) context.Context {
+	pc, _ := c.(*pipelineConn)
+	return context.WithValue(ctx, connKey{}, &connState{rng: s.nextRand(), pipe: pc})
 }
 
 // Handler returns the HTTP transport: POST to any path with a JSON body; 200
@@ -85,6 +87,11 @@ func (h httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.wg.Done()
+	if s.cfg.TrackPipelining && r.ProtoMajor == 1 {
+		if cs, ok := r.Context().Value(connKey{}).(*connState); ok && cs.pipe != nil {
+			s.notePipelined(cs.pipe)
+		}
+	}
 	if r.URL.Path == MCPPath && s.cfg.Profile == ProfileMCP {
 		s.serveMCPHTTP(w, r)
 		return

@@ -123,7 +123,7 @@ func (s *Server) listenAll(ctx context.Context, a Addrs) ([len(endpoints)]net.Li
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			_ = srv.Serve(hln) // returns http.ErrServerClosed after Close
+			_ = srv.Serve(s.trackPipelining(hln)) // returns http.ErrServerClosed after Close
 		}()
 	}
 	for i, ln := range lns[1:] {

@@ -42,6 +42,10 @@ type Config struct {
 	// second and queues past that (a known capacity, for rpcload
 	// capacity). Waiting is on timers, so the CPU stays free.
 	ServiceTime time.Duration
+	// TrackPipelining makes the HTTP listener count the requests that
+	// reach each connection ahead of their responses (PipelineDepth), to
+	// show that a client pipelines. Off, it costs nothing.
+	TrackPipelining bool
 	// ParseErrorID, when set, is the id every frame that is not JSON is
 	// answered with instead of null (a JSON number such as 0): the bug of
 	// a server that reuses the last id it read. ParseErrorIDs counts those
@@ -78,6 +82,7 @@ type Server struct {
 	injected   [numFIDs]atomic.Uint64
 	unknownSeq atomic.Uint64 // numbers the ids invented by unknown_id
 	connSeq    atomic.Uint64 // connection index for per-connection PRNG seeds
+	pipeDepth  atomic.Int64  // PipelineDepth
 
 	proto protoState // MCP and LSP counters and sessions (mcpshared.go)
 

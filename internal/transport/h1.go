@@ -148,14 +148,47 @@ func (c *H1Conn) Post(body, dst []byte, deadline time.Time) ([]byte, int, error)
 		return dst[:0], 0, ErrConnClosed
 	}
 	c.conn.SetDeadline(deadline)
-	w := append(c.wbuf[:0], c.head...)
-	w = strconv.AppendInt(w, int64(len(body)), 10)
-	w = append(w, "\r\n\r\n"...)
-	w = append(w, body...)
-	c.wbuf = w
-	if _, err := c.conn.Write(w); err != nil {
+	c.Queue(body)
+	if err := c.flush(); err != nil {
 		return dst[:0], 0, err
 	}
+	return c.receive(dst)
+}
+
+// Queue adds a request for body to those Flush writes next, without
+// writing it: a pipelined connection sends several requests in one write.
+func (c *H1Conn) Queue(body []byte) {
+	w := append(c.wbuf, c.head...)
+	w = strconv.AppendInt(w, int64(len(body)), 10)
+	w = append(w, "\r\n\r\n"...)
+	c.wbuf = append(w, body...)
+}
+
+// Flush writes the queued requests in one write, by deadline.
+func (c *H1Conn) Flush(deadline time.Time) error {
+	c.conn.SetDeadline(deadline)
+	return c.flush()
+}
+
+func (c *H1Conn) flush() error {
+	_, err := c.conn.Write(c.wbuf)
+	c.wbuf = c.wbuf[:0]
+	return err
+}
+
+// Receive reads the next response, by deadline, as Post does: HTTP/1.1
+// answers pipelined requests in the order they were sent. After a response
+// that closes the connection (Connection: close, or a body that runs to its
+// end) it returns ErrConnClosed at once: no more responses will come.
+func (c *H1Conn) Receive(dst []byte, deadline time.Time) ([]byte, int, error) {
+	if c.closing {
+		return dst[:0], 0, ErrConnClosed
+	}
+	c.conn.SetDeadline(deadline)
+	return c.receive(dst)
+}
+
+func (c *H1Conn) receive(dst []byte) ([]byte, int, error) {
 	for {
 		status, clen, chunked, err := c.readHead()
 		if err != nil {

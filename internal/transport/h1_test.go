@@ -298,3 +298,59 @@ func TestH1ConnHostOverride(t *testing.T) {
 		t.Errorf("server saw %+v; want host virtual.example and the real length 7", s)
 	}
 }
+
+// TestH1ConnPipeline writes three requests in one write and reads their
+// responses in order, as --pipeline does; a server that closes the
+// connection or stops speaking HTTP partway fails the responses still owed
+// with an error at once, not a hang.
+func TestH1ConnPipeline(t *testing.T) {
+	ok := func(w io.Writer, body []byte, extra string) {
+		fmt.Fprintf(w, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n%s\r\n%s", len(body), extra, body)
+	}
+	tests := []struct {
+		name    string
+		respond func(k int, w io.Writer, body []byte) bool // k counts from 0
+		want    []string                                   // each Receive: the body, or "error: " and part of the error
+	}{
+		{"answered in order", func(_ int, w io.Writer, body []byte) bool { ok(w, body, ""); return true },
+			[]string{"b0", "b1", "b2"}},
+		{"closed after the first", func(_ int, w io.Writer, body []byte) bool { ok(w, body, "Connection: close\r\n"); return false },
+			[]string{"b0", "connection closed by the server", "connection closed by the server"}},
+		{"out of protocol after the first", func(k int, w io.Writer, body []byte) bool {
+			if k == 0 {
+				ok(w, body, "")
+			} else {
+				io.WriteString(w, "NOT HTTP\r\n\r\n")
+			}
+			return true
+		}, []string{"b0", "not an HTTP/1.x status line"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			k := 0
+			url := rawServer(t, func(w io.Writer, _ *http.Request, body []byte) bool {
+				mu.Lock()
+				defer mu.Unlock()
+				k++
+				return tc.respond(k-1, w, body)
+			})
+			c := dialH1(t, url, 1<<20, nil)
+			for i := range 3 {
+				c.Queue(fmt.Appendf(nil, "b%d", i))
+			}
+			if err := c.Flush(soon()); err != nil {
+				t.Fatal(err)
+			}
+			for i, want := range tc.want {
+				got, _, err := c.Receive(nil, soon())
+				if err != nil {
+					got = []byte("error: " + err.Error())
+				}
+				if !strings.Contains(string(got), want) {
+					t.Fatalf("response %d: %q, want %q", i, got, want)
+				}
+			}
+		})
+	}
+}
