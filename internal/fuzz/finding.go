@@ -347,6 +347,26 @@ func (r *run) finding(w *worker, in mutate.Case, applied []int, res *result, exe
 	r.report(w, cand)
 }
 
+// slowerThanControl reports whether an input answered in took is slow
+// beside the canary, sent right after it on the same connection: more
+// than --slow-factor times the canary's latency. A machine loaded for a
+// while (other builds and tests on the same cores) makes every exchange
+// slow, the canary's too, where an input the server is slow on leaves the
+// canary fast: against the reference server on a 2-core machine at load
+// 9, inputs answered in 104 to 164 ms passed the two slow re-runs of
+// their confirmation, and their minimization took 43 % of the run. With
+// no canary, there is no control, and the input is slow.
+func (r *run) slowerThanControl(ctx context.Context, w *worker, took time.Duration) bool {
+	if r.canary == nil {
+		return true
+	}
+	res := r.canaryOn(ctx, w, false)
+	if !res.tells() || !r.canary.answered(res) {
+		return true // (the canary says nothing of speed; the input's own checks go on)
+	}
+	return float64(took) > r.cfg.SlowFactor*float64(res.o.latency)
+}
+
 // reproducer returns the check that an input fails the same way: the same
 // dedup key, on a fresh connection (a child process is reused while it
 // lives: restarting one per check would be slow, and a crash restarts it).
@@ -366,7 +386,7 @@ func (r *run) reproducer(w *worker, cand *candidate) func(ctx context.Context, c
 		return func(ctx context.Context, c mutate.Case) bool {
 			res := w.exec(ctx, c, fresh || *confirming)
 			r.checks.Add(1)
-			if res.o.end != endNone || res.v.rules != 0 || res.o.latency <= over {
+			if res.o.end != endNone || res.v.rules != 0 || res.o.latency <= over || !r.slowerThanControl(ctx, w, res.o.latency) {
 				return false
 			}
 			rep := firstReply(&res.o)
