@@ -207,19 +207,28 @@ func benchThroughput(b *testing.B, adjust func(*Config)) {
 		url = "http://" + h.String() + "/"
 	}
 	var rate float64
+	var cpu time.Duration
+	var replies uint64
 	for b.Loop() {
 		cfg := Config{Target: mustTarget(b, url), Conns: 4, MaxFrame: 1 << 20, Plan: workload.Plan{Concurrency: 1024, Duration: 2 * time.Second, Timeout: 10 * time.Second, Drain: 10 * time.Second, MaxInFlight: 100000, Method: "get_time"}}
 		adjust(&cfg)
+		before := processCPU()
 		res, err := Run(context.Background(), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
+		cpu += processCPU() - before
+		replies += res.Requests.OK
 		if len(res.Violations) != 0 || res.Requests.OK != res.Requests.Sent {
 			b.Fatalf("unclean run: %+v %v", res.Requests, res.Violations)
 		}
 		rate = res.Rate.Achieved
 	}
 	b.ReportMetric(rate, "req/s")
+	// CPU per reply, the server's included (it runs in this process): far
+	// steadier than the rate on a shared machine, and what a change to the
+	// client moves.
+	b.ReportMetric(float64(cpu.Microseconds())/float64(max(replies, 1)), "cpu-us/reply")
 }
 
 // BenchmarkInflightHeap100k measures the heap rpcload holds per request in
