@@ -216,7 +216,7 @@ func TestHTTPPostAllocatesNothing(t *testing.T) {
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":[1,"a"]}`)
 	var got []byte
 	post := func() {
-		if got, err = p.post(body, got); err != nil {
+		if got, err = p.post(body, got, r.now()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -273,7 +273,7 @@ func (s *diffSide) exchange(lane *diffLane, seq uint64, method string, params []
 		return lastResponse(msgs), nil
 	default:
 		lane.body = profile.Step{Method: method, Params: params}.Append(lane.body[:0], seq, r.cfg.IDFormat)
-		reply, err := lane.post.post(lane.body, nil)
+		reply, err := lane.post.post(lane.body, nil, r.now())
 		var se *transport.StatusError
 		if errors.As(err, &se) && len(bytes.TrimSpace(reply)) > 0 {
 			err = nil // an error status with a body: the body is the reply

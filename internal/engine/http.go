@@ -138,9 +138,24 @@ func (d *httpDriver) interrupt(grace time.Duration) {
 type poster struct {
 	d    *httpDriver
 	conn *transport.H1Conn
+	// until is the connection's deadline (run clock) while it is set for
+	// many requests at once; 0 when none is.
+	until int64
 }
 
-func (p *poster) post(body, reply []byte) ([]byte, error) {
+// errLate is a reply that came after --timeout but before the connection's
+// deadline, which is set for many requests at once: counted as a timeout.
+var errLate = fmt.Errorf("transport: the reply came after --timeout: %w", os.ErrDeadlineExceeded)
+
+// post sends body, a POST whose requests were registered at sent (run
+// clock), and returns the reply body appended to reply[:0]. Over HTTP/1.1
+// the connection's deadline is set for --timeout plus 1/64 of it and kept
+// while every request still gets --timeout under it, rather than reset per
+// request (a clock read and two runtime timer updates each); the caller
+// gives up a reply that came in the extra 1/64 as a timeout all the same
+// (late), so a hung server ends each request at most 1/64 of --timeout
+// late and no verdict changes.
+func (p *poster) post(body, reply []byte, sent int64) ([]byte, error) {
 	timeout := p.d.r.cfg.Timeout
 	if p.d.h2 != nil {
 		ctx, cancel := context.WithTimeout(p.d.stop, timeout)
@@ -156,15 +171,32 @@ func (p *poster) post(body, reply []byte) ([]byte, error) {
 	if err := p.dial(); err != nil {
 		return reply[:0], err
 	}
-	deadline := time.Now().Add(timeout)
-	if p.d.r.interrupted.Load() {
-		deadline = time.Now().Add(p.d.r.cfg.InterruptDrain)
+	r := p.d.r
+	var deadline time.Time // zero: the one set holds
+	switch due := sent + int64(timeout); {
+	case r.interrupted.Load():
+		deadline, p.until = time.Now().Add(r.cfg.InterruptDrain), 0
+	case p.until < due:
+		p.until = due + int64(timeout)/64
+		deadline = r.wallClock(p.until)
 	}
 	reply, _, err := p.conn.Post(body, reply, deadline)
 	if (err != nil && !isStatusError(err)) || !p.conn.Reusable() {
 		p.close()
 	}
 	return reply, err
+}
+
+// late reports whether a reply read at now (run clock) to a POST sent at
+// sent came after --timeout, under a deadline set for many requests (see
+// post): it is given up as a timeout, and its connection closed, as a
+// deadline of its own would have done.
+func (p *poster) late(sent, now int64) bool {
+	if p.d.h2 != nil || now-sent <= int64(p.d.r.cfg.Timeout) || p.d.r.interrupted.Load() {
+		return false
+	}
+	p.close()
+	return true
 }
 
 // dial opens the worker's HTTP/1.1 connection if it has none.
@@ -201,6 +233,7 @@ func (p *poster) close() {
 		p.d.mu.Unlock()
 		p.conn.Close()
 		p.conn = nil
+		p.until = 0
 	}
 }
 
@@ -239,8 +272,12 @@ func (d *httpDriver) work() {
 			continue
 		}
 		var err error
-		reply, err = post(body, reply)
-		d.outcome(&j, tb, ids, expectReply, reply, err, r.now())
+		reply, err = post(body, reply, g.lastSent)
+		now := r.now()
+		if err == nil && p.late(g.lastSent, now) {
+			err = errLate
+		}
+		d.outcome(&j, tb, ids, expectReply, reply, err, now)
 	}
 }
 

@@ -60,3 +60,43 @@ func TestHTTPPipeline(t *testing.T) {
 		})
 	}
 }
+
+// TestPosterDeadline: an HTTP/1.1 worker sets its connection's deadline
+// --timeout and 1/64 of it ahead and keeps it while each request still
+// gets its --timeout under it; a reply that comes after --timeout is given
+// up as late (and the connection with it), as its own deadline would have.
+func TestPosterDeadline(t *testing.T) {
+	_, httpURL, _ := startServer(t, testsrv.Config{})
+	const timeout = int64(64 * time.Second)
+	tests := []struct {
+		name      string
+		sent      int64 // run clock, after a first POST sent at 0
+		wantUntil int64
+		now       int64 // when the reply is read, for late
+		wantLate  bool
+	}{
+		{name: "within the slack: the deadline holds", sent: int64(time.Second) - 1, wantUntil: timeout + timeout/64, now: int64(2 * time.Second)},
+		{name: "past the slack: a new deadline", sent: int64(time.Second) + 1, wantUntil: int64(time.Second) + 1 + timeout + timeout/64, now: int64(time.Second) + 1 + timeout},
+		{name: "a reply after --timeout is late", sent: 5, wantUntil: timeout + timeout/64, now: 6 + timeout, wantLate: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &run{cfg: &Config{Target: mustTarget(t, httpURL), MaxFrame: 1 << 20, Plan: workload.Plan{Timeout: time.Duration(timeout)}}, base: time.Now()}
+			p := &poster{d: newHTTPDriver(r)}
+			defer p.close()
+			body := []byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`)
+			if _, err := p.post(body, nil, 0); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.post(body, nil, tc.sent); err != nil {
+				t.Fatal(err)
+			}
+			if p.until != tc.wantUntil {
+				t.Errorf("deadline at %d, want %d", p.until, tc.wantUntil)
+			}
+			if late := p.late(tc.sent, tc.now); late != tc.wantLate || late != (p.conn == nil) {
+				t.Errorf("late = %v (connection closed: %v), want %v", late, p.conn == nil, tc.wantLate)
+			}
+		})
+	}
+}
