@@ -58,6 +58,9 @@ func child(mode string) int {
 	if p, ok := strings.CutPrefix(mode, "lifecycle="); ok {
 		return lifecycleChild(p)
 	}
+	if mode == "sequential" {
+		return sequentialChild()
+	}
 	list, ok := strings.CutPrefix(mode, "bugs=")
 	if !ok {
 		fmt.Fprintf(os.Stderr, "bad %s %q\n", childEnv, mode)
@@ -74,6 +77,27 @@ func child(mode string) int {
 		return 2
 	}
 	return 0
+}
+
+// sequentialChild answers each request line before it reads the next, on
+// unbuffered stdout, with a result of a kilobyte: a server that stops
+// reading while its replies are not read (as mcp-go over stdio did).
+func sequentialChild() int {
+	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	pad := strings.Repeat("r", 1024)
+	for {
+		line, err := in.ReadBytes('\n')
+		if err != nil {
+			return 0
+		}
+		var m wire.Message
+		if wire.Scan(line, &m); m.Kind != wire.KindRequest {
+			continue
+		}
+		if _, err := fmt.Fprintf(os.Stdout, `{"jsonrpc":"2.0","id":%s,"result":"%s"}`+"\n", m.ID, pad); err != nil {
+			return 1
+		}
+	}
 }
 
 // shuffledChild serves the reference server on stdin and stdout, each
