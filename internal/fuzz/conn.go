@@ -227,9 +227,9 @@ type streamConn struct {
 	pumping       bool
 	pumpDone      chan struct{} // closed when the pump ends
 	ovSpace       chan struct{} // capacity 1: the pump took a message out
-	done chan struct{} // closed by the reader when the stream ends
-	quit chan struct{} // closed by close
-	rerr error         // the reader's error, set before done is closed
+	done          chan struct{} // closed by the reader when the stream ends
+	quit          chan struct{} // closed by close
+	rerr          error         // the reader's error, set before done is closed
 
 	syncSeq, ctlSeq uint64
 	dead            bool // an exchange ended abnormally; redial
