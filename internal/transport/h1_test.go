@@ -354,3 +354,33 @@ func TestH1ConnPipeline(t *testing.T) {
 		})
 	}
 }
+
+// loopReader serves the same bytes forever, as a server answering every
+// request alike.
+type loopReader struct {
+	b   []byte
+	off int
+}
+
+func (l *loopReader) Read(p []byte) (int, error) {
+	n := copy(p, l.b[l.off:])
+	l.off = (l.off + n) % len(l.b)
+	return n, nil
+}
+
+// BenchmarkH1Receive is the reading of one response as the reference
+// server sends it, from a buffer: the parsing alone, without the system
+// calls.
+func BenchmarkH1Receive(b *testing.B) {
+	body := `{"jsonrpc":"2.0","id":1,"result":[1,"a"]}`
+	resp := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nDate: Sat, 05 Dec 2026 06:00:00 GMT\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	c := &H1Conn{br: bufio.NewReaderSize(&loopReader{b: []byte(resp)}, 32<<10), maxBody: 1 << 20}
+	dst := make([]byte, 0, 4096)
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if dst, _, err = c.receive(dst); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
