@@ -70,7 +70,8 @@ func FuzzRPC(f *testing.F) {
 // (example.com/myserver, the working directory from now on) whose package
 // myserver fuzzes a server with rpcfuzz, and this checkout beside it as
 // ../rpcload. The environment has no network: GOPROXY=off, and
-// GOFLAGS=-mod=mod for the commands the docs show without it.
+// GOFLAGS=-mod=mod for the commands the docs show without it (but for
+// the one step the docs run with the network, go mod tidy: runDoc).
 func nativeModule(t *testing.T) string {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
@@ -96,11 +97,27 @@ func nativeModule(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
+	proxyBefore, flagsBefore = goEnv(t, "GOPROXY"), os.Getenv("GOFLAGS")
 	t.Setenv("GOFLAGS", "-mod=mod")
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOWORK", "off")
 	t.Chdir(mod)
 	return docs
+}
+
+// proxyBefore and flagsBefore are GOPROXY and GOFLAGS before nativeModule
+// took the network away: the docs' one step with the network runs with
+// them.
+var proxyBefore, flagsBefore string
+
+// goEnv returns go env's value of name.
+func goEnv(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", name).Output()
+	if err != nil {
+		t.Fatalf("go env %s: %v", name, err)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // nativeDocBlock returns the commands of the sh block of the docs that
@@ -180,7 +197,18 @@ func runDoc(t *testing.T, argv []string) (int, string) {
 	if i := slices.Index(argv, "-fuzztime"); i >= 0 && i+1 < len(argv) {
 		argv[i+1] = "1s"
 	}
-	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if slices.Equal(argv, []string{"go", "mod", "tidy"}) {
+		// The one step the docs run with the network (the module proxy,
+		// which serves sum.golang.org's answers too): the checksums of
+		// rpcload's requirements, which the offline build needs in
+		// go.sum when the module cache has no record of them.
+		cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+			return strings.HasPrefix(kv, "GOPROXY=") || strings.HasPrefix(kv, "GOFLAGS=")
+		})
+		cmd.Env = append(cmd.Env, "GOPROXY="+proxyBefore, "GOFLAGS="+flagsBefore)
+	}
+	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return exit.ExitCode(), string(out)
