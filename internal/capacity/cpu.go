@@ -1,6 +1,10 @@
 package capacity
 
-import "time"
+import (
+	"time"
+
+	"github.com/rpcload/rpcload/internal/proccpu"
+)
 
 // CPUSample is a reading of the CPU clocks a step is judged by: the CPU
 // time of rpcload's own process and the machine's busy and total CPU time.
@@ -12,7 +16,8 @@ type CPUSample struct {
 
 // SampleCPU reads the clocks now.
 func SampleCPU() CPUSample {
-	s := CPUSample{at: time.Now(), self: selfCPU()}
+	s := CPUSample{at: time.Now()}
+	s.self, _ = proccpu.Self() // (0 where unknown: a step is never judged by it)
 	s.busy, s.total = machineCPU()
 	return s
 }

@@ -4,18 +4,7 @@ import (
 	"bytes"
 	"os"
 	"strconv"
-	"syscall"
-	"time"
 )
-
-// selfCPU is the user and system CPU time this process has used.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // machineCPU reads the machine's busy and total CPU time, in clock ticks,
 // from the first line of /proc/stat (user nice system idle iowait irq

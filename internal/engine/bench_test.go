@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rpcload/rpcload/internal/pending"
+	"github.com/rpcload/rpcload/internal/proccpu"
 	"github.com/rpcload/rpcload/internal/profile"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/testsrv"
@@ -212,12 +213,13 @@ func benchThroughput(b *testing.B, adjust func(*Config)) {
 	for b.Loop() {
 		cfg := Config{Target: mustTarget(b, url), Conns: 4, MaxFrame: 1 << 20, Plan: workload.Plan{Concurrency: 1024, Duration: 2 * time.Second, Timeout: 10 * time.Second, Drain: 10 * time.Second, MaxInFlight: 100000, Method: "get_time"}}
 		adjust(&cfg)
-		before := processCPU()
+		before, _ := proccpu.Self()
 		res, err := Run(context.Background(), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
-		cpu += processCPU() - before
+		after, _ := proccpu.Self()
+		cpu += after - before
 		replies += res.Requests.OK
 		if len(res.Violations) != 0 || res.Requests.OK != res.Requests.Sent {
 			b.Fatalf("unclean run: %+v %v", res.Requests, res.Violations)

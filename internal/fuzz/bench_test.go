@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpcload/rpcload/internal/apispec"
 	"github.com/rpcload/rpcload/internal/mutate"
+	"github.com/rpcload/rpcload/internal/proccpu"
 	"github.com/rpcload/rpcload/internal/transport"
 )
 
@@ -38,14 +39,14 @@ func benchBlackBox(b *testing.B, workers int) {
 			b.ReportAllocs()
 			cfg := Config{Target: refServer(b, over), Workers: workers, Execs: uint64(b.N), Seed: 1, OutDir: b.TempDir(),
 				Timeout: 2 * time.Second, Now: fixedClock}
-			cpu0, cpuOK := processCPU()
+			cpu0, cpuOK := proccpu.Self()
 			b.ResetTimer()
 			s, err := Run(context.Background(), cfg)
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.ReportMetric(float64(s.Execs)/b.Elapsed().Seconds(), "execs/s")
-			if cpu1, _ := processCPU(); cpuOK && s.Execs > 0 {
+			if cpu1, _ := proccpu.Self(); cpuOK && s.Execs > 0 {
 				b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(s.Execs), "cpu-µs/exec")
 			}
 			// TestReferenceServerClean asserts that the server breaks nothing;
