@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/rpcload/rpcload/internal/listen"
 	"github.com/rpcload/rpcload/internal/stats"
 )
 
@@ -35,30 +35,11 @@ type Metrics struct {
 
 // NewMetrics listens on addr (host:port; port 0 picks a free one) and
 // serves /metrics until Close. Unless allowNonLoopback is true, a host that
-// is not a loopback address (127.0.0.0/8, ::1, localhost) is refused, and
-// so is an empty host (every interface): the figures describe the system
-// under test, and an open port on every network is rarely what a load test
-// means.
+// is not a loopback address is refused (listen.Local says which and why).
 func NewMetrics(addr string, allowNonLoopback bool) (*Metrics, error) {
-	host, _, err := net.SplitHostPort(addr)
+	ln, err := listen.Local(addr, allowNonLoopback)
 	if err != nil {
-		return nil, fmt.Errorf("metrics address %q: %w (want host:port, such as 127.0.0.1:9464)", addr, err)
-	}
-	if !allowNonLoopback && !loopbackHost(host) {
-		what := fmt.Sprintf("host %q is not a loopback address", host)
-		if host == "" {
-			what = "no host means every interface"
-		}
-		return nil, fmt.Errorf("metrics address %q: %s; use 127.0.0.1, [::1] or localhost, or allow other hosts explicitly", addr, what)
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("metrics address %q: %w", addr, err)
-	}
-	// localhost is a name: make sure it did not resolve elsewhere.
-	if tcp, ok := ln.Addr().(*net.TCPAddr); !allowNonLoopback && (!ok || !tcp.IP.IsLoopback()) {
-		ln.Close()
-		return nil, fmt.Errorf("metrics address %q: %s is not a loopback address", addr, ln.Addr())
+		return nil, fmt.Errorf("metrics %w", err)
 	}
 	m := &Metrics{ln: ln, served: make(chan struct{})}
 	reg := prometheus.NewRegistry()
@@ -74,14 +55,6 @@ func NewMetrics(addr string, allowNonLoopback bool) (*Metrics, error) {
 		_ = m.srv.Serve(ln) // ErrServerClosed after Close; a listener error ends the serving only
 	}()
 	return m, nil
-}
-
-func loopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // Addr is the address the metrics are served on (with the port picked, if
