@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -26,11 +27,12 @@ const soakInterval = 10 * time.Second
 // the status line, soak mode with its incremental files, and the
 // Prometheus endpoint.
 type liveFlags struct {
-	soak        bool
-	hlog        string
-	series      string
-	metricsAddr string
-	metricsAny  bool
+	soak          bool
+	hlog          string
+	series        string
+	metricsAddr   string
+	metricsAny    bool
+	metricsLinger time.Duration
 }
 
 func (l *liveFlags) register(fs *pflag.FlagSet) {
@@ -39,11 +41,19 @@ func (l *liveFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&l.series, "series", "", "write each interval's point of the time series to this JSON Lines file as the run goes")
 	fs.StringVar(&l.metricsAddr, "metrics-addr", "", "serve the live figures in Prometheus text format on http://ADDR/metrics (e.g. 127.0.0.1:9464)")
 	fs.BoolVar(&l.metricsAny, "metrics-any-host", false, "let --metrics-addr listen on a non-loopback address")
+	fs.DurationVar(&l.metricsLinger, "metrics-linger", 0, "keep serving --metrics-addr this long after the run, its result written, so the last scrape sees the totals (an interrupt ends it)")
 }
 
-// defaults fills in what --soak implies. It runs before the engine config is
-// built, so --interval is right from the start.
+// defaults fills in what --soak implies, and checks that --metrics-linger
+// has an endpoint to keep. It runs before the engine config is built, so
+// --interval is right from the start.
 func (l *liveFlags) defaults(fs *pflag.FlagSet, f *runFlags) error {
+	switch {
+	case l.metricsLinger < 0:
+		return usagef("--metrics-linger must not be negative (got %s)", l.metricsLinger)
+	case l.metricsLinger > 0 && l.metricsAddr == "":
+		return usagef("--metrics-linger keeps the --metrics-addr endpoint up after the run: give --metrics-addr too")
+	}
 	if !l.soak {
 		return nil
 	}
@@ -77,6 +87,7 @@ type liveRun struct {
 	totals     stats.Requests
 	violations uint64
 	writeErr   error
+	ran        bool // the run ended with a result: its final figures are worth lingering for
 }
 
 // startLive opens the files and the metrics endpoint and hooks the run's
@@ -160,7 +171,7 @@ func (l *liveRun) observe(iv engine.Interval, total time.Duration, closed bool) 
 	}
 	l.mu.Unlock()
 	if l.metrics != nil {
-		l.metrics.Update(p, sum, violations)
+		l.metrics.Update(p, sum, violations, iv.MethodHists)
 	}
 	if l.progress == nil || (closed && iv.Length < l.interval/10 && p.Sent == 0 && p.Answered == 0) {
 		return // the sliver of an interval closed at the end: nothing to show
@@ -180,14 +191,15 @@ func (l *liveRun) observe(iv engine.Interval, total time.Duration, closed bool) 
 	})
 }
 
-// finish ends the status line, closes the files and the endpoint, and adds
-// the soak analysis to res. The error is the first write failure of the
-// incremental files.
+// finish ends the status line, closes the files, and adds the soak
+// analysis to res. The error is the first write failure of the incremental
+// files. The metrics endpoint stays up until linger.
 func (l *liveRun) finish(res *stats.Result) error {
 	if l.progress != nil {
 		l.progress.Done()
 	}
-	err := l.close()
+	l.ran = res != nil
+	err := l.closeFiles()
 	if l.flags.soak && res != nil {
 		res.Soak = soak.Analyze(res.Series, l.interval)
 		res.Soak.HlogPath, res.Soak.SeriesPath = l.flags.hlog, l.flags.series
@@ -195,7 +207,43 @@ func (l *liveRun) finish(res *stats.Result) error {
 	return err
 }
 
+// linger keeps the metrics endpoint up for --metrics-linger once the run
+// has ended and its result is written (run it deferred), so a scrape after
+// the run's last interval sees the totals, then closes it. An interrupt
+// ends it: the first one, if the run was not interrupted already (the run's
+// exit code stands), else a second, which exits at once (cli.SignalContext).
+func (l *liveRun) linger(ctx context.Context, stderr io.Writer) {
+	if l.metrics == nil {
+		return
+	}
+	if d := l.flags.metricsLinger; d > 0 && l.ran {
+		fmt.Fprintf(stderr, "rpcload: the run's final figures stay on http://%s/metrics for %s (--metrics-linger; interrupt to stop)\n", l.metrics.Addr(), d)
+		t := time.NewTimer(d)
+		done := ctx.Done()
+		if ctx.Err() != nil {
+			done = nil // the interrupt that ended the run is not one to end this
+		}
+		select {
+		case <-t.C:
+		case <-done:
+		}
+		t.Stop()
+	}
+	l.metrics.Close()
+	l.metrics = nil
+}
+
+// close closes the files and the metrics endpoint, at once.
 func (l *liveRun) close() error {
+	err := l.closeFiles()
+	if l.metrics != nil {
+		l.metrics.Close()
+		l.metrics = nil
+	}
+	return err
+}
+
+func (l *liveRun) closeFiles() error {
 	var err error
 	if l.writer != nil {
 		l.mu.Lock()
@@ -205,10 +253,6 @@ func (l *liveRun) close() error {
 			err = cerr
 		}
 		l.writer = nil
-	}
-	if l.metrics != nil {
-		l.metrics.Close()
-		l.metrics = nil
 	}
 	return err
 }

@@ -160,6 +160,8 @@ func TestLiveFlagErrors(t *testing.T) {
 	}{
 		{[]string{"--soak"}, "--soak writes its results as the run goes"},
 		{[]string{"--metrics-addr", "0.0.0.0:0"}, "--metrics-addr"},
+		{[]string{"--metrics-linger", "1m"}, "--metrics-linger keeps the --metrics-addr endpoint up after the run: give --metrics-addr too"},
+		{[]string{"--metrics-addr", "127.0.0.1:0", "--metrics-linger", "-1s"}, "--metrics-linger must not be negative (got -1s)"},
 		{[]string{"--shard", "4/3"}, "--shard"},
 		{[]string{"--shard", "x"}, "--shard"},
 		{[]string{"--start-at", "tomorrow"}, "--start-at"},

@@ -333,6 +333,7 @@ func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr
 	if err != nil {
 		return exitUsage, err
 	}
+	defer lv.linger(ctx, stderr) // after the result is written
 	mal, err := f.mal.start(ctx, &cfg, f.output, stderr)
 	if err != nil {
 		return exitUsage, err

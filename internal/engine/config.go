@@ -184,6 +184,11 @@ type Interval struct {
 	// Hists holds the interval's histograms when Config.IntervalHists is
 	// set; they are reused, valid only during the call.
 	Hists *stats.IntervalHists
+	// MethodHists visits the run's cumulative latency histograms per
+	// method, as merged so far (for the Prometheus histograms): reading
+	// them costs the callee, never the hot path. At the last interval
+	// they are the result's.
+	MethodHists stats.MethodHistsFunc
 }
 
 // batchName names the batch setting as the user wrote it: --batch for the

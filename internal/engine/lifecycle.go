@@ -142,7 +142,7 @@ func (r *run) intervals(stop <-chan struct{}) {
 			r.cfg.OnStatus(Interval{
 				Elapsed: elapsed, Length: elapsed - prev, Sent: p.Sent, Answered: p.Answered,
 				Errors: p.RPCErrors + p.TransportErrors + p.Timeouts, InFlight: p.InFlight, P99us: p.P99us,
-				TotalSent: total + p.Sent, Point: p,
+				TotalSent: total + p.Sent, Point: p, MethodHists: r.agg.MethodHists,
 			})
 			continue
 		}
@@ -188,7 +188,7 @@ func (r *run) report(p stats.Point, hists *stats.IntervalHists, total *uint64, p
 		r.cfg.OnInterval(Interval{
 			Elapsed: elapsed, Length: length, Sent: p.Sent, Answered: p.Answered,
 			Errors: p.RPCErrors + p.TransportErrors + p.Timeouts, InFlight: p.InFlight, P99us: p.P99us, TotalSent: *total,
-			Point: p, Hists: hists,
+			Point: p, Hists: hists, MethodHists: r.agg.MethodHists,
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -16,17 +17,20 @@ import (
 )
 
 // Metrics serves a run's live figures on /metrics in Prometheus text
-// format: cumulative counts as counters, the last interval's figures as
-// gauges, all named rpcload_*. Update feeds it; a scrape reads the figures
-// of one Update, never half of two.
+// format (or protobuf, if the scraper asks for it): cumulative counts as
+// counters, the latency of the replies so far as histograms per method,
+// the last interval's figures as gauges, all named rpcload_*. Update feeds
+// it; a scrape reads the figures of one Update, never half of two.
 type Metrics struct {
-	srv *http.Server
-	ln  net.Listener
+	srv     *http.Server
+	ln      net.Listener
+	created time.Time // when the counts began, for the histograms' created timestamp
 
 	mu         sync.Mutex
 	point      stats.Point
 	requests   stats.Requests
 	violations uint64
+	latency    []methodLatency
 
 	closeOnce sync.Once
 	closeErr  error
@@ -41,7 +45,7 @@ func NewMetrics(addr string, allowNonLoopback bool) (*Metrics, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metrics %w", err)
 	}
-	m := &Metrics{ln: ln, served: make(chan struct{})}
+	m := &Metrics{ln: ln, created: time.Now(), served: make(chan struct{})}
 	reg := prometheus.NewRegistry()
 	if err := reg.Register(m.collector()); err != nil {
 		ln.Close()
@@ -62,11 +66,28 @@ func NewMetrics(addr string, allowNonLoopback bool) (*Metrics, error) {
 func (m *Metrics) Addr() string { return m.ln.Addr().String() }
 
 // Update replaces the figures served: p is the interval that just closed,
-// cumulative the run's counts so far, violations the broken rules so far.
-func (m *Metrics) Update(p stats.Point, cumulative stats.Requests, violations uint64) {
+// cumulative the run's counts so far, violations the broken rules so far,
+// and hists (if not nil) visits the run's latency histograms so far, which
+// become the served histograms' buckets (BucketsOf) before Update returns.
+func (m *Metrics) Update(p stats.Point, cumulative stats.Requests, violations uint64, hists stats.MethodHistsFunc) {
+	var latency []methodLatency
+	if hists != nil {
+		hists(func(method string, corrected, service *hdr.Histogram) {
+			latency = append(latency, methodLatency{method: method, corrected: BucketsOf(corrected), service: BucketsOf(service)})
+		})
+	}
 	m.mu.Lock()
 	m.point, m.requests, m.violations = p, cumulative, violations
+	if hists != nil {
+		m.latency = latency
+	}
 	m.mu.Unlock()
+}
+
+// methodLatency is one method's latency histograms as served.
+type methodLatency struct {
+	method             string
+	corrected, service Buckets
 }
 
 // Close stops serving and waits until the server has stopped. Calling it
@@ -113,7 +134,7 @@ func always(v float64) (float64, bool) { return v, true }
 // collector describes every metric served.
 func (m *Metrics) collector() prometheus.Collector {
 	latency := prometheus.NewDesc("rpcload_interval_latency_seconds",
-		"Corrected latency (reply time minus intended send time) of the last interval's replies, at a quantile.",
+		"Corrected latency (reply time minus intended send time) of the last interval's replies, at a quantile. Quantiles of different processes do not add up: across pods use rpcload_corrected_latency_seconds.",
 		[]string{"quantile"}, nil)
 	ms := []metric{
 		counter("requests_sent", "Requests written (notifications not included).", func(q *stats.Requests) uint64 { return q.Sent }),
@@ -155,16 +176,26 @@ func (m *Metrics) collector() prometheus.Collector {
 				return always(float64(p.P99us) / 1e6)
 			}},
 	}
-	return &collector{m: m, metrics: ms}
+	return &collector{m: m, metrics: ms,
+		corrected: prometheus.NewDesc("rpcload_corrected_latency_seconds",
+			"Corrected latency of the run's replies so far, by method: reply time minus the time the request was due on the schedule (so a stalled sender does not hide a slow server). Warm-up replies are left out, as in the result file.",
+			[]string{"method"}, nil),
+		service: prometheus.NewDesc("rpcload_service_time_seconds",
+			"Service time of the run's replies so far, by method: reply time minus the time the request was written. Warm-up replies are left out, as in the result file.",
+			[]string{"method"}, nil),
+	}
 }
 
 // collector hands a scrape the figures of one Update.
 type collector struct {
-	m       *Metrics
-	metrics []metric
+	m                  *Metrics
+	metrics            []metric
+	corrected, service *prometheus.Desc // the histograms
 }
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.corrected
+	ch <- c.service
 	seen := map[*prometheus.Desc]bool{}
 	for _, mt := range c.metrics {
 		if !seen[mt.desc] {
@@ -176,8 +207,20 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	c.m.mu.Lock()
-	p, q, v := c.m.point, c.m.requests, c.m.violations
+	p, q, v, latency := c.m.point, c.m.requests, c.m.violations, c.m.latency
 	c.m.mu.Unlock()
+	for _, ml := range latency {
+		for _, h := range []struct {
+			desc *prometheus.Desc
+			b    *Buckets
+		}{{c.corrected, &ml.corrected}, {c.service, &ml.service}} {
+			m, err := h.b.metric(h.desc, c.m.created, ml.method)
+			if err != nil {
+				m = prometheus.NewInvalidMetric(h.desc, err)
+			}
+			ch <- m
+		}
+	}
 	for _, mt := range c.metrics {
 		value, ok := mt.value(&p, &q, v)
 		if !ok {

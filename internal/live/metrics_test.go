@@ -53,7 +53,7 @@ func TestMetricsServesTheLastUpdate(t *testing.T) {
 		ChildRSSBytes: 150 << 20, P50us: 850, P99us: 3400},
 		stats.Requests{Sent: 1000, Notifications: 10, Answered: 990, OK: 980, RPCErrors: 10, TransportErrors: 3, Timeouts: 2, Late: 1, Dropped: 5,
 			Messages: 210, Batches: 200},
-		6)
+		6, nil)
 	families = scrape(t, m)
 	tests := []struct {
 		name, quantile string

@@ -318,6 +318,26 @@ func (a *Aggregator) totalHists() *methodStats {
 	return t
 }
 
+// MethodHistsFunc calls visit with the run's latency histograms so far
+// (microseconds; corrected latency and service time), method by method.
+type MethodHistsFunc func(visit func(method string, corrected, service *hdr.Histogram))
+
+// MethodHists calls visit with each method's cumulative latency histograms,
+// for the methods the result's Methods will hold (those with a sample),
+// in the order of the run's methods. It reads what has been merged (the
+// samples up to the last Flush or full buffer) and records nothing, so
+// the hot path is untouched. visit runs under the aggregator's lock: it
+// must not keep the histograms or call the Aggregator.
+func (a *Aggregator) MethodHists(visit func(method string, corrected, service *hdr.Histogram)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i, ms := range a.per {
+		if ms.counts != ([numKinds]uint64{}) {
+			visit(a.methodName(i), ms.corrected, ms.service)
+		}
+	}
+}
+
 // record stores a duration in nanoseconds as whole microseconds (rounded to
 // nearest); negative durations (a clock step) count as zero. It returns 1 if
 // the value was clamped to the top, else 0.
