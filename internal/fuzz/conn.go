@@ -106,36 +106,15 @@ type dialer struct {
 	// such replies is twice that. (A late reply found in the next exchange is set aside there;
 	// its lateness is not known, and a guess would only ever grow.)
 	lateBy atomic.Int64
+	// slowNull is, per method, how long a reply to a request of it with
+	// id null took in a confirmation that found it answered (grace.go).
+	slowNull slowNullMethods
 	// initResult is the result of the first initialize a handshake got
 	// (nil until then): an LSP server's capabilities (apilsp.go).
 	initResult atomic.Pointer[[]byte]
 	// lsp are the workspace's documents every LSP connection opens after
 	// its handshake (nil: none).
 	lsp *lspDocs
-}
-
-// noteLate records a reply without an id that came dt after the sync reply.
-func (d *dialer) noteLate(dt time.Duration) {
-	for {
-		old := d.lateBy.Load()
-		if int64(dt) <= old || d.lateBy.CompareAndSwap(old, int64(dt)) {
-			return
-		}
-	}
-}
-
-// maxGrace bounds the grace: a quarter of the timeout (or looseGrace).
-// Every input with a message that may stay silent waits it out when the
-// message does, so it must stay well below the timeout for a run to go
-// on at a useful pace; a reply later than that is set aside as late in
-// the next input, never judged against it.
-func (d *dialer) maxGrace() time.Duration { return max(looseGrace, d.cfg.Timeout/4) }
-
-// grace is how long replies without an id are waited for after the sync
-// reply that came syncLatency after the input was written.
-func (d *dialer) grace(syncLatency time.Duration) time.Duration {
-	g := looseGrace + 2*syncLatency
-	return min(max(g, 2*time.Duration(d.lateBy.Load())), d.maxGrace())
 }
 
 func newDialer(cfg *Config) (*dialer, error) {
@@ -244,14 +223,6 @@ type streamConn struct {
 	// could not be written (see answerServer).
 	stalled atomic.Bool
 }
-
-// looseGrace is how long replies without a key an input still lacks are
-// waited for after the sync reply (on top of twice the time the sync reply
-// took): a server that reads in order answers them before it, one that
-// serves messages concurrently within moments of it. A server seen
-// answering later than that gets twice its lateness (dialer.grace), up to
-// the timeout.
-const looseGrace = 50 * time.Millisecond
 
 // read delivers every message from the server that is not its own request
 // or notification; it answers the server's requests as the profile says.
@@ -533,7 +504,8 @@ func (s *streamConn) exchange(ctx context.Context, c mutate.Case, wait waitFor, 
 			// requires one and gets none breaks a rule; one that may
 			// stay silent may.
 			graced = true
-			if grace = s.d.grace(rs.syncAt.Sub(start)); grace < time.Until(deadline) && !wait.patient {
+			grace = max(s.d.grace(rs.syncAt.Sub(start)), wait.slowNull)
+			if grace < time.Until(deadline) && !wait.patient {
 				timer.Reset(grace)
 			}
 		}

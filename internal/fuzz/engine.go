@@ -430,6 +430,9 @@ func (w *worker) exec(ctx context.Context, c mutate.Case, fresh bool) result {
 		gen = w.r.sending(w, c, infos)
 		wait := newWaitFor(c.Frames, infos)
 		wait.patient = w.patientAll || w.patient && awaitNullIDs(c.Frames, infos)
+		if !wait.patient {
+			wait.slowNull = w.r.d.awaitSlowNull(c.Frames, infos)
+		}
 		wait.linger = w.linger
 		w.sw.to(w.sw.exchange(phaseSend))
 		o = w.c.exchange(ctx, c, wait, max(w.r.cfg.Timeout, w.patience))

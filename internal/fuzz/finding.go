@@ -327,6 +327,9 @@ type candidate struct {
 type evidence struct {
 	v   verdict
 	set bool
+	// answered: a check of a reply called missing got it, late; no
+	// other try can make the original verdict anything but too hasty.
+	answered bool
 }
 
 // finding handles an input that broke a rule in the main loop.
@@ -425,6 +428,13 @@ func (r *run) reproducer(w *worker, cand *candidate) func(ctx context.Context, c
 		w.patient, w.patientAll, w.patience, w.linger = false, false, 0, false
 		r.checks.Add(1)
 		if res.o.end == endInterrupted || !cand.reproduces(&res.v, key, *confirming) {
+			if patient && *confirming && res.o.end == endNone && !res.v.rules.Has(check.NullIDUnanswered) {
+				// Answered, only later than the input's grace: the verdict
+				// is explained, and that method's id null is waited for
+				// as long from now on.
+				ev.answered = true
+				r.d.noteSlowNull(cand.v.in, res.o.latency)
+			}
 			return false
 		}
 		ev.v, ev.set = res.v, true
@@ -624,7 +634,7 @@ func (r *run) confirm(ctx context.Context, cand *candidate) bool {
 	}
 	for range confirmTries {
 		ok := cand.check(ctx, cand.in)
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || !ok && cand.evidence != nil && cand.evidence.answered {
 			return false
 		}
 		if ok != (cand.v.rule == check.SlowInput) {

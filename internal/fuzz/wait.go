@@ -3,6 +3,7 @@ package fuzz
 import (
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/rpcload/rpcload/internal/oracle"
 	"github.com/rpcload/rpcload/internal/wire"
@@ -44,6 +45,9 @@ type waitFor struct {
 	// patient: replies without a key are waited for until the timeout,
 	// not a grace after the sync reply (awaitNullIDs).
 	patient bool
+	// slowNull: how long frames with id null to methods seen answering
+	// late are waited for after the sync reply (dialer.awaitSlowNull).
+	slowNull time.Duration
 	// linger: once complete, replies are still taken until the server
 	// has been silent for the grace (worker.linger).
 	linger bool
