@@ -222,3 +222,37 @@ func TestCrashBlamesCall(t *testing.T) {
 		})
 	}
 }
+
+// TestAPICoverageHTTPNoReply: over HTTP, a call whose POST timed out or
+// lost its connection was sent and never answered: the coverage counts it
+// as no reply, as a stream's exchange does. A run interrupted, or a
+// server never reached, sent nothing to count.
+func TestAPICoverageHTTPNoReply(t *testing.T) {
+	api := testAPI(t)
+	c := frames(`{"jsonrpc":"2.0","id":4,"method":"now"}`)
+	tests := []struct {
+		end     endKind
+		noReply uint64
+	}{
+		{endTimeout, 1},
+		{endReset, 1},
+		{endClosed, 1},
+		{endInterrupted, 0},
+		{endUnreachable, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.end.String(), func(t *testing.T) {
+			o := outcome{frameReplies: [][][]byte{nil}, httpStatus: []int{0}, perFrame: true, sent: 1, end: tt.end, endFrame: 0, note: "x"}
+			infos, _ := inspect(c, nil)
+			v := judgeExchange(c, infos, &o, nil, api)
+			r := &run{api: api}
+			w := &worker{r: r}
+			w.cover(v.calls)
+			r.mergeCoverage(w.cov)
+			now := r.apiCoverage(nil).Methods[1]
+			if now.NoReply != tt.noReply || now.CallsValid != tt.noReply {
+				t.Errorf("now: %+v; want %d call(s) without a reply", now, tt.noReply)
+			}
+		})
+	}
+}

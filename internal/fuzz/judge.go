@@ -640,6 +640,9 @@ func judgeHTTP(j *judgement, c mutate.Case, infos []frameInfo, o *outcome) {
 			body = reps[0]
 		}
 		if i == o.endFrame && o.end != endNone {
+			if o.end != endInterrupted && o.end != endUnreachable {
+				j.apiExchange(c, infos, i, nil) // sent, and never answered: the coverage's no reply
+			}
 			switch o.end {
 			case endTimeout:
 				j.add(check.Set(0).Add(check.Hang), "no HTTP response within the timeout", nil, nil, status)
