@@ -226,7 +226,7 @@ func resultDetail(e entry) detail {
 	if r.Diff != nil {
 		add(diffSection(r.Diff), true)
 	}
-	add(shardSection(r), r.Shard != nil || len(r.MergedFrom) > 0)
+	add(shardSection(r), r.Shard != nil || len(r.MergedFrom) > 0 || r.Partial != nil)
 	add(settingsSection(r), true)
 	return d
 }
@@ -524,6 +524,10 @@ func shardSection(r *stats.Result) section {
 			t.Rows = append(t.Rows, []cell{{Text: p.Path, Class: "key"}, txt(p.Target), txt(p.StartedAt), shard})
 		}
 		sec.Tables = append(sec.Tables, t)
+	}
+	if pt := r.Partial; pt != nil {
+		sec.Paras = append(sec.Paras, "Partial: "+pt.Text()+"; the figures cover only the shards merged.")
+		sec.Paras = append(sec.Paras, pt.Reasons...)
 	}
 	return sec
 }

@@ -27,3 +27,26 @@ func TestRoundsSection(t *testing.T) {
 		t.Errorf("runs table head %q, row %+v: want p95 150µs", head, runs.Rows[0])
 	}
 }
+
+// TestPartialMergeSection: a partial merge says so in the shards section,
+// with what it lacks and why, even when nothing else would show the section.
+func TestPartialMergeSection(t *testing.T) {
+	tests := []struct {
+		name    string
+		partial *stats.Partial
+		want    []string
+	}{
+		{"whole", nil, nil},
+		{"missing", &stats.Partial{Missing: []string{"2/3", "3/3"}}, []string{"Partial: shards 2/3, 3/3 missing; the figures cover only the shards merged."}},
+		{"reasons", &stats.Partial{Missing: []string{"2/3"}, Reasons: []string{"shard 2/3 at 127.0.0.1:9102 failed with exit 3"}},
+			[]string{"Partial: shard 2/3 missing; the figures cover only the shards merged.", "shard 2/3 at 127.0.0.1:9102 failed with exit 3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sec := shardSection(&stats.Result{Partial: tt.partial})
+			if !slices.Equal(sec.Paras, tt.want) {
+				t.Errorf("paragraphs %q; want %q", sec.Paras, tt.want)
+			}
+		})
+	}
+}

@@ -157,7 +157,8 @@ var loadSettings = []struct{ key, name string }{
 }
 
 // loadDifferences says which load settings differ between the results, one
-// line per setting, each result's value named. A result without the
+// line per setting, each result's value named, and which results are
+// partial merges (which offered less load than their settings say). A result without the
 // setting (a merge, an older file) is left out of that setting's check.
 func loadDifferences(names []string, results []*Result) []string {
 	var out []string
@@ -179,6 +180,11 @@ func loadDifferences(names []string, results []*Result) []string {
 		}
 		if differ {
 			out = append(out, fmt.Sprintf("the loads differ: %s %s", ls.name, strings.Join(vals, ", ")))
+		}
+	}
+	for i, r := range results {
+		if r.Partial != nil {
+			out = append(out, fmt.Sprintf("%s is a partial merge (%s): it holds only part of its run's load", columnName(names, i), OneLine(r.Partial.Text(), 120)))
 		}
 	}
 	return out

@@ -211,6 +211,12 @@ func ReadJSONFile(path string) (*Result, error) {
 	return decodeResult(path, data)
 }
 
+// ParseJSON is ReadJSONFile for a result that came from elsewhere than a
+// file (a shard's, over HTTP): name stands for the file in errors.
+func ParseJSON(name string, data []byte) (*Result, error) {
+	return decodeResult(name, data)
+}
+
 // decodeResult is ReadJSONFile after the read. The schema is checked
 // first, on its own: a file of another version may differ in any field,
 // and what the user must hear about then is the version.

@@ -39,7 +39,9 @@ const NotConcurrentWarning = "the parts did not all send at the same time"
 // run bounds them. The parts' API coverage adds up per method (see
 // mergeAPICoverage). The parts' thresholds, soak, rounds and diff sections
 // are dropped: they judge one part, and thresholds are evaluated again on
-// the merge by whoever asks for them.
+// the merge by whoever asks for them. A merge that lacks shards of its run
+// is Partial, naming them (worked out again from the parts, so merging the
+// missing shard into a partial merge completes it).
 //
 // Merge refuses parts of another schema, results of shards of different
 // counts (1/3 with 1/4) or the same shard twice, and histograms it cannot
@@ -55,7 +57,8 @@ func Merge(parts []*Result, paths []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	leaves, warnings, err := mergedParts(parts, paths)
+	var partial *Partial
+	leaves, warnings, err := mergedParts(parts, paths, &partial)
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +78,7 @@ func Merge(parts []*Result, paths []string) (*Result, error) {
 		Methods:          map[string]MethodResult{},
 		Warnings:         []string{},
 		MergedFrom:       leaves,
+		Partial:          partial,
 	}
 	maps.Copy(out.Settings, parts[0].Settings)
 	delete(out.Settings, "shard") // the merge is the whole run, no shard of it
@@ -226,9 +230,9 @@ func bad(x float64) bool { return !(x >= 0 && x <= maxFigure) }
 // own parts, and checks that the shards among them belong together. A shard
 // given twice is an error rather than a warning: its load would count twice,
 // and nothing in the merged result could show it afterwards. A missing
-// shard is a warning: the merge of the shards that ran is still exact, it
-// just covers less of the load.
-func mergedParts(parts []*Result, paths []string) ([]MergedPart, []string, error) {
+// shard is a warning, and makes the merge partial: the merge of the
+// shards that ran is still exact, it just covers less of the load.
+func mergedParts(parts []*Result, paths []string, partial **Partial) ([]MergedPart, []string, error) {
 	var leaves []MergedPart
 	var from []string // the file each leaf came in, for messages
 	seen := map[string]bool{}
@@ -300,6 +304,7 @@ func mergedParts(parts []*Result, paths []string) ([]MergedPart, []string, error
 	var warnings []string
 	if len(missing) > 0 {
 		warnings = append(warnings, fmt.Sprintf("shards %s are missing: the merge covers %d of the run's %d shards", strings.Join(missing, ", "), count-len(missing), count))
+		*partial = &Partial{Missing: missing}
 	}
 	return leaves, warnings, nil
 }

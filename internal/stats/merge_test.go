@@ -471,6 +471,18 @@ func TestMergeWholeRun(t *testing.T) {
 	if !reflect.DeepEqual(got.MergedFrom, wantFrom) {
 		t.Errorf("merged_from %+v; want %+v", got.MergedFrom, wantFrom)
 	}
+	if got.Partial == nil || !slices.Equal(got.Partial.Missing, []string{"2/3"}) || got.Partial.Text() != "shard 2/3 missing" {
+		t.Errorf("partial %+v; want shard 2/3 missing", got.Partial)
+	}
+	// The missing shard merged into the partial merge completes it.
+	b := withShard(*base, 2, 3)
+	whole, err := Merge([]*Result{got, b}, []string{"ac.json", "b.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.Partial != nil || len(whole.MergedFrom) != 3 {
+		t.Errorf("partial %+v, merged from %d; want a whole merge of 3", whole.Partial, len(whole.MergedFrom))
+	}
 	if p := got.Profile; p == nil || p.Name != "mcp" || p.Handshakes != 5 || p.CancelsSent != 1 || p.ServerRequestsAnswered != 4 || !slices.Equal(p.Tools, []string{"echo"}) {
 		t.Errorf("profile %+v", got.Profile)
 	}

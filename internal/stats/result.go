@@ -178,8 +178,10 @@ type Result struct {
 	Soak                  *SoakReport        `json:"soak,omitempty"`       // --soak: growth fits and the verdict
 	Shard                 *ShardInfo         `json:"shard,omitempty"`      // --shard i/n: this result is one shard's
 	MergedFrom            []MergedPart       `json:"merged_from,omitempty"`
-	Rounds                *RoundsReport      `json:"rounds,omitempty"` // --target A --target B --rounds N
-	Diff                  *DiffReport        `json:"diff,omitempty"`   // --diff: results compared between two targets
+	// Partial marks a merge without some of its run's shards.
+	Partial *Partial      `json:"partial,omitempty"`
+	Rounds  *RoundsReport `json:"rounds,omitempty"` // --target A --target B --rounds N
+	Diff    *DiffReport   `json:"diff,omitempty"`   // --diff: results compared between two targets
 	// Warmup is the part of the sending phase before the measured one,
 	// when the run had one: the requests scheduled in it are counted
 	// here, not in the figures above (the time series shows them).

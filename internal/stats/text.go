@@ -321,7 +321,8 @@ func writeTextSoak(p printf, s *SoakReport) {
 	}
 }
 
-// writeTextTail writes the shard, the merged parts and the warnings.
+// writeTextTail writes the shard, the merged parts (and what a partial
+// merge lacks) and the warnings.
 func writeTextTail(p printf, r *Result) {
 	if sh := r.Shard; sh != nil {
 		p("\nshard       %d of %d: this result holds 1/%d of the load; merge the shards' results with rpcload merge\n", sh.Index, sh.Count, sh.Count)
@@ -330,6 +331,12 @@ func writeTextTail(p printf, r *Result) {
 		p("\nmerged from %d results\n", len(r.MergedFrom))
 		for _, m := range r.MergedFrom {
 			p("  %s (%s, started %s)\n", OneLine(m.Path, 120), OneLine(m.Target, 120), m.StartedAt)
+		}
+	}
+	if pt := r.Partial; pt != nil {
+		p("\npartial     %s: the figures cover only the shards merged\n", OneLine(pt.Text(), 200))
+		for _, why := range pt.Reasons {
+			p("  %s\n", OneLine(why, 300))
 		}
 	}
 	for _, w := range r.Warnings {
