@@ -161,16 +161,26 @@ func (f *apiFlags) applyWorkspace(cfg *fuzz.Config) error {
 	if cfg.Profile != profile.LSP {
 		return cli.Usagef("--workspace applies to --profile lsp (got --profile %s)", cfg.Profile)
 	}
-	dir, err := filepath.Abs(f.workspace)
+	dir, err := workspaceDir(f.workspace)
 	if err != nil {
-		return cli.Usagef("--workspace: %v", err)
+		return err
+	}
+	cfg.ProfileOptions.Workspace = dir
+	return nil
+}
+
+// workspaceDir is --workspace's value as an absolute path (the URIs of the
+// folder and its files are made from it), which must be a directory.
+func workspaceDir(value string) (string, error) {
+	dir, err := filepath.Abs(value)
+	if err != nil {
+		return "", cli.Usagef("--workspace: %v", err)
 	}
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		if err == nil {
 			err = errors.New("not a directory")
 		}
-		return cli.Usagef("--workspace %s: %v", f.workspace, err)
+		return "", cli.Usagef("--workspace %s: %v", value, err)
 	}
-	cfg.ProfileOptions.Workspace = dir
-	return nil
+	return dir, nil
 }

@@ -24,12 +24,14 @@ import (
 // findingFlags are the flags of replay and minimize: where to send the
 // input, when not where it was found.
 type findingFlags struct {
-	tf     targetFlags
-	target string
+	tf        targetFlags
+	target    string
+	workspace string
 }
 
 func (f *findingFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.target, "target", "", "send the input to this target URL instead of the finding's (or give a command after --)")
+	fs.StringVar(&f.workspace, "workspace", "", "--profile lsp: the workspace folder to open instead of the finding's (finding.json's target.workspace)")
 	f.tf.register(fs, 0)
 	fs.Lookup("timeout").Usage = "how long the input waits for its replies (default: the finding's)"
 	fs.Lookup("profile").DefValue = "the finding's"
@@ -65,6 +67,11 @@ func (f *findingFlags) options(fs *pflag.FlagSet) (fuzz.ReplayOptions, error) {
 	}
 	o.Profile, o.Timeout, o.Child = profile.Name(f.tf.profile), f.tf.timeout, f.tf.child()
 	o.ServerCommand, o.ServerStart = f.tf.server, f.tf.serverStart
+	if f.workspace != "" {
+		if o.Workspace, err = workspaceDir(f.workspace); err != nil {
+			return o, err
+		}
+	}
 	return o, nil
 }
 

@@ -76,6 +76,11 @@ type TargetInfo struct {
 	// ServerCommand is the server process rpcfuzz started for URL
 	// (Config.ServerCommand): replay and minimize start it again.
 	ServerCommand []string `json:"server_command,omitempty"`
+	// Workspace is the LSP workspace the run's connections opened
+	// (profile.Options.Workspace): an API call about one of its documents
+	// means nothing to a server that was not given it, so replay and
+	// minimize open it again.
+	Workspace string `json:"workspace,omitempty"`
 }
 
 // MinimizeReport says how the input was shrunk.
@@ -675,7 +680,8 @@ func (r *run) opNames(applied []int) []string {
 }
 
 func targetInfo(cfg *Config) TargetInfo {
-	t := TargetInfo{Framing: cfg.Target.Framing.String(), Profile: string(cfg.Profile), TimeoutMS: cfg.Timeout.Milliseconds()}
+	t := TargetInfo{Framing: cfg.Target.Framing.String(), Profile: string(cfg.Profile), TimeoutMS: cfg.Timeout.Milliseconds(),
+		Workspace: cfg.ProfileOptions.Workspace}
 	if cfg.Target.Scheme == transport.Stdio {
 		t.Command = cfg.Target.Command
 	} else {

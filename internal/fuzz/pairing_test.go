@@ -514,6 +514,37 @@ func TestReplayFraming(t *testing.T) {
 	}
 }
 
+// TestReplayWorkspace: an LSP finding records the workspace its run
+// opened, and replay opens it again (its API call names a document of it),
+// unless another is given or the replay is not with the lsp profile.
+func TestReplayWorkspace(t *testing.T) {
+	ws, other := t.TempDir(), t.TempDir()
+	recorded := targetInfo(&Config{Target: transport.Target{Scheme: transport.Stdio, Command: []string{"./orig"}}, Profile: profile.LSP,
+		ProfileOptions: profile.Options{Workspace: ws}})
+	if recorded.Workspace != ws {
+		t.Fatalf("finding.json's target records workspace %q, want %q", recorded.Workspace, ws)
+	}
+	for _, tc := range []struct {
+		name string
+		o    ReplayOptions
+		want string
+	}{
+		{"the finding's", ReplayOptions{}, ws},
+		{"another given", ReplayOptions{Workspace: other}, other},
+		{"another profile", ReplayOptions{Profile: profile.JSONRPC}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := replayConfig(&Finding{Target: recorded}, t.TempDir(), tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.ProfileOptions.Workspace != tc.want {
+				t.Errorf("replay opens workspace %q, want %q", cfg.ProfileOptions.Workspace, tc.want)
+			}
+		})
+	}
+}
+
 // TestSlowInputMinimizeBound measures what minimizing a slow_input costs
 // in checks, each of which waits for a slow reply: with the run's budget
 // (before) and with the bound slow inputs get (after).

@@ -36,6 +36,9 @@ type ReplayOptions struct {
 	// SlowFactor and SlowFloor judge slow_input as a run does.
 	SlowFactor float64
 	SlowFloor  time.Duration
+	// Workspace is the LSP workspace to open (an absolute directory);
+	// "": the finding's, when it is replayed with its own profile.
+	Workspace string
 }
 
 // ReplayResult is what Replay saw.
@@ -105,6 +108,12 @@ func replayConfig(f *Finding, dir string, o ReplayOptions) (Config, error) {
 	cfg.Profile = o.Profile
 	if cfg.Profile == "" {
 		cfg.Profile = profile.Name(f.Target.Profile)
+	}
+	if cfg.Profile == profile.LSP {
+		cfg.ProfileOptions.Workspace = o.Workspace
+		if o.Workspace == "" && f.Target.Profile == string(profile.LSP) {
+			cfg.ProfileOptions.Workspace = f.Target.Workspace
+		}
 	}
 	cfg.Timeout = o.Timeout
 	if cfg.Timeout == 0 && f.Target.TimeoutMS > 0 {
