@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"sort"
 	"time"
 
@@ -83,23 +84,77 @@ type Buckets struct {
 
 // BucketsOf maps h (microseconds) onto Prometheus buckets, each of h's
 // buckets by its highest value (see above).
-func BucketsOf(h *hdr.Histogram) Buckets {
+func BucketsOf(h *hdr.Histogram) Buckets { return bucketsOfSnapshot(h.Export()) }
+
+// bucketsOfSnapshot is BucketsOf of an exported histogram: Update copies
+// the run's histograms under the aggregator's lock (a copy of their counts)
+// and maps them after, so the lock is held for the copy alone (0.15 to
+// 0.4 ms for rpcload's 23,552 counts on a busy 2-core machine). It walks
+// the counts in order, so the classic and native buckets only go up.
+func bucketsOfSnapshot(s *hdr.Snapshot) Buckets {
 	b := Buckets{Native: map[int]int64{}}
-	for _, bar := range h.Distribution() {
-		if bar.Count <= 0 {
+	layout := layoutOf(s)
+	classic, key, run := 0, 0, int64(0)
+	for i, n := range s.Counts {
+		if n <= 0 {
 			continue
 		}
-		n := uint64(bar.Count)
-		b.Count += n
-		b.SumUs += n * uint64(bar.From+(bar.To-bar.From+1)/2)
-		b.Classic[ClassicIndex(bar.To)] += n
-		if bar.To == 0 {
-			b.Zero += n
-		} else {
-			b.Native[NativeIndex(bar.To)] += int64(n)
+		lo, hi := layout.rangeAt(i)
+		b.Count += uint64(n)
+		b.SumUs += uint64(n) * uint64(lo+(hi-lo+1)/2) // the middle, as HDR's mean takes it
+		for classic < len(ClassicBoundsUs) && hi > ClassicBoundsUs[classic] {
+			classic++
 		}
+		b.Classic[classic] += uint64(n)
+		if hi == 0 {
+			b.Zero += uint64(n)
+			continue
+		}
+		if k := NativeIndex(hi); k != key {
+			if run > 0 {
+				b.Native[key] += run
+			}
+			key, run = k, 0
+		}
+		run += n
+	}
+	if run > 0 {
+		b.Native[key] += run
 	}
 	return b
+}
+
+// hdrLayout is where an HDR histogram keeps the count of a value: the
+// HdrHistogram format's layout of the counts array, which a Snapshot holds
+// and every implementation shares. Counts index i holds the values
+// rangeAt(i) returns; TestHDRLayout holds it to hdr-go's own Distribution.
+type hdrLayout struct {
+	unit    int // log2 of the lowest value's unit
+	halfMag int // log2 of half the sub-buckets of a bucket
+}
+
+func layoutOf(s *hdr.Snapshot) hdrLayout {
+	unit := bits.Len64(uint64(max(s.LowestTrackableValue, 1))) - 1
+	largestExact := uint64(2)
+	for range s.SignificantFigures {
+		largestExact *= 10
+	}
+	subMag := bits.Len64(largestExact - 1) // ceil(log2): the sub-buckets that keep every value below largestExact exact
+	return hdrLayout{unit: unit, halfMag: max(subMag, 1) - 1}
+}
+
+// rangeAt is the range of values counts index i holds: bucket 0 holds
+// 2·half values one unit apart, each later bucket half values twice as far
+// apart as the one before.
+func (l hdrLayout) rangeAt(i int) (lo, hi int64) {
+	half := 1 << l.halfMag
+	bucket, sub := i>>l.halfMag-1, i&(half-1)+half
+	if bucket < 0 {
+		bucket, sub = 0, i
+	}
+	shift := bucket + l.unit
+	lo = int64(sub) << shift
+	return lo, lo + int64(1)<<shift - 1
 }
 
 // ClassicIndex is the classic bucket range of a value of us microseconds:

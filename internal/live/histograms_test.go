@@ -127,6 +127,31 @@ func TestBucketsOf(t *testing.T) {
 	}
 }
 
+// TestHDRLayout: the value range of every counts index is the one hdr-go
+// itself gives (Distribution), in rpcload's geometry and another.
+func TestHDRLayout(t *testing.T) {
+	for _, g := range []struct {
+		lowest, highest int64
+		digits          int
+	}{{1, 3_600_000_000, 3}, {1000, 1_000_000_000, 3}, {16, 100_000_000, 2}, {1, 100_000, 5}} {
+		h := hdr.New(g.lowest, g.highest, g.digits)
+		if err := h.RecordValue(g.highest); err != nil { // so that Distribution walks every index
+			t.Fatal(err)
+		}
+		s := h.Export()
+		bars := h.Distribution()
+		if len(bars) < 1000 || len(bars) > len(s.Counts) {
+			t.Fatalf("%+v: %d bars, %d counts", g, len(bars), len(s.Counts))
+		}
+		layout := layoutOf(s)
+		for i, bar := range bars {
+			if lo, hi := layout.rangeAt(i); lo != bar.From || hi != bar.To {
+				t.Fatalf("%+v: index %d holds %d to %d, hdr-go says %d to %d", g, i, lo, hi, bar.From, bar.To)
+			}
+		}
+	}
+}
+
 // TestBucketsOfMergedIsTheSum: the buckets of two histograms merged are
 // the two histograms' buckets added up, what summing two pods' scrapes
 // relies on.
@@ -349,5 +374,19 @@ func TestMetricsServesHistograms(t *testing.T) {
 				t.Errorf("%s{method=%s}: the scrapes add up to\n%+v\nthe merged histogram gives\n%+v", name, method, got, want)
 			}
 		}
+	}
+}
+
+// BenchmarkBucketsOf is what an Update costs per histogram while it holds
+// the aggregator's lock: a method whose replies took 100 µs to 1 s.
+func BenchmarkBucketsOf(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	h := newHist()
+	for range 100_000 {
+		_ = h.RecordValue(int64(math.Exp(math.Log(100) + rng.Float64()*math.Log(1e4))))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		BucketsOf(h)
 	}
 }

@@ -72,9 +72,19 @@ func (m *Metrics) Addr() string { return m.ln.Addr().String() }
 func (m *Metrics) Update(p stats.Point, cumulative stats.Requests, violations uint64, hists stats.MethodHistsFunc) {
 	var latency []methodLatency
 	if hists != nil {
+		// Copy under the aggregator's lock, map after: the hot path waits
+		// on that lock when a recorder's buffer fills.
+		type copied struct {
+			method             string
+			corrected, service *hdr.Snapshot
+		}
+		var copies []copied
 		hists(func(method string, corrected, service *hdr.Histogram) {
-			latency = append(latency, methodLatency{method: method, corrected: BucketsOf(corrected), service: BucketsOf(service)})
+			copies = append(copies, copied{method, corrected.Export(), service.Export()})
 		})
+		for _, c := range copies {
+			latency = append(latency, methodLatency{method: c.method, corrected: bucketsOfSnapshot(c.corrected), service: bucketsOfSnapshot(c.service)})
+		}
 	}
 	m.mu.Lock()
 	m.point, m.requests, m.violations = p, cumulative, violations
