@@ -9,12 +9,14 @@
 //	rpcload compare a.json b.json   result files side by side
 //	rpcload report a.json --html F  the report again, or an HTML page with plots
 //	rpcload merge a.json b.json -o total.json   the shards of one run, merged exactly
+//	rpcload merge --from host:port,...           the same, fetched from shards serving them (--serve-result)
 //	rpcload check r.json --threshold EXPR       CI gates on a result file
 //
 // Exit codes: 0 ok; 1 the run completed but saw violations, leaks,
 // timeouts or transport errors, or a threshold failed; 2 usage or
 // configuration error; 3 the run could not run against the target
-// (unreachable, or unable to serve it); 130 interrupted.
+// (unreachable, or unable to serve it); 4 merge --from: a shard's result
+// did not come, or --upload failed; 130 interrupted.
 package main
 
 import (
@@ -33,6 +35,7 @@ const (
 	exitFindings    = cli.ExitFindings
 	exitUsage       = cli.ExitUsage
 	exitUnreachable = cli.ExitUnreachable
+	exitIncomplete  = cli.ExitIncomplete
 	exitInterrupted = cli.ExitInterrupted
 )
 
@@ -75,7 +78,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	case "compare":
 		code, err = compareCmd(rest, stdout, stderr)
 	case "merge":
-		code, err = mergeCmd(rest, stdout, stderr)
+		code, err = mergeCmd(ctx, rest, stdout, stderr)
 	case "check":
 		code, err = checkCmd(rest, stdout, stderr)
 	case "report":
@@ -116,6 +119,8 @@ usage:
   rpcload compare A.json B.json [...]
                                result files side by side, with ratios to the first
   rpcload merge A.json B.json [...] -o TOTAL.json  the shards of one run (--shard i/n) as one result, exactly
+  rpcload merge --from HOST:PORT,... [-o TOTAL.json] [--upload URL]
+                               the same, fetched from the shards (run --serve-result), failing at once if one fails
   rpcload check RESULT.json --threshold EXPR [...] [--junit FILE]  CI gates on a result file (docs/thresholds.md)
   rpcload report A.json [...] [--html FILE]  the text report again, or an HTML page with plots
   rpcload version

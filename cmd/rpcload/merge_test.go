@@ -128,7 +128,7 @@ func TestMergeCmd(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code, err := mergeCmd(tc.args, &stdout, &stderr)
+			code, err := mergeCmd(context.Background(), tc.args, &stdout, &stderr)
 			if err != nil {
 				fmt.Fprint(&stderr, err)
 			}

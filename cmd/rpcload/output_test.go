@@ -71,7 +71,7 @@ func TestOutputPaths(t *testing.T) {
 	})
 	t.Run("merge -o -", func(t *testing.T) {
 		var stdout, stderr bytes.Buffer
-		code, err := mergeCmd([]string{at("s1.json"), at("s2.json"), "-o", "-"}, &stdout, &stderr)
+		code, err := mergeCmd(context.Background(), []string{at("s1.json"), at("s2.json"), "-o", "-"}, &stdout, &stderr)
 		if code != exitOK || err != nil {
 			t.Fatalf("exit %d, %v\n%s", code, err, &stderr)
 		}

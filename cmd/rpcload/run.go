@@ -63,6 +63,8 @@ type runFlags struct {
 	targets         targetsFlags   // likewise: --target, --rounds, --diff (targets.go)
 	mal             malformedFlags // likewise: --mutate-fraction (malformed.go)
 	secret          cli.SecretFlags
+	// serve is --serve-result and its companions (serveresult.go), run's only.
+	serve serveResultFlags
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
@@ -231,7 +233,7 @@ before the --.`,
 	},
 }
 
-func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, err error) {
 	fs := newFlagSet("run", runHelp, stdout, stderr)
 	var f runFlags
 	f.register(fs)
@@ -241,9 +243,15 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	f.gate.register(fs)
 	f.live.register(fs)
 	f.mal.register(fs)
+	f.serve.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return helpExit(err)
 	}
+	// From here on, a shard serving its result serves how the run ended.
+	if err := f.serve.start(fs, &f, stderr); err != nil {
+		return exitUsage, err
+	}
+	defer func() { code, err = f.serve.finish(ctx, code, err, stderr) }()
 	if err := f.mal.check(fs); err != nil {
 		return exitUsage, err
 	}
@@ -329,6 +337,7 @@ func (f *runFlags) secrets(fs *pflag.FlagSet, fileTarget string) []string {
 // execute runs the load, prints the report, writes the result file and
 // decides the exit code.
 func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr io.Writer) (int, error) {
+	f.serve.running(cfg)
 	lv, err := startLive(&cfg, f, stderr)
 	if err != nil {
 		return exitUsage, err
@@ -364,6 +373,9 @@ func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr
 		if err := writeResultTo(f.output, res, stdout); err != nil {
 			return exitUsage, err
 		}
+	}
+	if err := f.serve.keep(res); err != nil {
+		return exitUsage, err
 	}
 	if f.html != "" {
 		if err := writeHTMLReport(f.html, []string{runName(f.output, cfg)}, []*stats.Result{res}); err != nil {

@@ -139,6 +139,9 @@ func checkCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, usagef("%s: %v", path, err)
 	}
+	if res.Partial != nil {
+		fmt.Fprintf(stdout, "NOTE %s is a partial merge (%s): the thresholds judge only the shards it holds\n", path, stats.OneLine(res.Partial.Text(), 200))
+	}
 	failed, err := g.apply(res, stdout)
 	if err != nil {
 		return exitUsage, err

@@ -23,6 +23,10 @@ const (
 	ExitFindings    = 1
 	ExitUsage       = 2
 	ExitUnreachable = 3
+	// ExitIncomplete is rpcload merge --from's: a shard's result did not
+	// come (the shard failed, stopped answering or was never reached), or
+	// the merged result could not be uploaded.
+	ExitIncomplete  = 4
 	ExitInterrupted = 130
 )
 
