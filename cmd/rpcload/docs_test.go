@@ -46,7 +46,11 @@ import (
 //   - Placeholders for the user's own server or files are replaced
 //     (docPlaceholders); result files a command reads that the block did
 //     not write are a short run's result, and --shard i/n runs all n parts,
-//     as the text around it says.
+//     as the text around it says (unless the block runs the other parts
+//     itself).
+//   - A command ending in & (but rpcload serve, a server of the block) runs
+//     in the background, as a shard serving its result for a merge does;
+//     it is waited for, and its exit code checked, when the block ends.
 //   - go install is checked, not run (the package paths exist in this
 //     module); commands needing what this machine may not have are
 //     skipped, each with its reason (docSkips).
@@ -73,8 +77,15 @@ func TestDocCommands(t *testing.T) {
 		t.Run(b.where, func(t *testing.T) {
 			t.Parallel()
 			e := &docEnv{t: t, dir: t.TempDir(), binDir: binDir, bins: map[string]string{"rpcload": bin, "rpcfuzz": fuzzBin},
-				fixture: fixture, hosts: map[string]*docHost{}}
+				fixture: fixture, hosts: map[string]*docHost{}, shardCounts: map[string]int{}}
 			defer e.stopServers()
+			defer e.waitBackground()
+			for _, c := range b.cmds {
+				if i := slices.Index(c.argv, "--shard"); i > 0 && i+1 < len(c.argv) {
+					_, n, _ := strings.Cut(c.argv[i+1], "/")
+					e.shardCounts[n]++
+				}
+			}
 			e.ensureInput(docCmd{where: b.where}, "README.md") // what the LSP examples open
 			for _, c := range b.cmds {
 				e.run(c)
@@ -155,6 +166,10 @@ type docEnv struct {
 	hosts   map[string]*docHost // by host:port as written
 	ports   map[string]string   // other loopback addresses, as written → free ones
 	servers []*docServer
+	// shardCounts counts the block's commands of --shard i/n, by n: a block
+	// that gives more than one runs the parts itself.
+	shardCounts map[string]int
+	background  []func() // waits for a command run with & and checks it
 }
 
 type docServer struct {
@@ -223,18 +238,35 @@ func (e *docEnv) run(c docCmd) {
 	}
 	runs := [][]string{argv}
 	if i := slices.Index(argv, "--shard"); i > 0 && i+1 < len(argv) {
-		runs = docShards(argv, i)
+		if _, n, _ := strings.Cut(argv[i+1], "/"); e.shardCounts[n] < 2 {
+			runs = docShards(argv, i)
+		}
 	}
 	var wg sync.WaitGroup
 	results := make([]child, len(runs))
 	for i, a := range runs {
 		wg.Go(func() { results[i] = e.exec(a) })
 	}
-	wg.Wait()
-	for i, r := range results {
-		if !slices.Contains(want, r.code) {
-			t.Errorf("%s: %s\nran: %q\nexit %d, want one of %v %s\n%s", c.where, c.text, runs[i], r.code, want, reason, r)
+	check := func() {
+		wg.Wait()
+		for i, r := range results {
+			if !slices.Contains(want, r.code) {
+				t.Errorf("%s: %s\nran: %q\nexit %d, want one of %v %s\n%s", c.where, c.text, runs[i], r.code, want, reason, r)
+			}
 		}
+	}
+	if c.bg {
+		e.background = append(e.background, check)
+		return
+	}
+	check()
+}
+
+// waitBackground waits for the commands the block ran with & and checks
+// their exit codes.
+func (e *docEnv) waitBackground() {
+	for _, check := range e.background {
+		check()
 	}
 }
 
