@@ -132,7 +132,7 @@ func capacityCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (
 // config checks the flags of the search, and refuses run's flags that the
 // search sets itself.
 func (c *capacityFlags) config(fs *pflag.FlagSet, f *runFlags) (capacity.Config, error) {
-	for _, name := range []string{"rate", "concurrency", "duration", "requests", "shard", "start-at", "dry-run"} {
+	for _, name := range []string{"rate", "concurrency", "duration", "requests", "shard", "shard-count", "shard-index-env", "start-at", "dry-run"} {
 		if fs.Changed(name) {
 			return capacity.Config{}, usagef("--%s does not apply to capacity: the search chooses the load (see --start-rate, --step-duration)", name)
 		}

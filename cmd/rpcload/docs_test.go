@@ -109,6 +109,7 @@ var docSkips = []struct {
 	{[]string{"go", "run", "./bench"}, "the benchmark suite: minutes of load, with wrk, vegeta and hey (docs/benchmarks.md)"},
 	{[]string{"go", "test"}, "go test: the test suite itself, or the user's own package (./myserver)"},
 	{[]string{"go", "mod"}, "changes the user's own go.mod (cmd/rpcfuzz's TestMinimizeNative runs it in a module of its own)"},
+	{[]string{"kubectl"}, "needs a Kubernetes cluster (kubecheck/ decodes rpcload kubernetes' manifests into the Kubernetes API's types)"},
 	{[]string{"rpcfuzz", "minimize", "myserver/testdata/fuzz/FuzzRPC/5d1e0a12b3c4d5e6"}, "a native failure of the user's package (cmd/rpcfuzz's TestMinimizeNative runs it in a package of its own)"},
 }
 

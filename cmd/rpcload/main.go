@@ -11,6 +11,7 @@
 //	rpcload merge a.json b.json -o total.json   the shards of one run, merged exactly
 //	rpcload merge --from host:port,...           the same, fetched from shards serving them (--serve-result)
 //	rpcload check r.json --threshold EXPR       CI gates on a result file
+//	rpcload kubernetes --shards N --image I -- run ...   the manifests of a run over N pods
 //
 // Exit codes: 0 ok; 1 the run completed but saw violations, leaks,
 // timeouts or transport errors, or a threshold failed; 2 usage or
@@ -83,6 +84,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		code, err = checkCmd(rest, stdout, stderr)
 	case "report":
 		code, err = reportCmd(rest, stdout, stderr)
+	case "kubernetes":
+		code, err = kubernetesCmd(rest, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "rpcload %s\n", version)
 		return exitOK
@@ -123,6 +126,8 @@ usage:
                                the same, fetched from the shards (run --serve-result), failing at once if one fails
   rpcload check RESULT.json --threshold EXPR [...] [--junit FILE]  CI gates on a result file (docs/thresholds.md)
   rpcload report A.json [...] [--html FILE]  the text report again, or an HTML page with plots
+  rpcload kubernetes --shards N --image IMAGE [flags] -- run TARGET [flags]
+                               Kubernetes manifests of one test over N pods, merged (deploy/kubernetes/)
   rpcload version
 
 Run "rpcload COMMAND --help" for a command's flags and examples.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -54,6 +55,8 @@ type runFlags struct {
 	interval        time.Duration
 	quiet           bool
 	shard           string
+	shardCount      int    // with shardIndexEnv: --shard's n
+	shardIndexEnv   string // the variable holding --shard's i - 1 (Kubernetes' JOB_COMPLETION_INDEX)
 	startAt         string
 	html            string
 	gate            gateFlags      // registered by run only, not by the demo
@@ -100,6 +103,8 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.interval, "interval", time.Second, "time-series and progress interval")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines on stderr")
 	fs.StringVar(&f.shard, "shard", "", "run part i of n instances that share the load: i/n (1-based) takes 1/n of the rate and its own id range")
+	fs.IntVar(&f.shardCount, "shard-count", 0, "with --shard-index-env: n, the number of shards (instead of --shard i/n)")
+	fs.StringVar(&f.shardIndexEnv, "shard-index-env", "", "take the shard's i from this environment variable, counted from 0 as Kubernetes' JOB_COMPLETION_INDEX is (with --shard-count)")
 	fs.StringVar(&f.startAt, "start-at", "", "start the schedule at this wall-clock time (RFC 3339), after connecting: shards start together")
 	fs.StringVar(&f.html, "html", "", "also write the report as a self-contained HTML page with plots to this file")
 }
@@ -161,6 +166,9 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 	if f.interval <= 0 {
 		return c, usagef("--interval must be positive (got %s)", f.interval)
 	}
+	if err := f.shardFromEnv(fs, os.Getenv); err != nil {
+		return c, err
+	}
 	openParams, err := f.prof.apply(fs, &c, &f.scen)
 	if err != nil {
 		return c, err
@@ -179,6 +187,32 @@ func (f *runFlags) configTarget(fs *pflag.FlagSet, parse func() (transport.Targe
 		return c, cli.UsageError{Err: err}
 	}
 	return c, nil
+}
+
+// shardFromEnv sets --shard from --shard-count and the index in the
+// variable --shard-index-env names, so that the pods of a Kubernetes
+// Indexed Job run their shards without a shell to compute i/n.
+func (f *runFlags) shardFromEnv(fs *pflag.FlagSet, getenv func(string) string) error {
+	switch {
+	case f.shardIndexEnv == "" && !fs.Changed("shard-count"):
+		return nil
+	case f.shardIndexEnv == "" || !fs.Changed("shard-count"):
+		return usagef("--shard-count and --shard-index-env go together (or give --shard i/n)")
+	case fs.Changed("shard"):
+		return usagef("--shard-index-env replaces --shard: give one or the other")
+	case f.shardCount < 1:
+		return usagef("--shard-count must be at least 1 (got %d)", f.shardCount)
+	}
+	v := getenv(f.shardIndexEnv)
+	i, err := strconv.Atoi(v)
+	switch {
+	case v == "":
+		return usagef("--shard-index-env %s: the variable is not set", f.shardIndexEnv)
+	case err != nil || i < 0 || i >= f.shardCount:
+		return usagef("--shard-index-env %s: %q is not an index from 0 to %d (--shard-count %d)", f.shardIndexEnv, v, f.shardCount-1, f.shardCount)
+	}
+	f.shard = fmt.Sprintf("%d/%d", i+1, f.shardCount)
+	return nil
 }
 
 // setting is how the user wrote the setting whose flag is key: its flag,
@@ -233,9 +267,11 @@ before the --.`,
 	},
 }
 
-func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, err error) {
+// newRunFlagSet is the flag set of rpcload run with every flag group
+// registered; rpcload kubernetes checks the shards' command line with it.
+func newRunFlagSet(stdout, stderr io.Writer) (*pflag.FlagSet, *runFlags) {
 	fs := newFlagSet("run", runHelp, stdout, stderr)
-	var f runFlags
+	f := new(runFlags)
 	f.register(fs)
 	f.prof.register(fs)
 	f.scen.register(fs)
@@ -244,11 +280,16 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 	f.live.register(fs)
 	f.mal.register(fs)
 	f.serve.register(fs)
+	return fs, f
+}
+
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code int, err error) {
+	fs, f := newRunFlagSet(stdout, stderr)
 	if err := parseFlags(fs, args); err != nil {
 		return helpExit(err)
 	}
 	// From here on, a shard serving its result serves how the run ended.
-	if err := f.serve.start(fs, &f, stderr); err != nil {
+	if err := f.serve.start(fs, f, stderr); err != nil {
 		return exitUsage, err
 	}
 	defer func() { code, err = f.serve.finish(ctx, code, err, stderr) }()
@@ -258,20 +299,20 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 	if err := f.gate.parse(); err != nil {
 		return exitUsage, err
 	}
-	if err := f.live.defaults(fs, &f); err != nil {
+	if err := f.live.defaults(fs, f); err != nil {
 		return exitUsage, err
 	}
 	if err := f.secret.Check(); err != nil {
 		return exitUsage, err
 	}
 	var cfg engine.Config
-	fileTarget, fileCommand, err := f.scen.load(fs, &f)
+	fileTarget, fileCommand, err := f.scen.load(fs, f)
 	if err != nil {
 		return exitUsage, err
 	}
 	cli.InstallSecrets(stdout, stderr, f.secrets(fs, fileTarget))
 	if len(f.targets.urls) > 0 || f.targets.changed(fs) {
-		return f.targets.run(ctx, fs, &f, stdout, stderr) // refuses a TARGET or a command given as well
+		return f.targets.run(ctx, fs, f, stdout, stderr) // refuses a TARGET or a command given as well
 	}
 	cfg, err = f.targetConfig(fs, fileTarget, fileCommand)
 	if err != nil {
@@ -280,7 +321,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 	if f.scen.dryRun > 0 {
 		return f.scen.dryRunTo(cfg, stdout)
 	}
-	return execute(ctx, cfg, &f, stdout, stderr)
+	return execute(ctx, cfg, f, stdout, stderr)
 }
 
 // targetConfig builds the run's config for the target of the command line

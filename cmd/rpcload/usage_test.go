@@ -189,6 +189,7 @@ func TestSubcommandHelp(t *testing.T) {
 		{args: []string{"merge"}, has: []string{"usage: rpcload merge", "-o, --output"}},
 		{args: []string{"check"}, has: []string{"usage: rpcload check", "--threshold"}},
 		{args: []string{"report"}, has: []string{"usage: rpcload report", "--html"}},
+		{args: []string{"kubernetes"}, has: []string{"usage: rpcload kubernetes --shards N --image IMAGE", "--start-in", "--pod-monitor"}, hasNot: []string{"--max-inflight"}},
 		{args: []string{"scenario"}, has: []string{"usage: rpcload scenario from-openrpc", "rpcload scenario from-mcp"}, noFlags: true},
 		{args: []string{"scenario", "from-openrpc"}, has: []string{"usage: rpcload scenario from-openrpc FILE", "--discover"}, hasNot: []string{"--mcp-era", "Usage of"}},
 		{args: []string{"scenario", "from-mcp"}, has: []string{"usage: rpcload scenario from-mcp TARGET", "--mcp-era"}, hasNot: []string{"--discover", "Usage of"}},

@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// maxStartWait bounds how far in the future --start-at may be.
-const maxStartWait = 24 * time.Hour
+// MaxStartWait bounds how far in the future --start-at may be (a shard
+// waits for it with its connections open).
+const MaxStartWait = 24 * time.Hour
 
 // waitStart blocks until at (wall clock), or until ctx ends. A start time
 // already past is no wait; the caller reports how late the start was.
@@ -16,8 +17,8 @@ func waitStart(done <-chan struct{}, at time.Time, now func() time.Time) error {
 	if d <= 0 {
 		return nil
 	}
-	if d > maxStartWait {
-		return fmt.Errorf("--start-at %s is more than %s away", at.Format(time.RFC3339), maxStartWait)
+	if d > MaxStartWait {
+		return fmt.Errorf("--start-at %s is more than %s away", at.Format(time.RFC3339), MaxStartWait)
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -79,7 +79,7 @@ func ExportGo(findingsDir, outDir string) ([]Exported, error) {
 		if err := stats.WriteFileAtomic(file, fuzzcase.MarshalGoCorpus(fuzzcase.Encode(c))); err != nil {
 			return out, fmt.Errorf("export-go: %w", err)
 		}
-		line := "(cd " + shellQuote(pkgDir) + " && go test -run '^" + target + "$/^" + f.ID + "$' .)"
+		line := "(cd " + ShellQuote(pkgDir) + " && go test -run '^" + target + "$/^" + f.ID + "$' .)"
 		f.GoTest = line
 		f.Reproduce = slices.DeleteFunc(f.Reproduce, func(r string) bool { return strings.Contains(r, " go test -run ") })
 		f.Reproduce = append(f.Reproduce, line)
@@ -160,7 +160,7 @@ func ImportGo(goCorpusDir, outDir string, target *TargetInfo, opts native.Option
 		}
 		dir := filepath.Join(outDir, id)
 		f.Dir = dir
-		f.Reproduce = []string{"rpcfuzz replay " + shellQuote(dir) + " --target URL (or -- COMMAND)"}
+		f.Reproduce = []string{"rpcfuzz replay " + ShellQuote(dir) + " --target URL (or -- COMMAND)"}
 		if err := writeFindingDir(dir, f, c, nil); err != nil {
 			return out, fmt.Errorf("import-go: %w", err)
 		}

@@ -139,8 +139,8 @@ func TestPrintfReproducer(t *testing.T) {
 		t.Errorf("printf printed %q, want %q", out, in)
 	}
 	for s, want := range map[string]string{"abc/d.json": "abc/d.json", "a b": "'a b'", "it's": `'it'\''s'`, "": "''"} {
-		if got := shellQuote(s); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", s, got, want)
+		if got := ShellQuote(s); got != want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", s, got, want)
 		}
 	}
 }

@@ -18,7 +18,7 @@ const printfMax = 512
 // rpcfuzz replay, then curl for HTTP, nc for sockets, websocat for
 // WebSocket, or the command itself for a child process.
 func reproducers(t transport.Target, dir string, c mutate.Case) []string {
-	out := []string{"rpcfuzz replay " + shellQuote(dir)}
+	out := []string{"rpcfuzz replay " + ShellQuote(dir)}
 	input := filepath.Join(dir, "input.bin")
 	switch t.Scheme {
 	case transport.HTTP, transport.HTTPS:
@@ -27,14 +27,14 @@ func reproducers(t transport.Target, dir string, c mutate.Case) []string {
 			if i > 0 {
 				file = filepath.Join(dir, "input-"+strconv.Itoa(i+1)+".bin")
 			}
-			out = append(out, "curl -sS -H 'Content-Type: application/json' --data-binary @"+shellQuote(file)+" "+shellQuote(t.URL))
+			out = append(out, "curl -sS -H 'Content-Type: application/json' --data-binary @"+ShellQuote(file)+" "+ShellQuote(t.URL))
 		}
 		return out
 	case transport.WS, transport.WSS:
-		return append(out, "websocat "+shellQuote(t.URL)+" < "+shellQuote(input))
+		return append(out, "websocat "+ShellQuote(t.URL)+" < "+ShellQuote(input))
 	}
 	data := streamBytes(t.Framing.String(), c)
-	feed := "cat " + shellQuote(input)
+	feed := "cat " + ShellQuote(input)
 	if len(data) <= printfMax {
 		feed = "printf '" + printfEscape(data) + "'"
 	}
@@ -44,13 +44,13 @@ func reproducers(t transport.Target, dir string, c mutate.Case) []string {
 		if err != nil {
 			return out
 		}
-		out = append(out, feed+" | nc "+shellQuote(host)+" "+port)
+		out = append(out, feed+" | nc "+ShellQuote(host)+" "+port)
 	case transport.Unix, transport.UnixLSP:
-		out = append(out, feed+" | nc -U "+shellQuote(t.Addr))
+		out = append(out, feed+" | nc -U "+ShellQuote(t.Addr))
 	case transport.Stdio:
 		quoted := make([]string, len(t.Command))
 		for i, a := range t.Command {
-			quoted[i] = shellQuote(a)
+			quoted[i] = ShellQuote(a)
 		}
 		out = append(out, feed+" | "+strings.Join(quoted, " "))
 	}
@@ -84,8 +84,9 @@ func printfEscape(b []byte) string {
 	return s.String()
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
+// ShellQuote quotes s for a POSIX shell when it needs it (reproducers, and
+// the command line rpcload kubernetes records in its manifests).
+func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@,+") == "" {
 		return s
 	}

@@ -12,13 +12,19 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/ from the output")
+var update = flag.Bool("update", false, "rewrite the golden files (testdata/, and the examples CheckFile names) from the output")
 
 // Check compares got with testdata/name (rewriting it first under -update)
 // and fails t, showing got, when they differ.
 func Check(t testing.TB, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
+	CheckFile(t, filepath.Join("testdata", name), got)
+}
+
+// CheckFile is Check for a golden file elsewhere than testdata/, such as
+// an example the docs show.
+func CheckFile(t testing.TB, path string, got []byte) {
+	t.Helper()
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

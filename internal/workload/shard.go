@@ -18,9 +18,9 @@ type Shard struct {
 	Count int // 0: not sharded
 }
 
-// maxShards bounds n so that each shard's id range (2^40 ids) stays below
+// MaxShards bounds n so that each shard's id range (2^40 ids) stays below
 // 2^53, the integers every JSON parser reads exactly.
-const maxShards = 8192
+const MaxShards = 8192
 
 // shardIDSpan is the id range each shard hands out from.
 const shardIDSpan = 1 << 40
@@ -83,8 +83,8 @@ func (c *Plan) applyShard() error {
 	switch {
 	case s.Count == 0 && s.Index == 0:
 		return nil
-	case s.Count < 1 || s.Count > maxShards:
-		return fmt.Errorf("%s i/n: n must be between 1 and %d (got %d)", c.Name(keyShard), maxShards, s.Count)
+	case s.Count < 1 || s.Count > MaxShards:
+		return fmt.Errorf("%s i/n: n must be between 1 and %d (got %d)", c.Name(keyShard), MaxShards, s.Count)
 	case s.Index < 1 || s.Index > s.Count:
 		return fmt.Errorf("%s i/n: i must be between 1 and n=%d (got %d)", c.Name(keyShard), s.Count, s.Index)
 	}
