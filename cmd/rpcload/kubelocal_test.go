@@ -84,10 +84,11 @@ func startLocal(t *testing.T, o kube.Options) *localRun {
 	r := &localRun{out: &lockedBuffer{}, result: filepath.Join(results, "total.json")}
 	var urls []string
 	for i := range o.Shards {
-		addr := clitest.FreeAddr(t)
+		// The pod's IP, bracketed as the manifests give it.
+		addr, metrics := clitest.FreeAddr(t), clitest.FreeAddr(t)
 		args := strings.Join(containers["rpcload"][1:], "\x00")
-		args = strings.ReplaceAll(args, fmt.Sprintf("[$(POD_IP)]:%d", o.ResultPort), addr)
-		args = strings.ReplaceAll(args, fmt.Sprintf("[$(POD_IP)]:%d", o.MetricsPort), clitest.FreeAddr(t))
+		args = strings.ReplaceAll(args, fmt.Sprintf("[$(POD_IP)]:%d", o.ResultPort), strings.Replace(addr, "127.0.0.1", "[127.0.0.1]", 1))
+		args = strings.ReplaceAll(args, fmt.Sprintf("[$(POD_IP)]:%d", o.MetricsPort), strings.Replace(metrics, "127.0.0.1", "[127.0.0.1]", 1))
 		cmd := exec.CommandContext(ctx, bin, strings.Split(args, "\x00")...)
 		cmd.Env = append(os.Environ(), kube.IndexEnv+"="+strconv.Itoa(i))
 		var errs bytes.Buffer
