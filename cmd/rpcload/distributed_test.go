@@ -21,6 +21,7 @@ import (
 	"github.com/rpcload/rpcload/cmd/internal/clitest"
 	"github.com/rpcload/rpcload/internal/shardhttp"
 	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/testsrv"
 )
 
 // The distributed protocol on one machine: shards of one run, each
@@ -428,5 +429,70 @@ func TestMergeMissingAndUpload(t *testing.T) {
 	code, _, stderr = merge("--from", clitest.FreeAddr(t), "--wait", "1s")
 	if code != exitIncomplete || !strings.Contains(stderr, "did not answer within 1s") || time.Since(start) > 10*time.Second {
 		t.Errorf("--from an address where nothing answers: exit %d after %s\n%s", code, time.Since(start), stderr)
+	}
+}
+
+// TestServeResultServesTheFile: a shard's /result is its -o file byte for
+// byte; acknowledged, the shard exits with the run's code at once; with
+// no merger, it exits at --serve-result-timeout.
+func TestServeResultServesTheFile(t *testing.T) {
+	_, _, tcpURL := startServer(t, testsrv.Config{})
+	out := filepath.Join(t.TempDir(), "part.json")
+	addr := clitest.FreeAddr(t)
+	type exit struct {
+		code   int
+		stderr string
+	}
+	done := make(chan exit, 1)
+	go func() {
+		var stdout, stderr bytes.Buffer
+		code := realMain([]string{"run", tcpURL, "--method", "echo", "-n", "20", "--rate", "200", "-q", "-o", out, "--shard", "1/1",
+			"--serve-result", addr, "--serve-result-timeout", "1m"}, &stdout, &stderr)
+		done <- exit{code, stderr.String()}
+	}()
+	client := shardhttp.NewHTTPClient(2 * time.Second)
+	base := "http://" + addr
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		st, err := client.Status(context.Background(), base)
+		if err == nil && st.State == shardhttp.Done {
+			if *st.ExitCode != exitOK || st.Shard != "1/1" {
+				t.Errorf("status %+v; want shard 1/1 done, exit 0", st)
+			}
+			break
+		}
+		if err == nil && st.State == shardhttp.Failed || time.Now().After(deadline) {
+			t.Fatalf("the run was not done within 20s: %+v, %v", st, err)
+		}
+	}
+	data, etag, err := client.Result(context.Background(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(data, file) {
+		t.Errorf("/result is %d bytes, not the %d bytes of the -o file", len(data), len(file))
+	}
+	if err := client.Ack(context.Background(), base, etag); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case e := <-done:
+		if e.code != exitOK || !strings.Contains(e.stderr, "acknowledged the result") {
+			t.Errorf("exit %d; want 0 after the acknowledgement\n%s", e.code, e.stderr)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("still waiting 20s after the acknowledgement")
+	}
+
+	// No merger: the wait ends at the timeout.
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := realMain([]string{"run", tcpURL, "--method", "echo", "-n", "5", "--rate", "100", "-q",
+		"--serve-result", "127.0.0.1:0", "--serve-result-timeout", "300ms"}, &stdout, &stderr)
+	if code != exitOK || time.Since(start) < 300*time.Millisecond || !strings.Contains(stderr.String(), "no merger acknowledged the result within 300ms; exiting") {
+		t.Errorf("exit %d after %s; want 0 after the 300ms wait\n%s", code, time.Since(start), &stderr)
 	}
 }

@@ -123,10 +123,13 @@ func (s *serveResultFlags) finish(ctx context.Context, code int, err error, stde
 		what, state = "learn of the failure", "failure"
 	}
 	fmt.Fprintf(stderr, "rpcload: waiting up to %s for a merger to %s from http://%s (--serve-result)\n", s.timeout, what, s.srv.Addr())
-	if by := s.srv.Wait(ctx, s.timeout); by != "" {
+	switch by := s.srv.Wait(ctx, s.timeout); {
+	case by != "":
 		fmt.Fprintf(stderr, "rpcload: %s acknowledged the %s\n", by, state)
-	} else {
-		fmt.Fprintf(stderr, "rpcload: no merger acknowledged the %s; exiting\n", state)
+	case ctx.Err() != nil:
+		fmt.Fprintf(stderr, "rpcload: interrupted while waiting for a merger; exiting\n")
+	default:
+		fmt.Fprintf(stderr, "rpcload: no merger acknowledged the %s within %s; exiting\n", state, s.timeout)
 	}
 	return code, err
 }
