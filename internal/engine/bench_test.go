@@ -81,7 +81,7 @@ func (p *requestPath) once(now int64) {
 	p.seq++
 	t := tick{seq: p.seq, intended: now, call: pick(p.r, p.seq)}
 	p.r.inflight.Add(int64(p.r.calls[t.call].weight))
-	p.buf, p.ids, _ = p.r.encodeTick(&p.o, p.tb, p.wrec, &p.cc, p.g, p.buf, p.ids[:0], t)
+	p.buf, p.ids, _ = p.r.encodeTick(&p.o, p.tb, p.wrec, &p.cc, p.g, nil, p.buf, p.ids[:0], t)
 	var m wire.Message
 	wire.Scan(p.buf, &m)
 	p.reply = append(p.reply[:0], `{"jsonrpc":"2.0","id":`...)
@@ -309,7 +309,7 @@ func BenchmarkGenerateEthereumMix(b *testing.B) {
 	for b.Loop() {
 		p.seq++
 		t := tick{seq: p.seq, call: pick(p.r, p.seq)}
-		p.buf, p.ids, _ = p.r.encodeTick(&p.o, p.tb, p.wrec, &p.cc, p.g, p.buf, p.ids[:0], t)
+		p.buf, p.ids, _ = p.r.encodeTick(&p.o, p.tb, p.wrec, &p.cc, p.g, nil, p.buf, p.ids[:0], t)
 		for _, id := range p.ids {
 			p.tb.Forget(id)
 		}

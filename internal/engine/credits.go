@@ -173,6 +173,118 @@ func (c *credits) take(dst []int64, limit int) []int64 {
 	return dst
 }
 
+// makePools gives each of slots its part of the closed loop's credits,
+// which came back at the start of the schedule (the run clock's zero), and
+// returns the most each slot may ever hold.
+func (r *run) makePools(slots int) (peak []int) {
+	weight := r.cfg.MaxWeight()
+	start := shares(r.pool, slots, weight)
+	peak = shares(r.limit, slots, weight)
+	r.pools = make([]*credits, slots)
+	for i := range r.pools {
+		r.pools[i] = newCredits(start[i], peak[i], 0)
+	}
+	return peak
+}
+
+// creditTicker makes a slot's closed-loop ticks from its credits, in the
+// goroutine that sends them (a stream's writer, an HTTP worker): no
+// dispatcher, and no channel operation per request.
+type creditTicker struct {
+	r    *run
+	pool *credits
+	g    *paramGen
+	// The credits taken and not yet used (their return times; the next
+	// tick needs more of them than there were), the next tick if it is
+	// waiting for credits, and this slot's block of tick numbers.
+	times       []int64
+	next        tick
+	hasNext     bool
+	kNext, kEnd uint64
+	maxWeight   int // the heaviest call's elements
+}
+
+func newCreditTicker(r *run, pool *credits, g *paramGen, limit int) creditTicker {
+	w := r.cfg.MaxWeight()
+	return creditTicker{r: r, pool: pool, g: g, times: make([]int64, 0, max(limit, w)), maxWeight: w}
+}
+
+// fill appends to batch as many ticks as the credits in hand pay for, up
+// to limit, and returns it. A tick's intended time is when the last of its
+// credits came back. ended reports that sending ended while it waited for
+// a --max-rate token.
+func (c *creditTicker) fill(batch []tick, limit int) (_ []tick, ended bool) {
+	r := c.r
+	// (Credits for the heaviest call at least: the next tick, not drawn
+	// yet, may be a batch; those it does not use wait in times.)
+	need := max(limit, c.maxWeight)
+	if need > len(c.times) {
+		c.times = c.pool.take(c.times, need-len(c.times))
+	}
+	used, admitted, made := 0, 0, 0
+fill:
+	for made < limit {
+		if !c.hasNext {
+			c.next, c.hasNext = c.nextTick(), true
+		}
+		if r.cfg.Beyond(c.next.seq) {
+			break // --requests: this slot makes no more ticks
+		}
+		n := r.calls[c.next.call].weight
+		if len(c.times)-used < n {
+			break
+		}
+		intended := c.times[used]
+		for _, at := range c.times[used+1 : used+n] {
+			intended = max(intended, at)
+		}
+		if r.maxRate != nil {
+			// --max-rate: the first tick of a write waits for its
+			// token, the others go along only if theirs is there. The
+			// wait is the cap's, not the server's: the tick is
+			// intended when it has its token.
+			switch {
+			case made > 0 && !r.maxRate.Allow():
+				break fill
+			case made == 0 && r.maxRate.Wait(r.sending) != nil:
+				return batch, true // no token before sending ends
+			}
+			intended = max(intended, r.now())
+		}
+		used += n
+		admitted += n
+		c.next.intended = intended
+		batch = append(batch, c.next)
+		made++
+		c.hasNext = false
+		if r.countDone != nil && r.countLeft.Add(-1) == 0 {
+			close(r.countDone) // the last tick of the count: sending can end
+		}
+	}
+	c.times = c.times[:copy(c.times, c.times[used:])]
+	if made > 0 {
+		r.admit(int64(admitted))
+	}
+	return batch, false
+}
+
+// nextTick numbers and picks the next tick this slot makes. Tick numbers
+// are taken from the run's count in blocks (the credits in hand), so the
+// slots rarely touch the shared counter; the call and its params depend
+// on the number alone, whichever slot sends it.
+func (c *creditTicker) nextTick() tick {
+	r := c.r
+	if c.kNext == c.kEnd {
+		n := uint64(max(1, len(c.times)))
+		c.kEnd = r.closedK.Add(n) + 1
+		c.kNext = c.kEnd - n
+	}
+	k := c.kNext
+	c.kNext++
+	seq := r.cfg.Shard.Seq(k)
+	return tick{seq: seq, call: r.cfg.Pick(c.g.pickPCG, c.g.pickRnd, seq)}
+}
+
 // grant adds k credits at time at (a stage raised the target); each first
 // cancels a retirement not yet carried out.
 func (c *credits) grant(k int, at int64) {

@@ -47,6 +47,6 @@ type dryEncoder struct {
 
 // Encode encodes the tick of call for sequence number seq.
 func (e *dryEncoder) Encode(seq uint64, call uint16) ([]byte, bool) {
-	e.msg, e.ids, _ = e.r.encodeTick(&e.o, e.tb, e.rec, &e.cc, e.g, e.msg, e.ids[:0], tick{seq: seq, call: call})
+	e.msg, e.ids, _ = e.r.encodeTick(&e.o, e.tb, e.rec, &e.cc, e.g, nil, e.msg, e.ids[:0], tick{seq: seq, call: call})
 	return e.msg, !e.stopped
 }

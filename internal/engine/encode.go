@@ -61,10 +61,10 @@ func (o *outgoing) ids() (first uint64, n int) { return o.st.First(), o.st.Len()
 // (HTTP, the dry run). It returns the message (empty when nothing is to be
 // sent), the ids it registered appended to ids, and whether any reply is
 // expected.
-func (r *run) encodeTick(o *outgoing, tb *pending.Table, rec *stats.Recorder, cc *connCounters, g *paramGen, msg []byte, ids []uint64, t tick) ([]byte, []uint64, bool) {
+func (r *run) encodeTick(o *outgoing, tb *pending.Table, rec *stats.Recorder, cc *connCounters, g *paramGen, pool *credits, msg []byte, ids []uint64, t tick) ([]byte, []uint64, bool) {
 	o.begin(tb, r.calls[t.call].weight)
 	msg = r.prepare(o, nil, rec, cc, g, msg, t)
-	r.commit(o, rec, g, nil, r.now())
+	r.commit(o, rec, g, pool, r.now())
 	first, n := o.ids()
 	for k := range n {
 		ids = append(ids, first+uint64(k))

@@ -73,6 +73,11 @@ func (d *httpDriver) start(ctx context.Context) error {
 	if d.r.cfg.Batch > 1 {
 		d.probeEmptyBatchHTTP(ctx)
 	}
+	if d.r.limit > 0 && !d.pipelined() {
+		// Closed loop: each worker makes its own ticks from its part of
+		// the credits, as a stream slot's writer does.
+		d.r.makePools(d.workers())
+	}
 	return nil
 }
 
@@ -102,19 +107,23 @@ func (d *httpDriver) workers() int {
 
 func (d *httpDriver) serve() {
 	var wg sync.WaitGroup
-	for range d.workers() {
+	for i := range d.workers() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if d.r.cfg.Pipeline > 1 && d.h2 == nil {
+			if d.pipelined() {
 				d.workPipelined()
 			} else {
-				d.work()
+				d.work(i)
 			}
 		}()
 	}
 	wg.Wait()
 }
+
+// pipelined reports whether the workers pipeline their POSTs (--pipeline
+// over HTTP/1.1).
+func (d *httpDriver) pipelined() bool { return d.r.cfg.Pipeline > 1 && d.h2 == nil }
 
 func (d *httpDriver) close() {
 	d.stopNow()
@@ -237,7 +246,7 @@ func (p *poster) close() {
 	}
 }
 
-func (d *httpDriver) work() {
+func (d *httpDriver) work(i int) {
 	r := d.r
 	// One request is in flight per worker, but entries whose reply carried
 	// another id stay until the sweeper times them out, so the table may
@@ -261,13 +270,22 @@ func (d *httpDriver) work() {
 	defer p.close()
 	post := p.post
 	var o outgoing
-	for t := range r.ticks {
+	next := d.nextTick
+	if r.pools != nil {
+		j.pool = r.pools[i]
+		next = d.tickFromCredits(newCreditTicker(r, j.pool, g, 1))
+	}
+	for {
+		t, ok := next()
+		if !ok {
+			return
+		}
 		if r.pastCutoff() {
-			r.dropLate(rec, nil, t)
+			r.dropLate(rec, j.pool, t)
 			continue
 		}
 		var expectReply bool
-		body, ids, expectReply = r.encodeTick(&o, tb, rec, &counters, g, body, ids[:0], t)
+		body, ids, expectReply = r.encodeTick(&o, tb, rec, &counters, g, j.pool, body, ids[:0], t)
 		if len(body) == 0 {
 			continue
 		}
@@ -278,6 +296,44 @@ func (d *httpDriver) work() {
 			err = errLate
 		}
 		d.outcome(&j, tb, ids, expectReply, reply, err, now)
+	}
+}
+
+// nextTick takes the next tick from the dispatcher: false once sending
+// has ended and every tick queued has been taken.
+func (d *httpDriver) nextTick() (tick, bool) {
+	t, ok := <-d.r.ticks
+	return t, ok
+}
+
+// tickFromCredits makes a worker's ticks itself from its credits (closed
+// loop): each reply gives its credit back to the worker that sends the
+// next request, with no dispatcher goroutine to wake in between. It waits
+// while the worker has none (a stage lowered the concurrency), and says
+// false once sending has ended.
+func (d *httpDriver) tickFromCredits(ct creditTicker) func() (tick, bool) {
+	r := d.r
+	batch := make([]tick, 0, 1)
+	return func() (tick, bool) {
+		for {
+			select {
+			case <-r.sendDone:
+				return tick{}, false
+			default:
+			}
+			var ended bool
+			if batch, ended = ct.fill(batch[:0], 1); ended {
+				return tick{}, false
+			}
+			if len(batch) > 0 {
+				return batch[0], true
+			}
+			select {
+			case <-ct.pool.wake:
+			case <-r.sendDone:
+				return tick{}, false
+			}
+		}
 	}
 }
 
@@ -311,13 +367,13 @@ func (d *httpDriver) outcome(j *judge, tb *pending.Table, ids []uint64, expectRe
 		if kind == stats.TransportError {
 			r.noteTransportError(err)
 		}
-		r.settle(tb, rec, ids, kind)
+		r.settle(tb, rec, ids, kind, j.pool, now)
 		return
 	}
 	d.judgeBody(j, tb, reply, now)
 	// No other reply can come for a request the body did not answer:
 	// it counts as a timeout now rather than after --timeout.
-	r.settle(tb, rec, ids, stats.Timeout)
+	r.settle(tb, rec, ids, stats.Timeout, j.pool, now)
 }
 
 // failKind is how a request whose POST failed with err is counted.
@@ -332,15 +388,16 @@ func (r *run) failKind(err error) stats.Kind {
 }
 
 // settle ends the requests of one POST that are still pending, all as
-// kind, and returns how many there were. Over HTTP a request that timed
+// kind at time now, giving their slots back to pool (nil: the run's
+// tokens), and returns how many there were. Over HTTP a request that timed
 // out is given up with its POST: it stays in the gauges as timed out and
 // unanswered, since no late reply can come for it.
-func (r *run) settle(tb *pending.Table, rec *stats.Recorder, ids []uint64, kind stats.Kind) int {
+func (r *run) settle(tb *pending.Table, rec *stats.Recorder, ids []uint64, kind stats.Kind, pool *credits, now int64) int {
 	n := 0
 	for _, id := range ids {
 		if e, ok := tb.Forget(id); ok {
 			rec.Record(stats.Sample{Kind: kind, Method: e.Method, Warmup: r.warm(e.Intended)})
-			r.done()
+			r.release(pool, 1, now)
 			n++
 		}
 	}

@@ -384,7 +384,7 @@ func (d *mcpHTTPDriver) work(w int) {
 			continue
 		}
 		var expectReply bool
-		body, ids, expectReply = r.encodeTick(&o, tb, rec, &counters, g, body, ids[:0], t)
+		body, ids, expectReply = r.encodeTick(&o, tb, rec, &counters, g, nil, body, ids[:0], t)
 		if len(body) == 0 {
 			continue
 		}
@@ -444,7 +444,7 @@ func (d *mcpHTTPDriver) settle(tb *pending.Table, rec *stats.Recorder, ids []uin
 		// Closing the response stream is Streamable HTTP's cancellation.
 		kind = stats.Timeout
 	}
-	n := r.settle(tb, rec, ids, kind)
+	n := r.settle(tb, rec, ids, kind, nil, 0)
 	switch {
 	case n == 0:
 	case kind == stats.TransportError:

@@ -71,7 +71,7 @@ func (d *httpDriver) workPipelined() {
 				continue
 			}
 			slot := &pp.q[(pp.head+pp.n+queued)%depth]
-			body, slot.ids, slot.expectReply = r.encodeTick(&o, tb, j.rec, &counters, g, body, slot.ids[:0], t)
+			body, slot.ids, slot.expectReply = r.encodeTick(&o, tb, j.rec, &counters, g, nil, body, slot.ids[:0], t)
 			if len(body) == 0 {
 				continue
 			}
@@ -162,7 +162,7 @@ func (pp *pipe) lose(err error, first *pipelined) {
 	for pp.n > 0 {
 		h := &pp.q[pp.head]
 		if len(h.ids) > 0 {
-			lost += r.settle(pp.tb, pp.j.rec, h.ids, kind)
+			lost += r.settle(pp.tb, pp.j.rec, h.ids, kind, nil, 0)
 		} else {
 			pp.j.rec.Record(stats.Sample{Kind: stats.TransportError}) // notifications only, as a failed POST of them
 		}

@@ -152,9 +152,6 @@ func (r *run) resetClock() {
 	r.epoch = t
 }
 
-// done releases one in-flight slot (and, in closed loop over HTTP, one token).
-func (r *run) done() { r.release(nil, 1, 0) }
-
 // warm reports whether a request scheduled at intended (run clock) belongs
 // to the warm-up, whose samples are counted apart.
 func (r *run) warm(intended int64) bool { return intended < r.warmEnd }

@@ -116,18 +116,7 @@ func (d *streamDriver) abandon(sc *streamConn) {
 
 func (d *streamDriver) start(ctx context.Context) error {
 	if r := d.r; r.limit > 0 {
-		// Closed loop: each slot gets its part of the credits, which came
-		// back at the start of the schedule (the run clock's zero).
-		weight := 1
-		for _, c := range r.cfg.Calls {
-			weight = max(weight, c.Batch)
-		}
-		start := shares(r.pool, r.cfg.Conns, weight)
-		d.peak = shares(r.limit, r.cfg.Conns, weight)
-		r.pools = make([]*credits, r.cfg.Conns)
-		for i := range r.pools {
-			r.pools[i] = newCredits(start[i], d.peak[i], 0)
-		}
+		d.peak = r.makePools(r.cfg.Conns)
 	}
 	for i := range d.r.cfg.Conns {
 		sc, err := d.dial(ctx, i)
@@ -201,14 +190,9 @@ type streamWriter struct {
 	nextDial     time.Time
 	deadline     time.Time // the write deadline last set
 	deadlineFrom int64     // run-clock time it was computed at
-	// Closed loop: the credits taken and not yet used (their return times;
-	// the next tick needs more of them than there were), the next tick if
-	// it is waiting for credits, and this writer's block of tick numbers.
-	pool        *credits
-	times       []int64
-	next        tick
-	hasNext     bool
-	kNext, kEnd uint64
+	// Closed loop: the slot's credits, and the ticks made from them.
+	pool   *credits
+	ticker creditTicker
 	// baton is held by whoever runs this writer: its own goroutine, except
 	// while it is parked, when the slot's reader may run a step (handoff).
 	baton sync.Mutex
@@ -220,7 +204,7 @@ func (d *streamDriver) write(i int) {
 	w := &streamWriter{d: d, i: i, rec: r.agg.NewRecorder(), g: r.newParamGen(), msg: make([]byte, 0, 1024), batch: make([]tick, 0, writeCoalesce)}
 	if r.pools != nil {
 		w.pool = r.pools[i]
-		w.times = make([]int64, 0, writeCoalesce)
+		w.ticker = newCreditTicker(r, w.pool, w.g, writeCoalesce)
 		if d.peak[i] == 1 && r.maxRate == nil {
 			// One request in flight on the slot: the reader that settles
 			// its reply sends the next request itself (credits.handoff).
@@ -383,81 +367,11 @@ func (w *streamWriter) step() {
 }
 
 // fill makes as many ticks as the credits in hand pay for (up to
-// writeCoalesce) into the batch: made reports whether it holds any. A
-// tick's intended time is when the last of its credits came back. ended
-// reports that sending ended while it waited for a --max-rate token.
+// writeCoalesce) into the batch: made reports whether it holds any; ended
+// that sending ended while it waited for a --max-rate token.
 func (w *streamWriter) fill() (made, ended bool) {
-	r := w.d.r
-	w.batch = w.batch[:0]
-	need := writeCoalesce
-	if w.hasNext {
-		need = max(need, r.calls[w.next.call].weight)
-	}
-	if need > len(w.times) {
-		w.times = w.pool.take(w.times, need-len(w.times))
-	}
-	used, admitted := 0, 0
-fill:
-	for len(w.batch) < writeCoalesce {
-		if !w.hasNext {
-			w.next, w.hasNext = w.nextTick(), true
-		}
-		if r.cfg.Beyond(w.next.seq) {
-			break // --requests: this writer makes no more ticks
-		}
-		n := r.calls[w.next.call].weight
-		if len(w.times)-used < n {
-			break
-		}
-		intended := w.times[used]
-		for _, at := range w.times[used+1 : used+n] {
-			intended = max(intended, at)
-		}
-		if r.maxRate != nil {
-			// --max-rate: the first tick of a write waits for its
-			// token, the others go along only if theirs is there. The
-			// wait is the cap's, not the server's: the tick is
-			// intended when it has its token.
-			switch {
-			case len(w.batch) > 0 && !r.maxRate.Allow():
-				break fill
-			case len(w.batch) == 0 && r.maxRate.Wait(r.sending) != nil:
-				return false, true // no token before sending ends
-			}
-			intended = max(intended, r.now())
-		}
-		used += n
-		admitted += n
-		w.next.intended = intended
-		w.batch = append(w.batch, w.next)
-		w.hasNext = false
-		if r.countDone != nil && r.countLeft.Add(-1) == 0 {
-			close(r.countDone) // the last tick of the count: sending can end
-		}
-	}
-	w.times = w.times[:copy(w.times, w.times[used:])]
-	if len(w.batch) == 0 {
-		return false, false
-	}
-	r.admit(int64(admitted))
-	return true, false
-}
-
-// nextTick numbers and picks the next tick this writer makes. Tick numbers
-// are taken from the run's count in blocks (the credits in hand), so the
-// writers rarely touch the shared counter; the call and its params depend
-// on the number alone, whichever writer sends it.
-func (w *streamWriter) nextTick() tick {
-	r := w.d.r
-	if w.kNext == w.kEnd {
-		n := uint64(max(1, len(w.times)))
-		w.kEnd = r.closedK.Add(n) + 1
-		w.kNext = w.kEnd - n
-	}
-	k := w.kNext
-	w.kNext++
-	seq := r.cfg.Shard.Seq(k)
-	return tick{seq: seq, call: r.cfg.Pick(w.g.pickPCG, w.g.pickRnd, seq)}
+	w.batch, ended = w.ticker.fill(w.batch[:0], writeCoalesce)
+	return len(w.batch) > 0, ended
 }
 
 // conn returns the slot's connection, dialling a new one if it broke. When
