@@ -496,3 +496,51 @@ func TestServeResultServesTheFile(t *testing.T) {
 		t.Errorf("exit %d after %s; want 0 after the 300ms wait\n%s", code, time.Since(start), &stderr)
 	}
 }
+
+// TestServeResultBesideLinger: a shard with --metrics-linger offers its
+// result as soon as the run is done, while its metrics endpoint lingers:
+// the merge is not held up for the linger, and the shard exits once both
+// are over (before, the result was offered only after the linger).
+func TestServeResultBesideLinger(t *testing.T) {
+	_, _, tcpURL := startServer(t, testsrv.Config{})
+	addr, metrics := clitest.FreeAddr(t), clitest.FreeAddr(t)
+	const linger = 3 * time.Second
+	done := make(chan int, 1)
+	go func() {
+		var stdout, stderr bytes.Buffer
+		done <- realMain([]string{"run", tcpURL, "--method", "echo", "-n", "20", "--rate", "200", "-q", "--shard", "1/1",
+			"--serve-result", addr, "--serve-result-timeout", "1m", "--metrics-addr", metrics, "--metrics-linger", linger.String()}, &stdout, &stderr)
+	}()
+	client := shardhttp.NewHTTPClient(2 * time.Second)
+	base := "http://" + addr
+	var st shardhttp.Status
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var err error
+		if st, err = client.Status(context.Background(), base); err == nil && st.State != shardhttp.Running {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run was not done within 20s: %+v, %v", st, err)
+		}
+	}
+	resp, err := http.Get("http://" + metrics + "/metrics")
+	if err != nil {
+		t.Fatalf("the result is offered (%s), but the metrics endpoint is gone: %v; want it still lingering", st.State, err)
+	}
+	resp.Body.Close()
+	_, etag, err := client.Result(context.Background(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Ack(context.Background(), base, etag); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Errorf("exit %d; want 0", code)
+		}
+	case <-time.After(linger + 20*time.Second):
+		t.Fatal("the shard did not exit after its linger and the acknowledgement")
+	}
+}

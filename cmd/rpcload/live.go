@@ -233,6 +233,19 @@ func (l *liveRun) linger(ctx context.Context, stderr io.Writer) {
 	l.metrics = nil
 }
 
+// lingerAsync returns a function that starts linger in a goroutine of its
+// own and returns what waits for it to end.
+func (l *liveRun) lingerAsync(ctx context.Context, stderr io.Writer) func() (wait func()) {
+	return func() (wait func()) {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			l.linger(ctx, stderr)
+		}()
+		return func() { <-done }
+	}
+}
+
 // close closes the files and the metrics endpoint, at once.
 func (l *liveRun) close() error {
 	err := l.closeFiles()

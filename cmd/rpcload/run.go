@@ -383,7 +383,13 @@ func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr
 	if err != nil {
 		return exitUsage, err
 	}
-	defer lv.linger(ctx, stderr) // after the result is written
+	defer func() {
+		// After the result is written; beside a shard's wait for its
+		// merger, so the merge is not held up by the linger.
+		if !f.serve.alongside(lv.lingerAsync(ctx, stderr)) {
+			lv.linger(ctx, stderr)
+		}
+	}()
 	mal, err := f.mal.start(ctx, &cfg, f.output, stderr)
 	if err != nil {
 		return exitUsage, err

@@ -29,6 +29,21 @@ type serveResultFlags struct {
 
 	srv  *shardhttp.Server // while serving
 	data []byte            // the result's bytes, once the run has one
+	// besides waits for what runs beside the wait for a merger (the
+	// metrics endpoint's --metrics-linger); nil: nothing.
+	besides func()
+}
+
+// alongside starts, when a shard serves its result, what start begins
+// (the metrics' linger) to run beside its wait for a merger, which finish
+// then waits for too, and reports whether it did; else the caller runs it
+// itself.
+func (s *serveResultFlags) alongside(start func() (wait func())) bool {
+	if s.srv == nil {
+		return false
+	}
+	s.besides = start()
+	return true
 }
 
 func (s *serveResultFlags) register(fs *pflag.FlagSet) {
@@ -100,6 +115,9 @@ func (s *serveResultFlags) finish(ctx context.Context, code int, err error, stde
 		return code, err
 	}
 	defer s.srv.Close()
+	if s.besides != nil {
+		defer s.besides()
+	}
 	code = cli.ExitCode(code, err)
 	if s.data != nil && (code == exitOK || code == exitFindings) {
 		s.srv.Done(s.data, code)
