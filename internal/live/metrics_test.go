@@ -132,6 +132,9 @@ func value(t *testing.T, families map[string]*dto.MetricFamily, name, quantile s
 	return 0
 }
 
+// TestMetricsAddresses: the endpoint listens where listen.Local lets it
+// (whose own test has every case), and its errors say they are about the
+// metrics address.
 func TestMetricsAddresses(t *testing.T) {
 	tests := []struct {
 		addr  string
@@ -139,17 +142,7 @@ func TestMetricsAddresses(t *testing.T) {
 		want  string // in the error; "" = accepted
 	}{
 		{"127.0.0.1:0", false, ""},
-		{"localhost:0", false, ""},
-		{"127.0.0.2:0", false, ""},
-		{"[::1]:0", false, ""},
-		{":0", false, "no host means every interface"},
-		{"0.0.0.0:0", false, `host "0.0.0.0" is not a loopback address`},
-		{"192.0.2.1:9464", false, `host "192.0.2.1" is not a loopback address`},
-		{"example.com:9464", false, `host "example.com" is not a loopback address`},
-		{"127.0.0.1", false, "want host:port"},
-		// Allowed, so it gets past the check, and fails to listen: no
-		// machine has an address of TEST-NET-1 (RFC 5737).
-		{"192.0.2.1:0", true, "192.0.2.1:0: bind"},
+		{"0.0.0.0:0", false, `metrics address "0.0.0.0:0": host "0.0.0.0" is not a loopback address`},
 		{"127.0.0.1:http-alt-nonexistent", false, `metrics address "127.0.0.1:http-alt-nonexistent"`},
 	}
 	for _, tt := range tests {
@@ -157,9 +150,6 @@ func TestMetricsAddresses(t *testing.T) {
 			m, err := NewMetrics(tt.addr, tt.allow)
 			if tt.want == "" {
 				if err != nil {
-					if strings.Contains(tt.addr, "::1") && strings.Contains(err.Error(), "cannot assign") {
-						t.Skip("no IPv6 loopback on this machine")
-					}
 					t.Fatalf("refused: %v", err)
 				}
 				defer m.Close()
