@@ -36,7 +36,8 @@ import (
 //     without a path gets /ws, where the reference server speaks
 //     WebSocket. Other loopback addresses (--metrics-addr) get free ports.
 //   - Sending is cut short: --duration (and -d) over 300ms becomes 300ms,
-//     and a run without one gets --duration 300ms; the scenario files are
+//     and a run without one gets --duration 300ms (a soak's quiet phase
+//     too: --soak-quiet over 300ms, or none given, becomes 300ms); the scenario files are
 //     copies whose durations are 300ms. Rates over 1000/s (--rate, and a
 //     scenario's rate and start_rate) become 1000/s: the test checks that
 //     the commands run as written, not how much load this machine takes. rpcfuzz run stops at its first
@@ -343,6 +344,10 @@ func (e *docEnv) rewrite(c docCmd, argv []string) []string {
 			if main[0] == "rpcfuzz" {
 				main[i] = docFuzzDuration
 			}
+		case prev == "--soak-quiet":
+			if d, err := time.ParseDuration(a); err == nil && d > docDuration {
+				main[i] = docDuration.String()
+			}
 		case sub == "capacity" && slices.Contains([]string{"--step-duration", "--warmup", "--confirm-duration"}, prev):
 			main[i] = docCapacitySteps[prev]
 		case prev == "--rate" || prev == "-r" || prev == "--max-rate" || prev == "--start-rate":
@@ -368,6 +373,9 @@ func (e *docEnv) rewrite(c docCmd, argv []string) []string {
 				main = append(main, flag, docCapacitySteps[flag])
 			}
 		}
+	}
+	if slices.Contains(main, "--soak") && !slices.Contains(main, "--soak-quiet") {
+		main = append(main, "--soak-quiet", docDuration.String())
 	}
 	if main[0] == "rpcfuzz" && sub == "run" && !slices.Contains(main, "--stop-after") {
 		main = append(main, "--stop-after", "1")

@@ -201,7 +201,7 @@ func (l *liveRun) finish(res *stats.Result) error {
 	l.ran = res != nil
 	err := l.closeFiles()
 	if l.flags.soak && res != nil {
-		res.Soak = soak.Analyze(res.Series, l.interval)
+		res.Soak = soak.Analyze(res.Series, l.interval, res.Quiet)
 		res.Soak.HlogPath, res.Soak.SeriesPath = l.flags.hlog, l.flags.series
 	}
 	return err

@@ -61,6 +61,7 @@ type runFlags struct {
 	html            string
 	gate            gateFlags      // registered by run only, not by the demo
 	live            liveFlags      // likewise
+	server          serverFlags    // likewise: --server-metrics, --server-pid, --soak-quiet (soak.go)
 	prof            profileFlags   // registered by run only, not by the demo
 	scen            scenarioFlags  // likewise
 	targets         targetsFlags   // likewise: --target, --rounds, --diff (targets.go)
@@ -278,6 +279,7 @@ func newRunFlagSet(stdout, stderr io.Writer) (*pflag.FlagSet, *runFlags) {
 	f.targets.register(fs)
 	f.gate.register(fs)
 	f.live.register(fs)
+	f.server.register(fs)
 	f.mal.register(fs)
 	f.serve.register(fs)
 	return fs, f
@@ -300,6 +302,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (code 
 		return exitUsage, err
 	}
 	if err := f.live.defaults(fs, f); err != nil {
+		return exitUsage, err
+	}
+	if err := f.server.check(fs, f.live.soak); err != nil {
 		return exitUsage, err
 	}
 	if err := f.secret.Check(); err != nil {
@@ -383,6 +388,11 @@ func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr
 	if err != nil {
 		return exitUsage, err
 	}
+	srv, err := f.server.start(&cfg, f, lv, stderr)
+	if err != nil {
+		lv.close()
+		return exitUsage, err
+	}
 	defer func() {
 		// After the result is written; beside a shard's wait for its
 		// merger, so the merge is not held up by the linger.
@@ -396,6 +406,7 @@ func execute(ctx context.Context, cfg engine.Config, f *runFlags, stdout, stderr
 	}
 	res, err := engine.Run(ctx, cfg)
 	mal.finish(res)
+	srv.finish(res)
 	lerr := lv.finish(res)
 	if res == nil {
 		if errors.Is(err, engine.ErrUnreachable) {

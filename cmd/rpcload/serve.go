@@ -41,6 +41,11 @@ type serveFlags struct {
 	serviceTime    time.Duration
 
 	plantedBugs string
+
+	leak       int
+	leakThread bool
+	cache      int
+	cacheEntry string
 }
 
 func (f *serveFlags) register(fs *pflag.FlagSet) {
@@ -62,6 +67,10 @@ func (f *serveFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.mcpEra, "mcp-era", "dual", "MCP revisions spoken: dual (decided per connection or session by what the client sends first), modern (2026-07-28) or legacy (2025-11-25 and older)")
 	fs.StringVar(&f.mcpResponse, "mcp-response", "auto", "how /mcp answers requests: json, sse, or auto (sse for tools/call, json otherwise)")
 	fs.BoolVar(&f.serverMessages, "server-messages", false, "MCP: send each session a notifications/message and, in the legacy era, a ping request the client must answer")
+	fs.IntVar(&f.leak, "leak", 0, "for soak tests: every Nth request leaks, parking a goroutine for good on a 4 KiB stack it has filled")
+	fs.BoolVar(&f.leakThread, "leak-thread", false, "with --leak: each leaked goroutine holds an OS thread too")
+	fs.IntVar(&f.cache, "cache", 0, "for soak tests: keep --cache-entry bytes per request in a cache of N entries, the oldest evicted: memory that fills, then holds")
+	fs.StringVar(&f.cacheEntry, "cache-entry", "1KiB", "with --cache: the bytes each request keeps")
 	fs.StringVar(&f.plantedBugs, "planted-bugs", "", "serve a test server with these planted bugs instead (in its parser, countdown and MCP tools), to test fuzzers: all, or a comma list of "+
 		strings.ReplaceAll(fuzztarget.AllBugs.String(), ",", ", ")+" (empty: none planted)")
 }
@@ -109,7 +118,30 @@ func (f *serveFlags) serverConfig() (testsrv.Config, error) {
 		return cfg, usagef("--service-time must not be negative (got %s)", f.serviceTime)
 	}
 	cfg.ServiceTime = f.serviceTime
-	return cfg, nil
+	return cfg, f.soakConfig(&cfg)
+}
+
+// soakConfig sets the soak modes: --leak, --cache, and the process's own
+// gauges on GET /metrics of --http, always served.
+func (f *serveFlags) soakConfig(cfg *testsrv.Config) error {
+	cfg.Metrics = true
+	switch {
+	case f.leak < 0:
+		return usagef("--leak must not be negative (got %d)", f.leak)
+	case f.leakThread && f.leak == 0:
+		return usagef("--leak-thread makes the goroutines of --leak hold threads: give --leak N too")
+	case f.cache < 0:
+		return usagef("--cache must not be negative (got %d)", f.cache)
+	}
+	cfg.Leak = testsrv.Leak{Every: f.leak, Thread: f.leakThread}
+	if f.cache > 0 {
+		n, err := cli.ParseSize(f.cacheEntry, 1<<30)
+		if err != nil || n <= 0 {
+			return usagef("--cache-entry: want a size such as 1KiB (got %q)", f.cacheEntry)
+		}
+		cfg.Cache = testsrv.Cache{Entries: f.cache, EntryBytes: n}
+	}
+	return nil
 }
 
 // listenFlags names the listener flags that are set, for error messages.
@@ -195,7 +227,9 @@ var serveHelp = cmdHelp{
 	about: `The embedded reference JSON-RPC 2.0 server. Methods: lookup_weather {city}, convert {value,factor},
 get_time, echo, add [a,b], sleep {ms}, spin {us}, eth_blockNumber, eth_chainId.
 With no address it listens on --http 127.0.0.1:8080 and --tcp 127.0.0.1:9090. --http serves
-HTTP POST on every path and WebSocket on /ws. --stdio serves one connection on stdin and stdout
+HTTP POST on every path, WebSocket on /ws, and the process's own gauges for Prometheus on GET
+/metrics (go_goroutines, process_resident_memory_bytes, ...). For soak tests, --leak N leaks a
+goroutine on a 4 KiB stack every Nth request and --cache N fills a bounded cache, then holds. --stdio serves one connection on stdin and stdout
 (for "rpcload run -- rpcload serve --stdio") and exits when stdin ends; it writes nothing but
 replies to stdout.
 
@@ -213,6 +247,7 @@ against. A crash drops the HTTP or TCP connection; over --stdio it ends the proc
 		"rpcload serve --tcp 127.0.0.1:9090 --fault duplicate=0.01   # answer 1% of requests twice",
 		"rpcload run --method echo -- rpcload serve --stdio          # as a child process",
 		"rpcload serve --profile mcp --http 127.0.0.1:8080           # MCP Streamable HTTP on /mcp",
+		"rpcload serve --http 127.0.0.1:8080 --leak 10               # leak a goroutine every 10th request",
 	},
 }
 
@@ -270,6 +305,9 @@ func serveWith(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	if cfg.Profile == testsrv.ProfileMCP && bound.HTTP != "" {
 		fmt.Fprintf(stdout, "serving MCP over Streamable HTTP on http://%s%s\n", bound.HTTP, testsrv.MCPPath)
+	}
+	if bound.HTTP != "" {
+		fmt.Fprintf(stdout, "its own gauges, for Prometheus (GET): http://%s%s\n", bound.HTTP, testsrv.MetricsPath)
 	}
 	<-ctx.Done()
 	srv.Close()

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpcload/rpcload/internal/procstat"
 	"github.com/rpcload/rpcload/internal/stats"
 	"github.com/rpcload/rpcload/internal/transport"
 )
@@ -51,14 +52,15 @@ func (r *run) childGone(c transport.ChildStream, self bool) {
 	r.errMu.Unlock()
 }
 
-// childRSS sums the resident memory of the running children.
-func (r *run) childRSS() int64 {
+// childProc sums the resident memory, threads and open files of the
+// running children.
+func (r *run) childProc() procstat.Stat {
 	r.childMu.Lock()
 	defer r.childMu.Unlock()
-	var sum int64
+	var sum procstat.Stat
 	for c := range r.children {
-		if n, err := c.RSS(); err == nil {
-			sum += n
+		if st, err := c.Proc(); err == nil {
+			sum = sum.Add(st)
 		}
 	}
 	return sum

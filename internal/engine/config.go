@@ -7,6 +7,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -97,6 +98,20 @@ type Config struct {
 	// counted apart in Result.Warmup and left out of the run's figures,
 	// whose sending phase starts where it ends.
 	Warmup time.Duration
+	// ReadServer, if set, reads the server's own gauges
+	// (srvgauge.Sampler.Read) as each interval closes, into the point's
+	// Server and ServerReadFailures. It runs on the interval's goroutine,
+	// never on the load's path, and must bound its own time: the interval
+	// waits for it.
+	ReadServer func(ctx context.Context) (gauges map[string]float64, failed uint64)
+	// Quiet is how long the run goes on once the load has stopped and the
+	// drain has ended, sending nothing while the connections stay open
+	// and the intervals keep closing (a soak's quiet phase, which tells a
+	// leak from a backlog); 0: none. An interrupt ends it; a run that was
+	// interrupted or ended early has none.
+	Quiet time.Duration
+	// OnQuiet, if set, is called when the quiet phase starts.
+	OnQuiet func(d time.Duration)
 }
 
 // Validate checks c and fills in its defaults. The command line validates
@@ -130,6 +145,9 @@ func (c *Config) Validate() error {
 	}
 	if c.InterruptDrain <= 0 {
 		c.InterruptDrain = time.Second
+	}
+	if c.Quiet < 0 {
+		return fmt.Errorf("the quiet phase must not be negative (got %s)", c.Quiet)
 	}
 	return nil
 }

@@ -146,9 +146,17 @@ func (r *run) intervals(stop <-chan struct{}) {
 			})
 			continue
 		}
+		// The server is read first: its gauges then go with the counts
+		// of the interval they close, however long the read took.
+		var server map[string]float64
+		var failed uint64
+		if r.cfg.ReadServer != nil {
+			server, failed = r.cfg.ReadServer(context.Background())
+		}
 		now := r.now()
 		g := r.gauges(now)
 		g.InFlightMax = r.ivMaxSwap()
+		g.Server, g.ServerReadFailures = server, failed
 		p := r.agg.TickWith(time.Duration(now).Seconds(), g, hists)
 		r.report(p, hists, &total, &prev)
 		if last {
@@ -160,7 +168,9 @@ func (r *run) intervals(stop <-chan struct{}) {
 // gauges reads the figures of an interval that are states, not counts,
 // from every table: the streams' and the HTTP workers'.
 func (r *run) gauges(now int64) stats.Gauges {
-	g := stats.Gauges{InFlight: r.inflight.Load(), ChildRSS: r.childRSS(), TimedOutUnanswered: r.abandoned.Load()}
+	child := r.childProc()
+	g := stats.Gauges{InFlight: r.inflight.Load(), ChildRSS: child.RSSBytes, ChildThreads: child.Threads, ChildOpenFDs: child.OpenFDs,
+		TimedOutUnanswered: r.abandoned.Load()}
 	if r.rates != nil {
 		g.TargetRate = r.rates.RateAt(time.Duration(now).Seconds())
 	}
@@ -330,6 +340,35 @@ func (e *ending) start(sched *workload.Schedule, served <-chan struct{}) {
 		r.waitDrain(nil, time.Duration(max(0, r.cutoff.Load()-r.now())))
 	}
 	e.drainEnded = r.now()
+}
+
+// quiet is the quiet phase (Config.Quiet): once the drain has ended, the
+// run sends nothing for the phase's length while its connections (and
+// children) stay up and the intervals go on closing, so the series shows
+// what the server's gauges do when the load is gone. An interrupt ends it
+// early. It returns the phase, or nil when the run has none.
+func (e *ending) quiet() *stats.QuietPhase {
+	r, d := e.r, e.r.cfg.Quiet
+	r.errMu.Lock()
+	ended := r.endWhy != ""
+	r.errMu.Unlock()
+	if d <= 0 || e.interrupted || ended || e.ctx.Err() != nil {
+		return nil
+	}
+	if r.cfg.OnQuiet != nil {
+		r.cfg.OnQuiet(d)
+	}
+	start := r.now()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	q := &stats.QuietPhase{StartS: time.Duration(start).Seconds()}
+	select {
+	case <-t.C:
+	case <-e.ctx.Done():
+		q.Cut = true
+	}
+	q.DurationS = time.Duration(r.now() - start).Seconds()
+	return q
 }
 
 // interrupt marks the run interrupted and cuts what is in progress short

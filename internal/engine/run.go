@@ -339,6 +339,7 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	endSending()
 	e := ending{r: r, d: d, ctx: ctx}
 	e.start(sched, served)
+	quiet := e.quiet()
 	// Stop the readers before the final sweep, so no reply can race the
 	// verdicts it hands out.
 	r.stopping.Store(true)
@@ -353,6 +354,7 @@ func Run(ctx context.Context, cfg Config) (*stats.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.Quiet = quiet
 	if err := r.aborted(res); err != nil {
 		return res, cannotRun(cfg.Target.URL, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rpcload/rpcload/internal/fuzztarget"
+	"github.com/rpcload/rpcload/internal/procstat"
 	"github.com/rpcload/rpcload/internal/transport"
 )
 
@@ -208,13 +209,13 @@ func TestServerGone(t *testing.T) {
 // liveProcess is a transport.Process that runs until the test ends.
 type liveProcess struct{ exited chan struct{} }
 
-func (p liveProcess) PID() int                { return 1 << 22 }
-func (p liveProcess) Exited() <-chan struct{} { return p.exited }
-func (p liveProcess) ExitStatus() string      { return "" }
-func (p liveProcess) RanFor() time.Duration   { return 0 }
-func (p liveProcess) StderrTail() []string    { return nil }
-func (p liveProcess) RSS() (int64, error)     { return 0, nil }
-func (p liveProcess) Close() error            { return nil }
+func (p liveProcess) PID() int                     { return 1 << 22 }
+func (p liveProcess) Exited() <-chan struct{}      { return p.exited }
+func (p liveProcess) ExitStatus() string           { return "" }
+func (p liveProcess) RanFor() time.Duration        { return 0 }
+func (p liveProcess) StderrTail() []string         { return nil }
+func (p liveProcess) Proc() (procstat.Stat, error) { return procstat.Stat{}, nil }
+func (p liveProcess) Close() error                 { return nil }
 
 // TestSettleReplacedProcess: an exchange cut short with a process that
 // another exchange already saw die and replaced is no crash of its own

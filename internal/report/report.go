@@ -134,6 +134,9 @@ func buildPage(in []Input) page {
 	for _, c := range timeCharts(es) {
 		pg.Plots = append(pg.Plots, c.render())
 	}
+	for _, c := range append(serverGaugeCharts(es), soakCharts(es)...) {
+		pg.Plots = append(pg.Plots, c.render())
+	}
 	for _, e := range es {
 		pg.Details = append(pg.Details, resultDetail(e))
 	}

@@ -199,6 +199,9 @@ func resultDetail(e entry) detail {
 	if r.Soak != nil {
 		add(soakSection(r.Soak), true)
 	}
+	if r.ServerGauges != nil {
+		add(serverGaugesSection(r.ServerGauges), true)
+	}
 	add(section{Title: "Latency", Paras: []string{"corrected: reply − intended send time; service: reply − actual write; lag: actual write − intended send time."},
 		Tables: []table{latencyTable(r.Latency)}}, true)
 	add(methodSection(r), len(r.Methods) > 0)
@@ -263,18 +266,21 @@ func soakSection(s *stats.SoakReport) section {
 		sec.Paras[0] = "GREW: " + s.Verdict
 	}
 	sec.Paras = append(sec.Paras, fmt.Sprintf("%d points, one every %s.", s.Points, fmtSeconds(s.IntervalS)))
+	if len(s.Gauges) > 0 {
+		sec.Tables = append(sec.Tables, gaugeTable(s.Gauges))
+	}
 	t := table{Head: []cell{txt("figure"), txt("per hour"), txt("R²"), txt("first (fitted)"), txt("last (fitted)")}}
 	for _, g := range []struct {
 		name string
 		g    *stats.Growth
 		show func(float64) string
 	}{
-		{"child RSS", s.ChildRSS, fmtBytes},
+		{"child RSS", s.ChildRSS, fmtBytes}, // (files of older versions: Gauges has it now)
 		{"in flight", s.InFlight, func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }},
 		{"oldest pending", s.OldestPending, func(v float64) string { return fmtUs(int64(math.Round(v))) }},
 		{"timed out unanswered", s.TimedOutUnanswered, func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }},
 	} {
-		if g.g == nil {
+		if g.g == nil || g.name == "child RSS" && len(s.Gauges) > 0 {
 			continue
 		}
 		t.Rows = append(t.Rows, []cell{{Text: g.name, Class: "key"}, num(g.show(g.g.PerHour)), num(strconv.FormatFloat(g.g.R2, 'f', 3, 64)),

@@ -59,13 +59,6 @@ type figure struct {
 
 var figures = []figure{
 	{
-		name:   "child RSS",
-		value:  func(p stats.Point) (float64, bool) { return float64(p.ChildRSSBytes), p.ChildRSSBytes > 0 },
-		floor:  func(mean float64) float64 { return max(rssFloorBytes, rssFloorOfMean*mean) },
-		format: func(v float64) string { return fmt.Sprintf("%+.1f MiB", v/bytesPerMiB) },
-		into:   func(r *stats.SoakReport, g *stats.Growth) { r.ChildRSS = g },
-	},
-	{
 		name:   "in flight",
 		value:  func(p stats.Point) (float64, bool) { return float64(p.InFlight), true },
 		floor:  countFloorFor,
@@ -104,44 +97,140 @@ func formatAge(us float64) string {
 	return fmt.Sprintf("%+.0fms", us/1000)
 }
 
-// Analyze fits a least-squares line (per hour, with R²) to the child's RSS
-// (over the points that measured it; nil when none did), the requests in
-// flight, the age of the oldest pending request and the requests that timed
-// out unanswered, and judges each: it grew steadily when the line fits
-// (R² >= MinR2) and rises over the judged part of the run by at least a
-// noise floor (RSS: the larger of 1 MiB and 5% of its mean; counts: the
-// larger of 10 and 10% of the mean; oldest pending: the larger of 100 ms and
-// 10% of the mean). A figure that rose that much along a poor line (a
-// step, a burst) is reported as rising, but not steadily; the rest are
-// flat. The points of the first WarmupFraction of the run are left out;
-// fewer than MinPoints points after that, or a run shorter than
-// MinDuration, are too short to judge, and the verdict says which. Points
-// are placed by their T (so a series whose older points were merged still
+// Analyze judges a soak's series in two parts.
+//
+// The server's gauges (its children's RSS, threads and open files, and
+// what --server-pid and --server-metrics read) are each fitted against
+// the requests the server settled so far (answered, timed out or lost) and
+// against time, over the load's points after the warm-up, and judged:
+//
+//   - no steady growth: the line rises over those points by less than a
+//     noise floor (bytes: the larger of 1 MiB and 5% of the mean; anything
+//     else: the larger of 10 and 10%), or rises along a poor line
+//     (R² < MinR2);
+//   - backlog/cache: it rose, but stopped rising while the load went on
+//     (the last third of the points grew at under PlateauPace of the
+//     whole's pace: a cache that filled), or came back down in the quiet
+//     phase (kept under CameDown of its growth: a backlog that drained);
+//   - leak: it rose steadily and stayed up in the quiet phase; steady
+//     growth when the run had no quiet phase to tell;
+//   - too short: fewer than MinPoints points after the warm-up.
+//
+// The growth per request is split by the requests' fates where the run
+// can tell them apart (splitFates), and a gauge that grew steadily is
+// given the shortest run at this rate that would have shown it. No
+// minimum duration applies: a growth per request shows as soon as enough
+// requests were served.
+//
+// The requests in flight, the age of the oldest pending request and the
+// requests that timed out unanswered are judged as before, per hour: a
+// steady climb (R² >= MinR2) above a floor (counts: 10 and 10% of the
+// mean; oldest pending: 100 ms and 10%) grew; a rise along a poor line
+// is reported as not steady; the rest are flat. They need MinDuration.
+//
+// The points of the first WarmupFraction of the load are left out; the
+// points after quiet.StartS are the quiet phase (nil: none). Points are
+// placed by their T (so a series whose older points were merged still
 // fits on the right time axis), or every interval apart when T is not
 // filled in.
-func Analyze(series []stats.Point, interval time.Duration) *stats.SoakReport {
+func Analyze(series []stats.Point, interval time.Duration, quiet *stats.QuietPhase) *stats.SoakReport {
 	r := &stats.SoakReport{IntervalS: interval.Seconds(), Points: len(series)}
 	if len(series) == 0 {
 		r.Verdict = "no intervals recorded: nothing to judge"
 		return r
 	}
 	xs := timeAxis(series, interval)
-	last := xs[len(xs)-1]
-	for r.WarmupPoints < len(series)-1 && xs[r.WarmupPoints]*warmupTimesTen <= last {
+	load := len(series)
+	var quietIdx []int
+	quietLen := 0.0
+	if quiet != nil {
+		for load > 1 && xs[load-1] > quiet.StartS {
+			load--
+		}
+		for i := load; i < len(series); i++ {
+			quietIdx = append(quietIdx, i)
+		}
+		quietLen = quiet.DurationS
+	}
+	last := xs[load-1]
+	for r.WarmupPoints < load-1 && xs[r.WarmupPoints]*warmupTimesTen <= last {
 		r.WarmupPoints++
 	}
-	judged, judgedX := series[r.WarmupPoints:], xs[r.WarmupPoints:]
-	warmup := fmt.Sprintf("the first %.0f%% of the run (%d of %d points) left out as warm-up",
-		WarmupFraction*100, r.WarmupPoints, len(series))
-	tooShort := shortness(len(series), len(judged), last, interval)
+	judged, judgedX := series[r.WarmupPoints:load], xs[r.WarmupPoints:load]
+	warmup := fmt.Sprintf("the first %.0f%% of the load (%d of %d points) left out as warm-up",
+		WarmupFraction*100, r.WarmupPoints, load)
+	if len(quietIdx) > 0 {
+		warmup += fmt.Sprintf(", %d points of quiet after it", len(quietIdx))
+	}
 
-	var grew, unsteady, flat, unmeasured, few []string
-	for _, f := range figures {
-		x, y := pick(judged, judgedX, f.value)
-		if len(x) == 0 {
-			unmeasured = append(unmeasured, f.name)
+	var judgedIdx []int
+	for i := r.WarmupPoints; i < load; i++ {
+		judgedIdx = append(judgedIdx, i)
+	}
+	parts := analyzeGauges(r, newPhases(series, xs, judgedIdx, quietIdx, quietLen, interval))
+	pending := analyzePending(r, judged, judgedX, shortness(load, len(judged), last, interval))
+	if pending != "" {
+		parts = append(parts, "pending requests: "+pending)
+	}
+	parts = append(parts, warmup)
+	r.Verdict = strings.Join(parts, "; ")
+	return r
+}
+
+// analyzeGauges judges every server gauge of the series into r and returns
+// the verdict's parts for them: the leaks and other growth with their
+// lines, then the gauges that did not grow, by name.
+func analyzeGauges(r *stats.SoakReport, ph *phases) []string {
+	byVerdict := map[string][]string{}
+	for _, g := range seriesGauges(ph.series) {
+		gg := ph.judgeGauge(g)
+		r.Gauges = append(r.Gauges, gg)
+		if g.name == "child_rss_bytes" && gg.PerHour != nil {
+			c := *gg.PerHour
+			c.Grew = gg.Verdict == stats.VerdictLeak || gg.Verdict == stats.VerdictSteadyGrowth
+			r.ChildRSS = &c
+		}
+		switch gg.Verdict {
+		case stats.VerdictLeak:
+			r.Leaks++
+			r.Grew = true
+		case stats.VerdictSteadyGrowth:
+			r.Grew = true
+		}
+		entry := gg.Line
+		if gg.Verdict == stats.VerdictNoGrowth && !strings.Contains(gg.Line, "rose") {
+			entry = gg.Name
+		}
+		byVerdict[gg.Verdict] = append(byVerdict[gg.Verdict], entry)
+	}
+	var parts []string
+	for _, v := range []string{stats.VerdictLeak, stats.VerdictSteadyGrowth, stats.VerdictBacklogCache, stats.VerdictNoGrowth, stats.VerdictTooShort} {
+		if len(byVerdict[v]) == 0 {
 			continue
 		}
+		if r.Finding == "" || r.Finding == stats.VerdictTooShort {
+			r.Finding = v
+		}
+		switch v {
+		case stats.VerdictNoGrowth:
+			parts = append(parts, v+": "+strings.Join(byVerdict[v], ", "))
+		case stats.VerdictTooShort:
+			parts = append(parts, byVerdict[v]...)
+		default:
+			for _, line := range byVerdict[v] {
+				parts = append(parts, v+": "+line)
+			}
+		}
+	}
+	return parts
+}
+
+// analyzePending judges the pending figures over the judged points (see
+// Analyze) into r and returns their part of the verdict.
+func analyzePending(r *stats.SoakReport, judged []stats.Point, judgedX []float64, tooShort string) string {
+	var grew, unsteady, flat, few []string
+	for _, f := range figures {
+		x, y := pick(judged, judgedX, f.value)
 		g := fitLine(x, y)
 		if g == nil {
 			few = append(few, f.name)
@@ -162,30 +251,23 @@ func Analyze(series []stats.Point, interval time.Duration) *stats.SoakReport {
 			flat = append(flat, f.name)
 		}
 	}
-
-	var parts []string
 	if tooShort != "" {
-		parts = append(parts, tooShort)
-	} else {
-		if len(grew) > 0 {
-			parts = append(parts, "grew steadily: "+strings.Join(grew, ", "))
-		}
-		if len(unsteady) > 0 {
-			parts = append(parts, "rose, but not steadily: "+strings.Join(unsteady, ", "))
-		}
-		if len(flat) > 0 {
-			parts = append(parts, "flat: "+strings.Join(flat, ", "))
-		}
-		if len(few) > 0 {
-			parts = append(parts, "too few samples to judge: "+strings.Join(few, ", "))
-		}
+		return tooShort
 	}
-	if len(unmeasured) > 0 {
-		parts = append(parts, "not measured: "+strings.Join(unmeasured, ", "))
+	var parts []string
+	if len(grew) > 0 {
+		parts = append(parts, "grew steadily: "+strings.Join(grew, ", "))
 	}
-	parts = append(parts, warmup)
-	r.Verdict = strings.Join(parts, "; ")
-	return r
+	if len(unsteady) > 0 {
+		parts = append(parts, "rose, but not steadily: "+strings.Join(unsteady, ", "))
+	}
+	if len(flat) > 0 {
+		parts = append(parts, "flat: "+strings.Join(flat, ", "))
+	}
+	if len(few) > 0 {
+		parts = append(parts, "too few samples to judge: "+strings.Join(few, ", "))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // shortness says why a run of points intervals (judged of them after the
@@ -231,40 +313,4 @@ func pick(series []stats.Point, xs []float64, value func(stats.Point) (float64, 
 		}
 	}
 	return x, y
-}
-
-func mean(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
-// fitLine fits y = a + b·x by least squares. It returns nil when no line is
-// defined: fewer than two points, or all at the same x. A figure that never
-// moves fits its line exactly and gets R² = 1 (the textbook formula would
-// divide zero by zero).
-func fitLine(x, y []float64) *stats.Growth {
-	if len(x) < 2 {
-		return nil
-	}
-	mx, my := mean(x), mean(y)
-	var sxx, sxy, syy float64
-	for i := range x {
-		dx, dy := x[i]-mx, y[i]-my
-		sxx += dx * dx
-		sxy += dx * dy
-		syy += dy * dy
-	}
-	if sxx == 0 {
-		return nil
-	}
-	slope := sxy / sxx
-	r2 := 1.0
-	if syy > 0 {
-		r2 = sxy * sxy / (sxx * syy)
-	}
-	at := func(v float64) float64 { return my + slope*(v-mx) }
-	return &stats.Growth{PerHour: slope, R2: r2, First: at(x[0]), Last: at(x[len(x)-1])}
 }

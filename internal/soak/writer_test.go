@@ -201,7 +201,7 @@ func TestWriterIntervalsReachTheFileBeforeClose(t *testing.T) {
 		if got := readLog(t, data); len(got) != 2*(i+1) {
 			t.Fatalf("after interval %d the log holds %d histograms, want %d", i, len(got), 2*(i+1))
 		}
-		if got := readSeries(t, series); len(got) != i+1 || got[i] != p {
+		if got := readSeries(t, series); len(got) != i+1 || !reflect.DeepEqual(got[i], p) {
 			t.Fatalf("after interval %d the series holds %+v", i, got)
 		}
 	}
@@ -221,7 +221,7 @@ func TestWriterOneFileOnlyAndNilHistograms(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := readSeries(t, series); len(got) != 1 || got[0] != p {
+	if got := readSeries(t, series); len(got) != 1 || !reflect.DeepEqual(got[0], p) {
 		t.Errorf("series %+v, want one point %+v", got, p)
 	}
 	if err := w.Interval(p, from, to, nil, nil); err == nil {

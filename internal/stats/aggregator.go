@@ -72,6 +72,17 @@ type Point struct {
 	ChildRSSBytes      int64   `json:"child_rss_bytes,omitempty"` // resident memory of the server's child processes, when rpcload started them
 	P50us              int64   `json:"p50_us"`
 	P99us              int64   `json:"p99_us"`
+	// ChildThreads and ChildOpenFDs are the threads and open file
+	// descriptors of the server's child processes (Linux), as RSS is.
+	ChildThreads int64 `json:"child_threads,omitempty"`
+	ChildOpenFDs int64 `json:"child_open_fds,omitempty"`
+	// Server holds the server's own gauges read at the interval's end
+	// (--server-metrics, --server-metric, --server-pid), by name. A gauge
+	// missing from a point was not read for it: its source failed then.
+	Server map[string]float64 `json:"server,omitempty"`
+	// ServerReadFailures counts the reads of the server's gauges (a
+	// scrape, a look at /proc) that failed at this interval's end.
+	ServerReadFailures uint64 `json:"server_read_failures,omitempty"`
 }
 
 // Aggregator merges every Recorder of a run.
@@ -374,6 +385,11 @@ type Gauges struct {
 	OldestPendingUs    int64   // age of the oldest request in flight
 	TimedOutUnanswered int64   // timed out, and no late reply since
 	TargetRate         float64 // the schedule's rate now (0 in closed loop)
+	// The children's threads and open files (0: unknown), and the
+	// server's own gauges (Point.Server) with the reads that failed.
+	ChildThreads, ChildOpenFDs int64
+	Server                     map[string]float64
+	ServerReadFailures         uint64
 }
 
 // IntervalHists receives the closing interval's histograms (microseconds)
@@ -434,6 +450,7 @@ func (a *Aggregator) pointLocked(t float64, g Gauges) Point {
 		T: t, Sent: iv[Sent] + iv[NotifySent], Messages: iv[MessageSent], Batches: iv[BatchSent], Answered: iv[OK] + iv[RPCError] + iv[InvalidReply], OK: iv[OK], RPCErrors: iv[RPCError],
 		TransportErrors: iv[TransportError], Timeouts: iv[Timeout], Dropped: iv[Dropped], Late: iv[Late],
 		Violations: a.ivRules, InFlight: g.InFlight, InFlightMax: max(g.InFlightMax, g.InFlight), ChildRSSBytes: g.ChildRSS,
+		ChildThreads: g.ChildThreads, ChildOpenFDs: g.ChildOpenFDs, Server: g.Server, ServerReadFailures: g.ServerReadFailures,
 		OldestPendingUs: g.OldestPendingUs, TimedOutUnanswered: g.TimedOutUnanswered, TargetRate: g.TargetRate,
 		P50us: a.ivHist.ValueAtQuantile(50), P99us: a.ivHist.ValueAtQuantile(99),
 	}

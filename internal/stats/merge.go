@@ -635,6 +635,10 @@ func combineWithin(p, q Point) Point {
 	p.InFlight = max(p.InFlight, q.InFlight)
 	p.InFlightMax = max(p.InFlightMax, q.InFlightMax)
 	p.ChildRSSBytes = max(p.ChildRSSBytes, q.ChildRSSBytes)
+	p.ChildThreads = max(p.ChildThreads, q.ChildThreads)
+	p.ChildOpenFDs = max(p.ChildOpenFDs, q.ChildOpenFDs)
+	p.Server = maxGauges(p.Server, q.Server)
+	p.ServerReadFailures += q.ServerReadFailures
 	p.OldestPendingUs = max(p.OldestPendingUs, q.OldestPendingUs)
 	p.TimedOutUnanswered = max(p.TimedOutUnanswered, q.TimedOutUnanswered)
 	p.TargetRate = q.TargetRate // the schedule's rate at the bucket's end
@@ -643,12 +647,34 @@ func combineWithin(p, q Point) Point {
 	return p
 }
 
+// maxGauges is the larger of each server gauge in a and b, in a new map: a
+// gauge either lacks (not read then) is the other's.
+func maxGauges(a, b map[string]float64) map[string]float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return nil
+	}
+	m := make(map[string]float64, max(len(a), len(b)))
+	maps.Copy(m, a)
+	for k, v := range b {
+		if old, ok := m[k]; !ok || v > old {
+			m[k] = v
+		}
+	}
+	return m
+}
+
 // combineAcross adds one part's point for a bucket to the other parts'.
 func combineAcross(p, q Point) Point {
 	p = addPointCounts(p, q)
 	p.InFlight += q.InFlight
 	p.InFlightMax += q.InFlightMax // the parts' peaks need not coincide: a bound
 	p.ChildRSSBytes += q.ChildRSSBytes
+	p.ChildThreads += q.ChildThreads
+	p.ChildOpenFDs += q.ChildOpenFDs
+	// The parts watched one server (its endpoint, its pid): its gauges do
+	// not add up across them.
+	p.Server = maxGauges(p.Server, q.Server)
+	p.ServerReadFailures += q.ServerReadFailures
 	p.TimedOutUnanswered += q.TimedOutUnanswered
 	p.TargetRate += q.TargetRate
 	p.OldestPendingUs = max(p.OldestPendingUs, q.OldestPendingUs)

@@ -259,7 +259,7 @@ func sameSeries(t *testing.T, got, want []Point, c mergeCase) {
 		g, w := got[k], want[k]
 		gc, wc := g, w
 		gc.P50us, gc.P99us, wc.P50us, wc.P99us = 0, 0, 0, 0
-		if gc != wc {
+		if !reflect.DeepEqual(gc, wc) {
 			t.Errorf("point %d\n got %+v\nwant %+v", k, gc, wc)
 		}
 		if len(c.several[k]) == 1 {
@@ -532,7 +532,7 @@ func TestMergeApart(t *testing.T) {
 	if got.DurationS != 11 || !slices.ContainsFunc(got.Warnings, func(w string) bool { return strings.Contains(w, "did not all send at the same time") }) {
 		t.Errorf("duration %g warnings %q; want 11 s and a warning", got.DurationS, got.Warnings)
 	}
-	if len(got.Series) != 11 || got.Series[0].Sent != 10 || got.Series[10].Sent != 10 || got.Series[5] != (Point{T: 6}) {
+	if len(got.Series) != 11 || got.Series[0].Sent != 10 || got.Series[10].Sent != 10 || !reflect.DeepEqual(got.Series[5], Point{T: 6}) {
 		t.Errorf("series %+v; want 11 one-second points, the empty ones zero", got.Series)
 	}
 }

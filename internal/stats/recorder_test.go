@@ -2,6 +2,7 @@ package stats
 
 import (
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -166,7 +167,7 @@ func TestConcurrentRecordExactlyOnce(t *testing.T) {
 	k := &total.kinds
 	want := Point{Sent: k[Sent] + k[NotifySent], Answered: k[OK] + k[RPCError] + k[InvalidReply], OK: k[OK], RPCErrors: k[RPCError],
 		TransportErrors: k[TransportError], Timeouts: k[Timeout], Dropped: k[Dropped], Violations: k[Violation]}
-	if sum != want {
+	if !reflect.DeepEqual(sum, want) {
 		t.Errorf("sum of %d intervals\n got %+v\nwant %+v", len(series), sum, want)
 	}
 	if len(res.Series) != len(series) {

@@ -193,6 +193,13 @@ type Result struct {
 	// API is how much of the target's API an rpcfuzz run reached (its
 	// latency.json): nil when no API was known.
 	API *APICoverage `json:"api,omitempty"`
+	// Quiet is the phase after the load in which the run went on
+	// sampling with nothing sent (--soak-quiet); its points end the
+	// series.
+	Quiet *QuietPhase `json:"quiet,omitempty"`
+	// ServerGauges says where the server's own gauges in the series
+	// (Point.Server) were read from, and how often that failed.
+	ServerGauges *ServerGauges `json:"server_gauges,omitempty"`
 }
 
 // Warmup is a run's warm-up: its length and what its requests came to.

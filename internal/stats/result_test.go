@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -230,7 +231,7 @@ func TestTick(t *testing.T) {
 	rec.Record(Sample{Kind: Violation, Rule: check.InvalidJSON})
 	p2 := agg.Tick(2, 0)
 	want2 := Point{T: 2, Sent: 4, Answered: 5, OK: 3, RPCErrors: 1, TransportErrors: 1, Timeouts: 1, Dropped: 1, Violations: 2}
-	if p2.P50us, p2.P99us = 0, 0; p2 != want2 {
+	if p2.P50us, p2.P99us = 0, 0; !reflect.DeepEqual(p2, want2) {
 		t.Errorf("interval 2 counts\n got %+v\nwant %+v", p2, want2)
 	}
 	if p := agg.series[1]; !near(p.P50us, 500_000) || !near(p.P99us, 500_000) {
@@ -238,11 +239,11 @@ func TestTick(t *testing.T) {
 	}
 
 	p3 := agg.Tick(3, 1)
-	if (p3 != Point{T: 3, InFlight: 1, InFlightMax: 1}) {
+	if !reflect.DeepEqual(p3, Point{T: 3, InFlight: 1, InFlightMax: 1}) {
 		t.Errorf("empty interval: %+v; want zeros", p3)
 	}
 	r := fill(t, agg)
-	if len(r.Series) != 3 || r.Series[0] != p1 || r.Series[2] != p3 {
+	if len(r.Series) != 3 || !reflect.DeepEqual(r.Series[0], p1) || !reflect.DeepEqual(r.Series[2], p3) {
 		t.Errorf("series %+v; want the three points Tick returned", r.Series)
 	}
 	if r.Requests.Sent != 103 || r.Requests.Answered != 105 {

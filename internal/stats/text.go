@@ -20,6 +20,7 @@ func WriteText(w io.Writer, r *Result) error {
 	writeTextHeader(p, r)
 	writeTextCounts(p, r)
 	writeTextDiagnostics(p, r)
+	writeTextServerGauges(p, r.ServerGauges)
 	writeTextLatency(ew, p, r)
 	if s := r.Soak; s != nil {
 		writeTextSoak(p, s)
@@ -304,6 +305,7 @@ func columnFormat(col []int64) func(int64) string {
 // writeTextSoak writes the soak fits and verdict.
 func writeTextSoak(p printf, s *SoakReport) {
 	p("\nsoak        %d points of %gs (%d left out as warm-up)\n", s.Points, s.IntervalS, s.WarmupPoints)
+	writeTextGauges(p, s.Gauges)
 	growth := func(name string, g *Growth, unit func(float64) string) {
 		if g == nil {
 			return
@@ -311,7 +313,9 @@ func writeTextSoak(p printf, s *SoakReport) {
 		p("  %-22s %s per hour (R² %.2f), fitted %s → %s\n", name, unit(g.PerHour), g.R2, unit(g.First), unit(g.Last))
 	}
 	count := func(v float64) string { return fmt.Sprintf("%.1f", v) }
-	growth("child RSS", s.ChildRSS, func(v float64) string { return fmt.Sprintf("%.1fMiB", v/(1<<20)) })
+	if len(s.Gauges) == 0 { // a file of an older version: child RSS was a figure of its own
+		growth("child RSS", s.ChildRSS, func(v float64) string { return fmt.Sprintf("%.1fMiB", v/(1<<20)) })
+	}
 	growth("in flight", s.InFlight, count)
 	growth("oldest pending", s.OldestPending, func(v float64) string { return FormatMicros(int64(v)) })
 	growth("timed out, unanswered", s.TimedOutUnanswered, count)

@@ -100,6 +100,10 @@ func (h httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveWS(w, r)
 		return
 	}
+	if s.metrics != nil && r.URL.Path == MetricsPath && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		s.metrics.ServeHTTP(w, r)
+		return
+	}
 	if r.Method != http.MethodPost {
 		w.Header()["Allow"] = hdrAllow
 		http.Error(w, "testsrv: only POST is served", http.StatusMethodNotAllowed)
@@ -125,7 +129,7 @@ func (h httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "testsrv: reading body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	s.requests.Add(1)
+	s.countRequest()
 	p := s.getProc()
 	defer putProc(p)
 	p.eval(body)

@@ -68,7 +68,7 @@ func (s *Server) serveMCPHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "testsrv: reading body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	s.requests.Add(1)
+	s.countRequest()
 	in := scanIn(body)
 	if e, bad := badFrame(&in); bad {
 		s.mcpHTTPReply(w, http.StatusBadRequest, &in, "", e)

@@ -77,7 +77,7 @@ func putProc(p *proc) {
 // concurrent use and allocates nothing for small requests once warm, so the
 // fuzz harness can drive it directly.
 func (s *Server) HandleFrame(dst, frame []byte) (out []byte, reply bool) {
-	s.requests.Add(1)
+	s.countRequest()
 	p := s.getProc()
 	p.eval(frame)
 	if p.firstReply >= 0 {

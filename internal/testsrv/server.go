@@ -61,6 +61,14 @@ type Config struct {
 	MCPEra         MCPEra      // which MCP eras ProfileMCP speaks; "" is MCPDual
 	MCPResponse    MCPResponse // how /mcp answers requests; "" is MCPResponseAuto
 	ServerMessages bool        // MCP: send the client one request and one notification per session (see MCPStats)
+
+	// Soak modes (soak.go): memory kept for good per request (Leak), a
+	// bounded cache that fills and holds (Cache), and the process's own
+	// gauges for Prometheus on GET MetricsPath of the HTTP listener
+	// (Metrics).
+	Leak    Leak
+	Cache   Cache
+	Metrics bool
 }
 
 // ErrConfig is wrapped by New's errors for invalid Config values.
@@ -87,6 +95,9 @@ type Server struct {
 	proto protoState // MCP and LSP counters and sessions (mcpshared.go)
 
 	parseErrIDs atomic.Uint64 // parse errors answered with Config.ParseErrorID
+
+	soak    soakState    // Config.Leak and Config.Cache
+	metrics http.Handler // Config.Metrics
 
 	workerMu   sync.Mutex // guards workerDone
 	workerDone time.Time  // when the virtual worker of ServiceTime is next free
@@ -127,6 +138,9 @@ func New(cfg Config) (*Server, error) {
 	if err := checkProtoConfig(&cfg); err != nil {
 		return nil, err
 	}
+	if err := checkSoakConfig(&cfg); err != nil {
+		return nil, err
+	}
 	if cfg.FaultDelay == 0 {
 		cfg.FaultDelay = DefaultFaultDelay
 	}
@@ -151,6 +165,9 @@ func New(cfg Config) (*Server, error) {
 		s.notifyFault = s.notifyFault || sp.id.answersNotifications()
 	}
 	s.proto.init()
+	if cfg.Metrics {
+		s.metrics = s.metricsHandler()
+	}
 	return s, nil
 }
 

@@ -260,7 +260,7 @@ func blankTrim(b []byte) []byte {
 // the writer's timer heap (slow methods, delay fault, stall, close).
 func (c *streamConn) handle(frame []byte) {
 	s := c.s
-	s.requests.Add(1)
+	s.countRequest()
 	if c.proto != nil {
 		c.proto.frame(frame)
 		return

@@ -72,7 +72,7 @@ func (o operand) measure(def *figureDef, r *stats.Result) (float64, string) {
 	if r == nil {
 		return 0, "there is no result"
 	}
-	s := scope{res: r, method: o.method, rule: o.rule,
+	s := scope{res: r, method: o.method, rule: o.rule, gauge: o.gauge, fate: o.fate,
 		requests: r.Requests, violations: r.Violations, latency: r.Latency}
 	if o.method != "" {
 		m, ok := r.Methods[o.method]
@@ -86,12 +86,15 @@ func (o operand) measure(def *figureDef, r *stats.Result) (float64, string) {
 
 // subject names what o measures, for a Detail: "p99 of eth_call".
 func (o operand) subject() string {
-	s := o.figure
+	s := o.name()
 	if o.method != "" {
 		s += " of " + o.method
 	}
 	if o.rule != "" {
 		s += " for rule " + o.rule
+	}
+	if o.fate != "" {
+		s += " of the requests that ended " + o.fate
 	}
 	return s
 }
@@ -126,6 +129,8 @@ func (k kind) format(v float64) string {
 		return significant(100*v, 4) + "%"
 	case kindRate:
 		return round(v, 2) + "/s"
+	case kindNumber:
+		return significant(v, 4)
 	}
 	return round(v, 3)
 }

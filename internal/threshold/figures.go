@@ -27,15 +27,16 @@ const (
 	kindFraction             // 0..1, written as a plain number or with %
 	kindRate                 // per second, a plain number
 	kindCount                // a plain number
+	kindNumber               // a plain number, of any magnitude (a growth per request)
 )
 
 func (k kind) String() string {
-	return [...]string{"duration", "fraction", "per second", "count"}[k]
+	return [...]string{"duration", "fraction", "per second", "count", "number"}[k]
 }
 
 // phrase names a kind in messages ("p99 is a duration").
 func (k kind) phrase() string {
-	return [...]string{"a duration", "a fraction", "a rate per second", "a count"}[k]
+	return [...]string{"a duration", "a fraction", "a rate per second", "a count", "a number"}[k]
 }
 
 // scope is the part of a result one operand looks at: the whole run, or one
@@ -47,6 +48,8 @@ type scope struct {
 	violations map[string]uint64
 	latency    stats.LatencySet
 	rule       string // violations{rule=...}; "" = every rule but the warnings
+	gauge      string // server.NAME.*: the gauge
+	fate       string // server.NAME.per_request{fate=...}; "" = every request
 }
 
 // figureDef is a Figure with what it takes to measure it. value returns the

@@ -3,6 +3,7 @@ package threshold
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -27,9 +28,19 @@ type Threshold struct {
 
 // operand names a figure and the part of the result it is measured on.
 type operand struct {
-	figure string // the canonical name (p99.9, never its alias p999)
+	figure string // the canonical name (p99.9, never its alias p999; server.NAME.per_request)
 	method string // "" = all methods
 	rule   string // violations only; "" = every rule but the warnings
+	gauge  string // server.NAME.* only: the gauge
+	fate   string // server.NAME.per_request only; "" = every request
+}
+
+// name is the figure as written, its gauge in place of NAME.
+func (o operand) name() string {
+	if o.gauge == "" {
+		return o.figure
+	}
+	return strings.Replace(o.figure, gaugePlaceholder, gaugeText(o.gauge), 1)
 }
 
 type op uint8
@@ -126,10 +137,13 @@ func (o operand) String() string {
 	if o.rule != "" {
 		labels = append(labels, "rule="+quoteLabel(o.rule))
 	}
-	if len(labels) == 0 {
-		return o.figure
+	if o.fate != "" {
+		labels = append(labels, "fate="+o.fate)
 	}
-	return o.figure + "{" + strings.Join(labels, ",") + "}"
+	if len(labels) == 0 {
+		return o.name()
+	}
+	return o.name() + "{" + strings.Join(labels, ",") + "}"
 }
 
 // quoteLabel writes v bare when it reads back bare, else quoted.
@@ -242,6 +256,9 @@ func (p *parser) threshold() (Threshold, error) {
 // operand reads a figure name and its labels.
 func (p *parser) operand() (operand, *figureDef, error) {
 	start := p.pos
+	if strings.HasPrefix(p.src[p.pos:], serverPrefix) {
+		return p.serverOperand()
+	}
 	name := p.ident()
 	if name == "" {
 		return operand{}, nil, p.errorf(start, "expected a figure such as p99 or error_rate")
@@ -270,14 +287,16 @@ func (p *parser) labels(o *operand, def *figureDef) error {
 		switch {
 		case key == "":
 			return p.errorf(keyPos, "expected a label: method=NAME or rule=NAME")
-		case key == "method" && o.method != "", key == "rule" && o.rule != "":
+		case key == "method" && o.method != "", key == "rule" && o.rule != "", key == "fate" && o.fate != "":
 			return p.errorf(keyPos, "label %s given twice", key)
+		case key == "fate" && def.Name != serverPerRequest:
+			return p.errorf(keyPos, "the fate label applies to server.NAME.per_request only, not %s", def.Name)
 		case key == "method" && !def.PerMethod:
 			return p.errorf(keyPos, "%s has no per-method value", def.Name)
 		case key == "rule" && def.Name != "violations":
 			return p.errorf(keyPos, "the rule label applies to violations only, not %s", def.Name)
-		case key != "method" && key != "rule":
-			return p.errorf(keyPos, "unknown label %q; labels are method and rule", key)
+		case key != "method" && key != "rule" && key != "fate":
+			return p.errorf(keyPos, "unknown label %q; labels are method, rule and fate", key)
 		}
 		p.space()
 		if !p.eat('=') {
@@ -292,9 +311,15 @@ func (p *parser) labels(o *operand, def *figureDef) error {
 		if val == "" {
 			return p.errorf(valPos, "expected a %s name", key)
 		}
-		if key == "method" {
+		switch key {
+		case "method":
 			o.method = val
-		} else {
+		case "fate":
+			if !slices.Contains(fateNames, val) {
+				return p.errorf(valPos, "unknown fate %q; fates are %s", val, strings.Join(fateNames, ", "))
+			}
+			o.fate = val
+		default:
 			if _, ok := check.ParseRule(val); !ok {
 				return p.errorf(valPos, "unknown rule %q; rules are %s", val, strings.Join(ruleNames(), ", "))
 			}

@@ -102,7 +102,7 @@ func TestParseInvalid(t *testing.T) {
 	}
 	figures := "p50 p90 p95 p99 p99.9 min mean max rps answered_rate achieved_rate target error_rate rpc_error_rate " +
 		"sent answered ok rpc_errors invalid_replies transport_errors timeouts late leaked dropped violations " +
-		"inflight_max capacity (and service_* and lag_* of the latencies)"
+		"inflight_max capacity server.NAME.per_request server.NAME.per_hour server.NAME.r2 server.NAME.quiet_kept soak_leaks (and service_* and lag_* of the latencies)"
 	tests := []struct{ expr, want string }{
 		{"p99<<5ms", `threshold "p99<<5ms": column 5: expected a number`},
 		{"", `threshold "": column 1: expected a figure such as p99 or error_rate`},
@@ -134,7 +134,7 @@ func TestParseInvalid(t *testing.T) {
 		{"p99{method=}<5ms", `threshold "p99{method=}<5ms": column 12: expected a method name`},
 		{`p99{method=""}<5ms`, `threshold "p99{method=\"\"}<5ms": column 12: expected a method name`},
 		{"p99{method=a,method=b}<1s", `threshold "p99{method=a,method=b}<1s": column 14: label method given twice`},
-		{"p99{foo=a}<1s", `threshold "p99{foo=a}<1s": column 5: unknown label "foo"; labels are method and rule`},
+		{"p99{foo=a}<1s", `threshold "p99{foo=a}<1s": column 5: unknown label "foo"; labels are method, rule and fate`},
 		{"p99{}<1s", `threshold "p99{}<1s": column 5: expected a label: method=NAME or rule=NAME`},
 		{"p99{method a}<1s", `threshold "p99{method a}<1s": column 12: expected = after method`},
 		{"p99{method=a<1s", `threshold "p99{method=a<1s": column 16: expected , or } after the label`},

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/rpcload/rpcload/internal/procstat"
 )
 
 // ChildOptions configure child processes (the stdio scheme).
@@ -43,9 +45,9 @@ type Process interface {
 	// crash line (a panic, a fatal error) that later lines pushed out;
 	// once the process has exited, all it wrote.
 	StderrTail() []string
-	// RSS is the child's resident set size in bytes (Linux only; an error
-	// once the process has exited).
-	RSS() (int64, error)
+	// Proc reads the child's resident memory, threads and open files
+	// (Linux only; an error once the process has exited).
+	Proc() (procstat.Stat, error)
 	// Close ends the process (see childStream.Close and StartProcess) and
 	// reaps it; it is idempotent.
 	Close() error
@@ -377,15 +379,16 @@ func (s *childStream) ExitStatus() string {
 	return s.status
 }
 
-func (s *childStream) RSS() (int64, error) {
+func (s *childStream) Proc() (procstat.Stat, error) {
 	if s.dead.Load() {
-		return 0, s.exitErr(errors.New("no RSS"))
+		return procstat.Stat{}, s.exitErr(errors.New("no figures of its process"))
 	}
-	n, err := readRSS(s.PID())
+	st, err := procstat.Read(s.PID())
 	if s.dead.Load() {
-		return 0, s.exitErr(errors.New("no RSS"))
+		// The pid may belong to another process by now.
+		return procstat.Stat{}, s.exitErr(errors.New("no figures of its process"))
 	}
-	return n, err
+	return st, err
 }
 
 func (s *childStream) Send(msg []byte) error {

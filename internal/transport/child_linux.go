@@ -3,9 +3,7 @@
 package transport
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -58,28 +56,4 @@ func signalName(s syscall.Signal) string {
 		return n
 	}
 	return "signal " + strconv.Itoa(int(s))
-}
-
-// readRSS reads the resident set size of process pid from /proc/PID/status.
-func readRSS(pid int) (int64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, fmt.Errorf("transport: reading RSS of child process %d: %w", pid, err)
-	}
-	for line := range bytes.Lines(b) {
-		rest, ok := bytes.CutPrefix(line, []byte("VmRSS:"))
-		if !ok {
-			continue
-		}
-		f := bytes.Fields(rest)
-		if len(f) != 2 || string(f[1]) != "kB" {
-			break
-		}
-		kb, err := strconv.ParseInt(string(f[0]), 10, 64)
-		if err != nil {
-			break
-		}
-		return kb << 10, nil
-	}
-	return 0, fmt.Errorf("transport: no VmRSS for child process %d (exiting?)", pid)
 }

@@ -3,7 +3,6 @@
 package transport
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"syscall"
@@ -23,8 +22,3 @@ func signalChild(p *os.Process, sig syscall.Signal) error {
 
 // exitStatus describes how a process ended, as os.ProcessState says it.
 func exitStatus(ps *os.ProcessState) string { return ps.String() }
-
-// readRSS is only implemented on Linux.
-func readRSS(pid int) (int64, error) {
-	return 0, errors.New("transport: the RSS of a child process is only available on Linux")
-}

@@ -289,8 +289,8 @@ func TestChildExitsAtOnce(t *testing.T) {
 	if err := cs.Flush(time.Now().Add(time.Second)); err == nil || !strings.Contains(err.Error(), "exit status 3") {
 		t.Errorf("Flush after exit = %v; want an error with the exit status", err)
 	}
-	if _, err := cs.RSS(); err == nil {
-		t.Error("RSS after exit: no error")
+	if _, err := cs.Proc(); err == nil {
+		t.Error("Proc after exit: no error")
 	}
 	if d, err := closeChild(t, cs); err != nil || d > time.Second {
 		t.Errorf("Close = %v after %v", err, d)
@@ -493,19 +493,19 @@ func TestChildStderrFile(t *testing.T) {
 	}
 }
 
-func TestChildRSS(t *testing.T) {
+func TestChildProc(t *testing.T) {
 	cs := dialChild(t, "echo", Newline, ChildOptions{})
 	cs.Send([]byte(`{"id":1}`))
 	cs.Flush(time.Now().Add(5 * time.Second))
 	if _, err := recv(t, cs); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := cs.RSS(); err != nil || n <= 0 || n%1024 != 0 {
-		t.Errorf("RSS = %d, %v; want a positive multiple of 1 KiB", n, err)
+	if st, err := cs.Proc(); err != nil || st.RSSBytes <= 0 || st.RSSBytes%1024 != 0 || st.Threads < 1 || st.OpenFDs < 3 {
+		t.Errorf("Proc = %+v, %v; want RSS a positive multiple of 1 KiB, a thread, stdin, stdout and stderr", st, err)
 	}
 	closeChild(t, cs)
-	if n, err := cs.RSS(); err == nil {
-		t.Errorf("RSS after Close = %d, no error", n)
+	if st, err := cs.Proc(); err == nil {
+		t.Errorf("Proc after Close = %+v, no error", st)
 	}
 }
 
