@@ -38,21 +38,7 @@ var (
 // (or into t.TempDir() when rpcload did not build), and returns its path.
 func jrpc2TCPServer(t *testing.T) string {
 	t.Helper()
-	build := func(dir string) (string, error) {
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			return "", fmt.Errorf("interop: the go command is not on PATH: %w", err)
-		}
-		bin := filepath.Join(dir, "jrpc2tcp")
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, goTool, "build", "-o", bin, "./servers/jrpc2tcp")
-		cmd.Env = append(os.Environ(), "GOWORK=off")
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("interop: go build ./servers/jrpc2tcp: %w\n%s", err, msg)
-		}
-		return bin, nil
-	}
+	build := func(dir string) (string, error) { return buildModuleServer(dir, "jrpc2tcp") }
 	if rpcloadPath == "" {
 		p, err := build(t.TempDir())
 		if err != nil {
@@ -65,6 +51,24 @@ func jrpc2TCPServer(t *testing.T) string {
 		t.Fatal(jrpc2TCPErr)
 	}
 	return jrpc2TCPPath
+}
+
+// buildModuleServer runs `go build -o DIR/NAME ./servers/NAME` in this
+// module and returns the binary's path.
+func buildModuleServer(dir, name string) (string, error) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("interop: the go command is not on PATH: %w", err)
+	}
+	bin := filepath.Join(dir, name)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goTool, "build", "-o", bin, "./servers/"+name)
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("interop: go build ./servers/%s: %w\n%s", name, err, msg)
+	}
+	return bin, nil
 }
 
 // freeLoopbackAddr returns a 127.0.0.1 address whose port nothing listens
