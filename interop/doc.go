@@ -1,6 +1,7 @@
 // Package interop proves rpcload against real JSON-RPC 2.0 servers from
 // other projects: go-ethereum's rpc package (HTTP, WebSocket, IPC-style
-// stream), creachadair/jrpc2 (TCP with newline and Content-Length framing;
+// stream; and a soak of servers/geth, a process serving go-ethereum's own
+// metrics), creachadair/jrpc2 (TCP with newline and Content-Length framing;
 // servers/jrpc2tcp for the fuzz tests, a process rpcfuzz starts and restarts),
 // the MCP servers of mark3labs/mcp-go and modelcontextprotocol/go-sdk
 // (stdio and Streamable HTTP, servers/), the TypeScript MCP reference server

@@ -93,6 +93,20 @@ func TestAnalyze(t *testing.T) {
 			verdict: []string{"backlog/cache: child_rss_bytes", "then held while the load went on", "pending requests: flat: in flight"},
 		},
 		{
+			// A step in the last third: no climb before it, so no plateau
+			// after one either, and a poor line.
+			name: "a late step",
+			series: makeSeries(100, func(i int, p *stats.Point, n *rand.Rand) {
+				p.ChildRSSBytes = rssAround(0, n)
+				if i >= 72 {
+					p.ChildRSSBytes += 20 * mib
+				}
+			}),
+			warmup:  10,
+			finding: stats.VerdictNoGrowth,
+			verdict: []string{"no steady growth: child_rss_bytes", "not steadily"},
+		},
+		{
 			// A collector at work: 40 MiB up over ten intervals, then back.
 			name: "sawtooth",
 			series: makeSeries(100, func(i int, p *stats.Point, n *rand.Rand) {

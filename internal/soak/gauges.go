@@ -152,12 +152,7 @@ func (ph *phases) judgeGauge(g gauge) stats.GaugeGrowth {
 	rise := rl.b * span
 	floor := floorOf(out.Unit, mean(y))
 	grew := rise > 0 && rise >= floor
-	if grew && len(y) >= 3*plateauPoints {
-		from := len(y) - len(y)/3
-		if tail, ok := fit(x[from:], y[from:]); ok && tail.b < PlateauPace*rl.b {
-			out.Plateau = true
-		}
-	}
+	out.Plateau = grew && plateau(x, y, rl, floor)
 	out.Quiet = ph.quietChange(g, rl.at(x[0]), rl.at(x[len(x)-1]), grew)
 	out.PerRequest.Fates, out.PerRequest.FateNote = ph.splitFates(idx, y)
 	steady := grew && rl.r2 >= MinR2
@@ -179,6 +174,21 @@ func (ph *phases) judgeGauge(g gauge) stats.GaugeGrowth {
 	}
 	out.Line = gaugeLine(&out, rise, ph.quietLen)
 	return out
+}
+
+// plateau reports whether a gauge that rose along the line l (over x, y)
+// climbed and then stopped: the first two thirds of its points rise by the
+// noise floor at least, along a line of their own, and the last third
+// grows at under PlateauPace of the whole's pace. Both parts count, so
+// noise that happens to fall at the end of a flat run is no plateau.
+func plateau(x, y []float64, l line, floor float64) bool {
+	if len(y) < 3*plateauPoints {
+		return false
+	}
+	from := len(y) - len(y)/3
+	head, ok1 := fit(x[:from], y[:from])
+	tail, ok2 := fit(x[from:], y[from:])
+	return ok1 && ok2 && head.b*(x[from-1]-x[0]) >= floor && tail.b < PlateauPace*l.b
 }
 
 // quietChange is what the gauge did in the quiet phase: its level there
