@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"io"
 	"io/fs"
 	"os"
@@ -53,7 +54,7 @@ func parseStatus(b []byte) (Stat, error) {
 				return s, fmt.Errorf("unreadable VmRSS line %q", bytes.TrimSpace(line))
 			}
 			kb, err := strconv.ParseInt(string(f[0]), 10, 64)
-			if err != nil || kb < 0 {
+			if err != nil || kb < 0 || kb > math.MaxInt64>>10 {
 				return s, fmt.Errorf("unreadable VmRSS line %q", bytes.TrimSpace(line))
 			}
 			s.RSSBytes, rss = kb<<10, true

@@ -78,3 +78,18 @@ func TestReadSelfAndChild(t *testing.T) {
 		t.Error("Read(0) succeeded")
 	}
 }
+
+// FuzzParseStatus: any /proc/PID/status text is read or refused with an
+// error, never a panic, and what is read is never negative (a VmRSS in kB
+// past what bytes can hold is refused, not wrapped).
+func FuzzParseStatus(f *testing.F) {
+	f.Add([]byte("Name:\tx\nVmRSS:\t  12345 kB\nThreads:\t7\n"))
+	f.Add([]byte("VmRSS:\t9223372036854775807 kB\nThreads:\t1\n"))
+	f.Add([]byte("Threads:\t1\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := parseStatus(b)
+		if err == nil && (s.RSSBytes < 0 || s.Threads < 0) {
+			t.Fatalf("read %+v from %q", s, b)
+		}
+	})
+}
