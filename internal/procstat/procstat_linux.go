@@ -6,9 +6,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"strconv"
 )
