@@ -14,25 +14,28 @@ import (
 	"github.com/rpcload/rpcload/internal/procstat"
 	"github.com/rpcload/rpcload/internal/srvgauge"
 	"github.com/rpcload/rpcload/internal/stats"
+	"github.com/rpcload/rpcload/internal/workload"
 )
 
 // soakQuiet is --soak-quiet's default: long enough for a backlog to drain
-// and goroutines to end, short beside a soak of hours.
+// and goroutines to end, short beside a soak of hours. A soak shorter than
+// it (a try, a test) gets a quiet phase as long as its load.
 const soakQuiet = 30 * time.Second
 
 // serverFlags are the flags of what a run reads of the server itself (its
 // Prometheus endpoints, its process) and of a soak's quiet phase.
 type serverFlags struct {
-	quiet   time.Duration
-	metrics []string
-	gauges  []string
-	pid     int
+	quiet    time.Duration
+	quietSet bool // --soak-quiet was given: no shortening to the load's length
+	metrics  []string
+	gauges   []string
+	pid      int
 
 	sels []srvgauge.Selector // gauges, parsed by check
 }
 
 func (s *serverFlags) register(fs *pflag.FlagSet) {
-	fs.DurationVar(&s.quiet, "soak-quiet", soakQuiet, "with --soak: after the load, go on sampling this long with nothing sent, to tell a leak (stays up) from a backlog or cache (comes back down); 0 turns it off")
+	fs.DurationVar(&s.quiet, "soak-quiet", soakQuiet, "with --soak: after the load, go on sampling this long with nothing sent, to tell a leak (stays up) from a backlog or cache (comes back down); 0 turns it off; a shorter load gets a quiet phase as long as itself")
 	fs.StringArrayVar(&s.metrics, "server-metrics", nil, "read the server's own gauges from this Prometheus text endpoint every interval, e.g. http://127.0.0.1:9100/metrics (repeatable: replicas add up); "+
 		strings.Join(srvgauge.DefaultGauges, ", ")+" where present")
 	fs.StringArrayVar(&s.gauges, "server-metric", nil, `also read this gauge of the --server-metrics endpoints: NAME or NAME{label="value",other!="value"} (repeatable)`)
@@ -42,6 +45,7 @@ func (s *serverFlags) register(fs *pflag.FlagSet) {
 // check validates the flags before anything starts: the endpoints'
 // URLs, the gauges' selectors, that the process exists.
 func (s *serverFlags) check(fs *pflag.FlagSet, soak bool) error {
+	s.quietSet = fs.Changed("soak-quiet")
 	switch {
 	case s.quiet < 0:
 		return usagef("--soak-quiet must not be negative (got %s)", s.quiet)
@@ -92,6 +96,9 @@ func (s *serverFlags) start(cfg *engine.Config, f *runFlags, lv *liveRun, stderr
 	}
 	if f.live.soak && s.quiet > 0 {
 		cfg.Quiet = s.quiet
+		if !s.quietSet && cfg.Duration != workload.OpenEnded {
+			cfg.Quiet = min(cfg.Quiet, cfg.Duration)
+		}
 		cfg.OnQuiet = func(d time.Duration) {
 			note(fmt.Sprintf("rpcload: the load has ended; sampling the server %s more with nothing sent (--soak-quiet), to tell a leak from a backlog (interrupt to stop)", d))
 		}

@@ -215,16 +215,25 @@ func TestServerGaugeReads(t *testing.T) {
 			}
 		}},
 		{name: "good endpoint", args: []string{plain, "--server-metrics", metrics, "--server-metric", `rpcload_testsrv_frames_total`}, check: func(t *testing.T, c child, res *stats.Result) {
+			// On a busy machine a scrape may outlast its 100 ms: that
+			// point lacks the gauges and counts the failure.
+			read := 0
 			for i, p := range res.Series {
-				if p.Server["go_goroutines"] <= 0 || p.Server["process_resident_memory_bytes"] <= 0 {
-					t.Fatalf("point %d: %v", i, p.Server)
+				switch {
+				case p.Server["go_goroutines"] > 0 && p.Server["process_resident_memory_bytes"] > 0:
+					read++
+				case p.ServerReadFailures == 0:
+					t.Fatalf("point %d: %v, and no failed read", i, p.Server)
 				}
+			}
+			if read < len(res.Series)/2 {
+				t.Errorf("%d of %d points have the gauges", read, len(res.Series))
 			}
 			if last := res.Series[len(res.Series)-1].Server["rpcload_testsrv_frames_total"]; last != 0 {
 				t.Errorf("the metrics server counted %g frames: its own, not the target's", last)
 			}
-			if g := res.ServerGauges; g == nil || g.Failures != 0 || len(g.Missing) != 0 {
-				t.Errorf("server gauges %+v", g)
+			if g := res.ServerGauges; g == nil || len(g.Missing) != 0 || g.Reads != uint64(len(res.Series))+1 {
+				t.Errorf("server gauges %+v; want a read per point and one before the run, none missing", g)
 			}
 		}},
 		{name: "stdio child", args: []string{"--", bin, "serve", "--stdio"}, check: func(t *testing.T, c child, res *stats.Result) {

@@ -107,8 +107,8 @@ func soakCharts(es []entry) []chart {
 func soakChart(e entry, s *stats.SoakReport, gg stats.GaugeGrowth, g serverGauge) chart {
 	pr := gg.PerRequest
 	c := chart{Title: e.Name + ": " + gg.Name + " against requests: " + gg.Verdict,
-		Note: fmt.Sprintf("Each point is the gauge at the end of an interval, placed at the requests the server had settled by then. The dashed line is the fit over the load after its warm-up: %s per request, R² %.2f. %s",
-			stats.GaugeAmount(gg.Unit, pr.Slope), pr.R2, gg.Line),
+		Note: "Each point is the gauge at the end of an interval, placed at the requests the server had settled by then; the dashed line is the fit over the load after its warm-up, and the hollow points the quiet phase's. " +
+			gg.Line,
 		Empty: "No reading of this gauge.",
 		X:     axisSpec{Label: "requests settled", UnitOf: countUnit},
 		Y:     axisSpec{Label: gg.Name, UnitOf: g.unitOf()}}

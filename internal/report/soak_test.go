@@ -60,7 +60,7 @@ func TestSoakReport(t *testing.T) {
 	if fig == nil || strings.Count(fig[1], "<circle") < 10 {
 		t.Errorf("the quiet phase's ten points are not marked")
 	}
-	for _, want := range []string{"go_goroutines against requests: leak", "requests settled", "0.100", "quiet phase",
+	for _, want := range []string{"go_goroutines against requests: leak", "requests settled", "0.100 goroutines per request", "quiet phase",
 		"Server gauges", "70 reads, 10 failed", "no exposition within 500ms", "leak: go_goroutines &#43;0.100 goroutines per request"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
