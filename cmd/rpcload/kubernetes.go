@@ -211,6 +211,7 @@ var shardRunRefused = []struct {
 	{[]string{"dry-run"}, "it sends nothing: run rpcload run ... --dry-run N on your machine"},
 	{[]string{"file"}, "a scenario file would have to be in every shard's pod, which rpcload kubernetes does not arrange: give the load as flags"},
 	{[]string{"ca-cert", "client-cert", "client-key", "open", "workspace"}, "the file would have to be in every shard's pod, which rpcload kubernetes does not arrange"},
+	{[]string{"server-pid"}, "a process id names a process of the shard's own pod, not the server's: give the server's metrics with --server-metrics URL"},
 }
 
 // checkShardRun checks the shards' command line with rpcload run's own

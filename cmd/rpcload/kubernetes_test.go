@@ -197,6 +197,7 @@ func TestKubernetesUsageErrors(t *testing.T) {
 		{"compare", append(slices.Clone(base), "--", "run", "--target", "http://a:1/", "--target", "http://b:1/", "--method", "m"), []string{"--target in the shards' command"}},
 		{"scenario", call("-f", "s.yaml"), []string{"--file in the shards' command"}},
 		{"ca cert", call("--ca-cert", "ca.pem"), []string{"--ca-cert in the shards' command"}},
+		{"server pid", call("--server-pid", "42"), []string{"--server-pid in the shards' command", "--server-metrics URL"}},
 		{"unknown run flag", call("--bogus"), []string{"the shards' command", "unknown flag: --bogus"}},
 		{"no method", append(slices.Clone(base), "--", "run", "http://rpc:1/"), []string{"--method is required"}},
 		{"two targets", call("http://other:1/"), []string{"exactly one TARGET", "got 2"}},
