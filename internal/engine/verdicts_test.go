@@ -27,7 +27,11 @@ func TestReplyToNotificationEveryTransport(t *testing.T) {
 					// one a request, whose reply comes after the notification's
 					// (the run waits for replies to requests only); in a batch
 					// of 4, the 4th element: one notification a frame.
-					cfg.Batch, cfg.NotifyEvery = batch, 3
+					// (One connection: with two, the other's last
+					// notification could be answered after the last request,
+					// which ends the run, and its reply went unread on a
+					// loaded machine.)
+					cfg.Batch, cfg.NotifyEvery, cfg.Conns = batch, 3, 1
 					if batch > 0 {
 						cfg.NotifyEvery, cfg.Rate = 4, 1000
 					}
