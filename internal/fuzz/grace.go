@@ -89,6 +89,8 @@ func (d *dialer) awaitSlowNull(frames [][]byte, infos []frameInfo) time.Duration
 	var longest time.Duration
 	var m wire.Message
 	slowSeen := false
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for i := range infos {
 		fi := &infos[i]
 		if !fi.needs || fi.readable || fi.class == oracle.Batch || string(fi.id) != "null" {
@@ -98,9 +100,7 @@ func (d *dialer) awaitSlowNull(frames [][]byte, infos []frameInfo) time.Duration
 		if len(m.Method) == 0 {
 			continue
 		}
-		s.mu.Lock()
 		took, slow := s.by[string(m.Method)]
-		s.mu.Unlock()
 		if slow {
 			slowSeen = true
 			fi.required, fi.reqDone = true, true
